@@ -1,0 +1,101 @@
+"""Importers: read a graph from HLO text or the workbench's JSON format.
+
+:func:`load_graph` is the one entry point: it reads the file as bytes, refuses empty, binary and
+oversized files with a clear error, picks the format from the extension (``.json``; ``.hlo``,
+``.txt``) or, failing that, from the content, and returns a verified graph. Loading never
+executes anything in the file.
+"""
+
+from __future__ import annotations
+
+import os
+
+from workbench.errors import InputError
+from workbench.importers.hlo import parse_hlo
+from workbench.importers.json_format import dumps, graph_to_json, parse_json, save_json
+from workbench.ir.graph import Graph
+
+#: files larger than this are refused (bytes); the app's upload cap is lower
+MAX_FILE_BYTES = 64 << 20
+
+
+def decode_text(data: bytes, file: str) -> str:
+    """Decode file bytes as UTF-8 text, refusing empty and binary content.
+
+    Raises
+    ------
+    InputError
+        If the data is empty, holds NUL bytes, or is not UTF-8.
+    """
+    if not data.strip():
+        raise InputError("the file is empty", file=file)
+    if b"\x00" in data[:65536]:
+        raise InputError("this is a binary file, not HLO text or JSON", file=file)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"this is not UTF-8 text (byte {exc.start}): a binary file?",
+                         file=file) from None
+
+
+def parse_graph(text: str, file: str = "<input>", fmt: str | None = None) -> Graph:
+    """Parse graph text; ``fmt`` is ``"json"``, ``"hlo"`` or None (decide from the content).
+
+    Raises
+    ------
+    InputError, ParseError, GraphError
+    """
+    if fmt is None:
+        fmt = "json" if text.lstrip().startswith("{") else "hlo"
+    if fmt == "json":
+        return parse_json(text, file)
+    if fmt == "hlo":
+        return parse_hlo(text, file)
+    raise InputError(f"unknown format {fmt!r} (json or hlo)", file=file)
+
+
+def load_bytes(data: bytes, file: str = "<upload>") -> Graph:
+    """Load a graph from the bytes of a file (as uploaded), format by name then content."""
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(f"the file is {len(data) / 2**20:.1f} MiB, more than the "
+                         f"{MAX_FILE_BYTES >> 20} MiB limit", file=file)
+    text = decode_text(data, file)
+    lower = file.lower()
+    fmt = "json" if lower.endswith(".json") else ("hlo" if lower.endswith((".hlo", ".txt"))
+                                                  else None)
+    return parse_graph(text, file, fmt)
+
+
+def load_graph(path) -> Graph:
+    """Read a graph file (HLO text or JSON) and return the verified graph.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.json`` file in the workbench's format, or HLO text (``.hlo``, ``.txt``, or any
+        name: the content decides).
+
+    Raises
+    ------
+    InputError
+        If the file is missing, empty, binary or too large.
+    ParseError
+        For syntax errors, with file, line and column.
+    GraphError
+        For a graph that does not verify, naming the node.
+    """
+    path = os.fspath(path)
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_FILE_BYTES:
+            raise InputError(f"the file is {size / 2**20:.1f} MiB, more than the "
+                             f"{MAX_FILE_BYTES >> 20} MiB limit", file=path)
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise InputError(f"cannot read the file: {exc.strerror or exc}", file=path) from None
+    return load_bytes(data, path)
+
+
+__all__ = ["load_graph", "load_bytes", "parse_graph", "parse_hlo", "parse_json", "dumps",
+           "graph_to_json", "save_json", "decode_text", "MAX_FILE_BYTES"]

@@ -1,0 +1,375 @@
+"""A parser for the HLO text that XLA prints (``HloModule::ToString``), into raw records.
+
+This module only reads text: it splits the module into computations and instructions and keeps
+each instruction's type, opcode, operand names, literal text and attributes (as raw strings),
+with the line and column where each came from. :mod:`workbench.importers.hlo` turns the records
+into a :class:`~workbench.ir.Graph`. Nothing in the text is ever executed.
+
+Handled: the ``HloModule`` header; the ``FileNames`` / ``FunctionNames`` / ``FileLocations`` /
+``StackFrames`` tables of optimised dumps (skipped); ``%`` sigils or none; ``ENTRY``; ``ROOT``;
+tuple types; layouts; operands with and without types; ``/*index=N*/`` comments; attribute values
+with nested braces and quoted strings containing commas and braces.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from workbench.errors import ParseError, ShapeError
+from workbench.ir.types import DTYPES, TensorType, TupleType
+
+_NAME = re.compile(r"%?([A-Za-z_][\w.\-]*)")
+_OPCODE = re.compile(r"[a-z][a-z0-9\-_]*")
+_TABLES = {"FileNames", "FunctionNames", "FileLocations", "StackFrames"}
+_COMMENT = re.compile(r"/\*.*?\*/")
+
+
+@dataclass
+class HloInstruction:
+    """One instruction as written: ``[ROOT] name = type opcode(operands), attr=value, ...``."""
+
+    name: str
+    type: object                 # TensorType or TupleType
+    layout: tuple | None         # minor-to-major layout of a tensor result, if written
+    opcode: str
+    operands: list[str]          # operand instruction names (no sigils)
+    operand_text: str            # the raw text between the parentheses (literals of constants)
+    attrs: dict[str, str]        # raw attribute values
+    attr_columns: dict[str, int]
+    line: int
+    column: int
+    is_root: bool = False
+
+
+@dataclass
+class HloComputation:
+    """A named computation and its instructions in order."""
+
+    name: str
+    line: int
+    is_entry: bool = False
+    instructions: list[HloInstruction] = field(default_factory=list)
+
+    @property
+    def root(self) -> HloInstruction:
+        """The ROOT instruction (the last one if none is marked)."""
+        for ins in self.instructions:
+            if ins.is_root:
+                return ins
+        return self.instructions[-1]
+
+
+@dataclass
+class HloModule:
+    """A parsed module: its name, computations by name, and the entry computation's name."""
+
+    name: str
+    computations: dict[str, HloComputation]
+    entry: str
+    file: str
+
+
+class _Cursor:
+    """A position in one line of text, with helpers that raise ParseError at the position."""
+
+    def __init__(self, text: str, line: int, file: str):
+        self.text, self.pos, self.line, self.file = text, 0, line, file
+
+    def error(self, msg: str, pos: int | None = None) -> ParseError:
+        return ParseError(msg, file=self.file, line=self.line,
+                          column=(self.pos if pos is None else pos) + 1)
+
+    def ws(self) -> None:
+        while self.pos < len(self.text) and self.text[self.pos] in " \t":
+            self.pos += 1
+
+    def peek(self) -> str:
+        self.ws()
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def expect(self, ch: str) -> None:
+        if self.peek() != ch:
+            got = self.text[self.pos:self.pos + 12] or "end of line"
+            raise self.error(f"expected {ch!r}, found {got!r}")
+        self.pos += 1
+
+    def match(self, regex: re.Pattern, what: str) -> str:
+        self.ws()
+        m = regex.match(self.text, self.pos)
+        if not m:
+            got = self.text[self.pos:self.pos + 12] or "end of line"
+            raise self.error(f"expected {what}, found {got!r}")
+        self.pos = m.end()
+        return m.group(1) if m.groups() else m.group(0)
+
+    def balanced(self, opening: str, closing: str) -> str:
+        """Consume ``opening ... closing`` (nesting and quoted strings respected); return inside."""
+        self.expect(opening)
+        start = self.pos
+        depth = 1
+        pairs = {"(": ")", "{": "}", "[": "]"}
+        stack = [closing]
+        i = self.pos
+        text = self.text
+        while i < len(text):
+            c = text[i]
+            if c == '"':
+                i = _skip_string(text, i, self)
+                continue
+            if c in pairs:
+                stack.append(pairs[c])
+                depth += 1
+            elif c in ")}]":
+                if c != stack[-1]:
+                    raise self.error(f"unbalanced {c!r}", i)
+                stack.pop()
+                depth -= 1
+                if depth == 0:
+                    self.pos = i + 1
+                    return text[start:i]
+            i += 1
+        raise self.error(f"missing {closing!r} (line ends inside {opening}...{closing})", start - 1)
+
+    def until_top_level_comma(self) -> str:
+        """Consume up to (not including) the next comma outside brackets and strings."""
+        start = i = self.pos
+        text = self.text
+        stack = []
+        pairs = {"(": ")", "{": "}", "[": "]"}
+        while i < len(text):
+            c = text[i]
+            if c == '"':
+                i = _skip_string(text, i, self)
+                continue
+            if c in pairs:
+                stack.append(pairs[c])
+            elif c in ")}]":
+                if not stack or c != stack[-1]:
+                    raise self.error(f"unbalanced {c!r}", i)
+                stack.pop()
+            elif c == "," and not stack:
+                break
+            i += 1
+        if stack:
+            raise self.error(f"missing {stack[-1]!r} in attribute value", start)
+        self.pos = i
+        return text[start:i].strip()
+
+
+def _skip_string(text: str, i: int, cur: _Cursor) -> int:
+    j = i + 1
+    while j < len(text):
+        if text[j] == "\\":
+            j += 2
+            continue
+        if text[j] == '"':
+            return j + 1
+        j += 1
+    raise cur.error("unterminated string", i)
+
+
+def split_top_level(text: str) -> list[str]:
+    """Split on commas that are outside brackets and strings."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            j = text.find('"', i + 1)
+            i = len(text) if j < 0 else j + 1
+            continue
+        if c in "({[":
+            depth += 1
+        elif c in ")}]":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+        i += 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+_DIMS = re.compile(r"([a-z]+[0-9]*)\[([^\]]*)\]")
+
+
+def parse_type(cur: _Cursor):
+    """Parse a type at the cursor: ``f32[2,3]{1,0}``, ``f32[]``, or a tuple ``(t, t)``.
+
+    Returns
+    -------
+    (type, layout)
+        ``layout`` is the minor-to-major tuple of a tensor type, or None.
+    """
+    cur.ws()
+    if cur.peek() == "(":
+        start = cur.pos
+        inner = cur.balanced("(", ")")
+        sub = _Cursor(inner, cur.line, cur.file)
+        sub_pos0 = start + 1
+        elems = []
+        while sub.peek():
+            try:
+                t, _ = parse_type(sub)
+            except ParseError as exc:
+                exc.column = (exc.column or 1) + sub_pos0
+                raise
+            if not isinstance(t, TensorType):
+                raise cur.error("nested tuple types are not supported", start)
+            elems.append(t)
+            if sub.peek() == ",":
+                sub.pos += 1
+            elif sub.peek():
+                raise sub.error("expected ',' between tuple element types")
+        return TupleType(tuple(elems)), None
+    m = _DIMS.match(cur.text, cur.pos)
+    if not m:
+        got = cur.text[cur.pos:cur.pos + 12] or "end of line"
+        raise cur.error(f"expected a type like f32[2,3], found {got!r}")
+    dtype, dims = m.group(1), m.group(2)
+    if dtype == "token":
+        raise cur.error("token types (side effects) are not supported")
+    if dtype not in DTYPES:
+        raise cur.error(f"unknown element type {dtype!r}")
+    shape = []
+    for d in (x.strip() for x in dims.split(",") if x.strip()):
+        if not d.isdigit():
+            raise cur.error(f"dimension {d!r} is not a static size", m.start(2))
+        shape.append(int(d))
+    cur.pos = m.end()
+    layout = None
+    if cur.pos < len(cur.text) and cur.text[cur.pos] == "{":
+        lay = cur.balanced("{", "}")
+        nums = lay.split(":")[0]
+        try:
+            layout = tuple(int(x) for x in nums.split(",") if x.strip())
+        except ValueError:
+            layout = None
+    try:
+        return TensorType(tuple(shape), dtype), layout
+    except ShapeError as exc:
+        raise cur.error(exc.message) from None
+
+
+def _parse_instruction(text: str, line: int, file: str) -> HloInstruction:
+    cur = _Cursor(text, line, file)
+    cur.ws()
+    is_root = False
+    if text.startswith("ROOT", cur.pos) and text[cur.pos + 4:cur.pos + 5] in (" ", "\t"):
+        is_root = True
+        cur.pos += 4
+    cur.ws()
+    col = cur.pos + 1
+    name = cur.match(_NAME, "an instruction name")
+    cur.expect("=")
+    typ, layout = parse_type(cur)
+    opcode = cur.match(_OPCODE, "an opcode")
+    op_start = cur.pos
+    if cur.peek() != "(":
+        raise cur.error(f"expected '(' after opcode {opcode!r}")
+    inside = cur.balanced("(", ")")
+    operand_text = _COMMENT.sub("", inside)
+    operands = []
+    if opcode not in ("constant", "parameter", "iota"):
+        for part in split_top_level(operand_text):
+            # "f32[2]{0} %x" or "%x" or "x"; the name is the last token
+            tok = part.split()[-1]
+            m = _NAME.fullmatch(tok)
+            if not m:
+                raise cur.error(f"bad operand {part!r}", op_start)
+            operands.append(m.group(1))
+    attrs, columns = {}, {}
+    while cur.peek() == ",":
+        cur.pos += 1
+        cur.ws()
+        key_col = cur.pos
+        key = cur.match(re.compile(r"([A-Za-z_][\w]*)\s*="), "an attribute key=")
+        cur.ws()
+        value = cur.until_top_level_comma()
+        attrs[key] = value
+        columns[key] = key_col + 1
+    rest = cur.text[cur.pos:].strip()
+    if rest and not rest.startswith("//"):
+        raise cur.error(f"unexpected text {rest[:20]!r} after the instruction")
+    return HloInstruction(name, typ, layout, opcode, operands, operand_text.strip(), attrs,
+                          columns, line, col, is_root)
+
+
+_HEADER = re.compile(r"^\s*(ENTRY\s+)?%?([A-Za-z_][\w.\-]*)\s*(\(.*\))?\s*(->\s*.*?)?\s*\{\s*$")
+
+
+def parse_hlo_module(text: str, file: str = "<hlo>") -> HloModule:
+    """Parse HLO module text into computations of raw instructions.
+
+    Parameters
+    ----------
+    text : str
+        The module as XLA prints it.
+    file : str
+        Used in error messages.
+
+    Raises
+    ------
+    ParseError
+        With file, line and column, for any syntax error or a file that ends inside a
+        computation (a truncated dump).
+    """
+    lines = text.splitlines()
+    module_name = None
+    comps: dict[str, HloComputation] = {}
+    entry = None
+    current: HloComputation | None = None
+    in_table = False
+    for i, raw in enumerate(lines, 1):
+        stripped = raw.strip()
+        if current is not None:
+            if stripped == "}":
+                if not current.instructions:
+                    raise ParseError(f"computation {current.name!r} is empty", file=file, line=i,
+                                     column=1)
+                comps[current.name] = current
+                current = None
+                continue
+            if not stripped or stripped.startswith("//"):
+                continue
+            current.instructions.append(_parse_instruction(raw, i, file))
+            continue
+        if not stripped or stripped.startswith("//"):
+            in_table = False
+            continue
+        if stripped.startswith("HloModule"):
+            parts = stripped.split(None, 1)
+            if len(parts) < 2:
+                raise ParseError("HloModule needs a name", file=file, line=i, column=1)
+            module_name = parts[1].split(",")[0].strip()
+            continue
+        if stripped in _TABLES:
+            in_table = True
+            continue
+        if in_table and re.match(r"^\d+\s", stripped):
+            continue
+        m = _HEADER.match(raw)
+        if m:
+            current = HloComputation(m.group(2), i, is_entry=bool(m.group(1)))
+            if current.name in comps:
+                raise ParseError(f"computation {current.name!r} is defined twice", file=file,
+                                 line=i, column=1)
+            if current.is_entry:
+                if entry is not None:
+                    raise ParseError("a second ENTRY computation", file=file, line=i, column=1)
+                entry = current.name
+            continue
+        col = len(raw) - len(raw.lstrip()) + 1
+        raise ParseError(f"expected 'HloModule', a computation header 'name {{' or a blank line, "
+                         f"found {stripped[:30]!r}", file=file, line=i, column=col)
+    if current is not None:
+        raise ParseError(f"the file ends inside computation {current.name!r} (opened at line "
+                         f"{current.line}); is it truncated?", file=file, line=len(lines),
+                         column=len(lines[-1]) + 1 if lines else 1)
+    if module_name is None and not comps:
+        raise ParseError("no 'HloModule' header and no computations: this is not HLO text",
+                         file=file, line=1, column=1)
+    if entry is None:
+        raise ParseError("the module has no ENTRY computation", file=file, line=len(lines),
+                         column=1)
+    return HloModule(module_name or entry, comps, entry, file)

@@ -1,0 +1,197 @@
+"""The workbench's JSON graph format (version 1): load, save, round trip.
+
+A document::
+
+    {
+      "format": "fusion-workbench-graph",
+      "version": 1,
+      "name": "mlp",
+      "description": "one line: what this graph teaches",
+      "nodes": [
+        {"id": "x", "op": "parameter", "type": {"shape": [32, 256], "dtype": "f32"},
+         "attrs": {"index": 0}},
+        {"id": "h", "op": "matmul", "operands": ["x", "w1"]},
+        ...
+      ],
+      "outputs": ["y"]
+    }
+
+``type`` is required for parameters, constants and opaque ops and optional elsewhere (it is
+inferred; when given, it must agree). ``attrs`` holds the op's attributes (see each op's doc in
+``workbench ops`` or :mod:`workbench.ir.ops`); non-finite constants are written as the strings
+``"inf"``, ``"-inf"``, ``"nan"``. ``meta`` (optional, per node) holds non-semantic facts such as
+``init`` (how :func:`~workbench.ir.make_inputs` fills a parameter). Nodes may appear in any order.
+docs/json-format.md describes the format for users.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from workbench.errors import GraphError, InputError, ParseError, ShapeError
+from workbench.ir.attrs import Attrs
+from workbench.ir.graph import Graph, Node
+from workbench.ir.ops import get_op
+from workbench.ir.types import type_from_json
+from workbench.ir.verify import verify
+
+FORMAT = "fusion-workbench-graph"
+VERSION = 1
+_NODE_KEYS = {"id", "op", "operands", "type", "attrs", "meta"}
+
+
+def _line_of(text: str, needle: str) -> int | None:
+    """1-based line of the first ``"id": "<needle>"`` in the text, for error messages."""
+    for pattern in (f'"id": "{needle}"', f'"id":"{needle}"'):
+        pos = text.find(pattern)
+        if pos >= 0:
+            return text.count("\n", 0, pos) + 1
+    return None
+
+
+def graph_from_json(doc, file: str = "<json>", text: str = "") -> Graph:
+    """Build and verify a graph from a parsed JSON document.
+
+    Raises
+    ------
+    InputError
+        If the document is not a version-1 workbench graph.
+    GraphError
+        (a subclass) naming the node, for unknown ops, bad types, arity, shapes, cycles,
+        dangling or duplicate ids.
+    """
+    if not isinstance(doc, Mapping):
+        raise InputError("a graph document must be a JSON object", file=file)
+    if doc.get("format", FORMAT) != FORMAT:
+        raise InputError(f"'format' is {doc.get('format')!r}, expected {FORMAT!r}", file=file)
+    if doc.get("version", VERSION) != VERSION:
+        raise InputError(f"unsupported version {doc.get('version')!r} (this workbench reads "
+                         f"version {VERSION})", file=file)
+    nodes_doc = doc.get("nodes")
+    if not isinstance(nodes_doc, list) or not nodes_doc:
+        raise InputError("'nodes' must be a non-empty list", file=file)
+    outputs = doc.get("outputs")
+    if isinstance(outputs, str):
+        outputs = [outputs]
+    if not isinstance(outputs, list) or not all(isinstance(o, str) for o in outputs):
+        raise InputError("'outputs' must be a list of node ids", file=file)
+
+    raw = []
+    for k, nd in enumerate(nodes_doc):
+        if not isinstance(nd, Mapping):
+            raise InputError(f"nodes[{k}] is not an object", file=file)
+        nid = nd.get("id")
+        where = dict(file=file, node=nid if isinstance(nid, str) else None)
+        if isinstance(nid, str):
+            where["line"] = _line_of(text, nid)
+        if not isinstance(nid, str) or not nid:
+            raise InputError(f"nodes[{k}] needs a non-empty string 'id'", file=file)
+        unknown = set(nd) - _NODE_KEYS
+        if unknown:
+            raise InputError(f"unknown key(s) {sorted(unknown)} (allowed: "
+                             f"{sorted(_NODE_KEYS)})", **where)
+        op = nd.get("op")
+        if not isinstance(op, str):
+            raise InputError("'op' must be a string", **where)
+        try:
+            get_op(op)
+        except GraphError as exc:
+            raise type(exc)(exc.message, **where) from None
+        operands = nd.get("operands", [])
+        if not isinstance(operands, list) or not all(isinstance(o, str) for o in operands):
+            raise InputError("'operands' must be a list of node ids", **where)
+        try:
+            t = type_from_json(nd["type"]) if nd.get("type") is not None else None
+            attrs = Attrs(nd.get("attrs") or {})
+            if op == "constant" and "value" in attrs:
+                attrs = attrs.set(value=_nonfinite(attrs["value"]))
+            meta = dict(nd.get("meta") or {})
+        except (ShapeError, TypeError, ValueError) as exc:
+            raise ShapeError(str(exc), **where) from None
+        if where.get("line") is not None:
+            meta["line"] = where["line"]
+        raw.append(Node(nid, op, tuple(operands), t, attrs, Attrs(meta)))
+
+    meta = {"source": file, "format": "json"}
+    if isinstance(doc.get("description"), str):
+        meta["description"] = doc["description"]
+    graph = Graph(str(doc.get("name", "graph")), tuple(raw), tuple(outputs), Attrs(meta))
+    # verify checks ids, operands, cycles and ops; then fill in inferred types
+    verify(graph)
+    from workbench.ir.verify import check_node
+
+    types, filled = {}, {}
+    for nid in graph.topo_order:
+        node = graph.node(nid)
+        types[nid] = check_node(graph, node, types)
+        filled[nid] = node if node.type is not None else node.replace(type=types[nid])
+    return graph.replace(nodes=tuple(filled[n.id] for n in raw))
+
+
+def _nonfinite(value):
+    """Constant values with the strings 'inf', '-inf', 'nan' turned into floats."""
+    if isinstance(value, tuple):
+        return tuple(_nonfinite(v) for v in value)
+    if isinstance(value, str) and value.lower() in ("inf", "-inf", "+inf", "nan"):
+        return float(value)
+    return value
+
+
+def parse_json(text: str, file: str = "<json>") -> Graph:
+    """Parse JSON text into a verified graph.
+
+    Raises
+    ------
+    ParseError
+        For malformed JSON, with line and column.
+    InputError, GraphError
+        As :func:`graph_from_json`.
+    """
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"malformed JSON: {exc.msg}", file=file, line=exc.lineno,
+                         column=exc.colno) from None
+    except RecursionError:
+        raise ParseError("JSON nested too deeply", file=file) from None
+    return graph_from_json(doc, file, text)
+
+
+def graph_to_json(graph: Graph, description: str | None = None) -> dict:
+    """The JSON document of a graph (types always written; ``meta`` minus source positions)."""
+    nodes = []
+    for n in graph.nodes:
+        d = {"id": n.id, "op": n.op}
+        if n.operands:
+            d["operands"] = list(n.operands)
+        d["type"] = n.type.to_json()
+        if n.attrs:
+            d["attrs"] = n.attrs.to_json()
+        meta = {k: v for k, v in n.meta.items() if k != "line"}
+        if meta:
+            d["meta"] = Attrs(meta).to_json()
+        nodes.append(d)
+    doc = {"format": FORMAT, "version": VERSION, "name": graph.name}
+    desc = description if description is not None else graph.meta.get("description")
+    if desc:
+        doc["description"] = desc
+    doc["nodes"] = nodes
+    doc["outputs"] = list(graph.outputs)
+    return doc
+
+
+def dumps(graph: Graph, description: str | None = None) -> str:
+    """The graph as JSON text, one node per line (diff-friendly)."""
+    doc = graph_to_json(graph, description)
+    nodes = doc.pop("nodes")
+    outputs = doc.pop("outputs")
+    head = json.dumps(doc)[:-1]
+    body = ",\n    ".join(json.dumps(n) for n in nodes)
+    return f'{head},\n  "nodes": [\n    {body}\n  ],\n  "outputs": {json.dumps(outputs)}\n}}\n'
+
+
+def save_json(graph: Graph, path, description: str | None = None) -> None:
+    """Write the graph to ``path`` as JSON."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(dumps(graph, description))

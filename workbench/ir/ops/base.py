@@ -1,0 +1,176 @@
+"""The op registry's record, :class:`OpDef`, and the registry itself.
+
+Every fact about an op lives once, in its OpDef: its category, arity, shape and dtype rule, the
+FLOPs, transcendentals and bytes it costs, its numpy reference implementation, and, for the
+workbench's composite ops, its expansion into primitive HLO ops. Backends keep their own emitter
+tables keyed by op name.
+
+Counting conventions follow XLA's HloCostAnalysis (xla/service/hlo_cost_analysis.cc): an
+elementwise op costs one FLOP per output element, except transcendental ops (exp, log, tanh,
+logistic, power, sqrt, rsqrt, cbrt, sin, cos, tan, erf, atan2, expm1, log1p), which cost one
+*transcendental* per element and no FLOPs; a reduction costs one FLOP per input element; a dot
+costs 2*M*N*K FLOPs (a multiply and an add per term); bytes read are the operands' sizes and
+bytes written the result's size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from workbench.errors import UnknownOpError
+from workbench.ir.attrs import Attrs
+from workbench.ir.types import TensorType, Type
+
+
+class Category:
+    """Op categories (strings), in the terms XLA's fusion passes use."""
+
+    PARAMETER = "parameter"          #: a graph input
+    CONSTANT = "constant"            #: a literal
+    ELEMENTWISE = "elementwise"      #: out[i] = f(in0[i], in1[i], ...)
+    BROADCAST = "broadcast"          #: replicates its operand along new dimensions
+    INJECTIVE = "injective"          #: data movement: reshape, transpose, slice, concatenate ...
+    REDUCTION = "reduction"          #: reduce, reduce-window
+    CONTRACTION = "contraction"      #: dot / matmul
+    CONVOLUTION = "convolution"      #: convolution / conv2d
+    NORMALIZATION = "normalization"  #: composites with a reduction inside (softmax, layer norm)
+    OPAQUE = "opaque"                #: anything the workbench cannot look inside
+
+    ALL = (PARAMETER, CONSTANT, ELEMENTWISE, BROADCAST, INJECTIVE, REDUCTION, CONTRACTION,
+           CONVOLUTION, NORMALIZATION, OPAQUE)
+
+
+InferFn = Callable[[Sequence[Type], Attrs, "Type | None"], Type]
+RefFn = Callable[[list, Attrs, Type], object]
+CountFn = Callable[[Sequence[Type], Type, Attrs], int]
+
+
+@dataclass(frozen=True)
+class OpDef:
+    """Everything the workbench knows about one op.
+
+    Parameters
+    ----------
+    name : str
+        The op's name: the HLO opcode for primitives (``"add"``, ``"reduce-window"``), or the
+        workbench's name for composites (``"layer_norm"``).
+    category : str
+        One of :class:`Category`.
+    arity : (int, int or None)
+        Minimum and maximum number of operands (``None``: any number).
+    infer : callable(operand_types, attrs, declared) -> Type
+        The shape and dtype rule. ``declared`` is the node's declared type (or ``None``); only
+        ops whose type cannot be inferred (parameter, constant, opaque) use it. Raises :class:`~workbench.errors.ShapeError` or
+        :class:`~workbench.errors.AttributeError_` with a message (the verifier adds the node).
+    reference : callable(operands, attrs, out_type) -> numpy.ndarray, optional
+        The numpy reference implementation; ``None`` when the op cannot be evaluated.
+    flops_per_element : float
+        FLOPs per output element for elementwise-like ops (see the module notes).
+    transcendental : bool
+        True if each output element costs one transcendental instead of a FLOP.
+    flops_fn, transcendentals_fn : callable(operand_types, out_type, attrs) -> int, optional
+        Overrides of the per-element counts (reductions, dot, convolution, composites).
+    expand : callable(builder, operands, attrs, out_type) -> str, optional
+        For composites: emits the op as primitive HLO ops through a
+        :class:`workbench.ir.builder.GraphBuilder` and returns the id of the result.
+    composite : bool
+        True for the workbench's composite ops (they have an ``expand``).
+    doc : str
+        One sentence for the op's tooltip.
+    """
+
+    name: str
+    category: str
+    arity: tuple[int, int | None]
+    infer: InferFn
+    reference: RefFn | None = None
+    flops_per_element: float = 0.0
+    transcendental: bool = False
+    flops_fn: CountFn | None = None
+    transcendentals_fn: CountFn | None = None
+    expand: Callable | None = None
+    composite: bool = False
+    doc: str = ""
+
+    # ----- cost counts -----------------------------------------------------------------------
+
+    def flops(self, operand_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
+        """FLOPs to compute the op once (floating-point or integer operations; see module notes)."""
+        if self.flops_fn is not None:
+            return int(self.flops_fn(operand_types, out_type, attrs))
+        if self.transcendental:
+            return 0
+        return int(round(self.flops_per_element * _size(out_type)))
+
+    def transcendentals(self, operand_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
+        """Transcendental function evaluations to compute the op once."""
+        if self.transcendentals_fn is not None:
+            return int(self.transcendentals_fn(operand_types, out_type, attrs))
+        return _size(out_type) if self.transcendental else 0
+
+    def bytes_read(self, operand_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
+        """Bytes read when the op runs as its own kernel: each distinct operand's size once.
+
+        A broadcast reads its operand's own size, not the broadcast size.
+        """
+        return sum(t.nbytes for t in operand_types)
+
+    def bytes_written(self, operand_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
+        """Bytes written when the op runs as its own kernel: the size of its result."""
+        return out_type.nbytes
+
+    @property
+    def fusible(self) -> bool:
+        """False for opaque ops, which the planner never fuses."""
+        return self.category != Category.OPAQUE
+
+
+def _size(t: Type) -> int:
+    return t.size
+
+
+REGISTRY: dict[str, OpDef] = {}
+
+
+def register(opdef: OpDef) -> OpDef:
+    """Add an op to the registry (each name once)."""
+    if opdef.name in REGISTRY:
+        raise ValueError(f"op {opdef.name!r} registered twice")
+    REGISTRY[opdef.name] = opdef
+    return opdef
+
+
+def get_op(name: str) -> OpDef:
+    """The OpDef of ``name``.
+
+    Raises
+    ------
+    UnknownOpError
+        If no op has this name; the message lists near names.
+    """
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        import difflib
+
+        near = difflib.get_close_matches(str(name), REGISTRY, n=3)
+        hint = f" (did you mean {', '.join(near)}?)" if near else ""
+        raise UnknownOpError(f"unknown op {name!r}{hint}") from None
+
+
+def np_out(value, out_type: Type):
+    """Cast a reference result to the declared dtype and check its shape (internal helper)."""
+    arr = np.asarray(value)
+    if isinstance(out_type, TensorType):
+        arr = arr.astype(out_type.np_dtype, copy=False)
+        if arr.shape != out_type.shape:
+            if arr.size != 1:
+                from workbench.errors import EvaluationError
+
+                raise EvaluationError(f"reference produced shape {arr.shape}, expected "
+                                      f"{out_type.shape}")
+            arr = np.broadcast_to(arr.reshape(()), out_type.shape).copy()
+    return arr

@@ -1,0 +1,508 @@
+"""Plan records: :class:`FusionGroup`, :class:`Decision`, :class:`Constraints`, :class:`Plan`.
+
+A plan partitions a graph's ops into fusion groups; each group is exactly one kernel. Parameters
+and constants are *sources*, not members of any group: kernels read parameters from memory and
+take scalar constants as immediates. Every other node is a member of at least one group; a
+node in several groups is a *duplicated* producer (recomputed in each). Each member value that is
+read outside its group, or is a graph output, is an *output* of one group (the first, in plan
+order, that computes it), which writes it to memory.
+
+Plans are immutable values with a deterministic text form and JSON. :func:`make_plan` builds a
+plan from member sets and derives everything else (kinds, outputs, order); it is the one place
+where a plan's invariants are checked.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import networkx as nx
+
+from workbench.errors import CycleError, PlanError
+from workbench.ir.attrs import EMPTY, Attrs
+from workbench.ir.graph import Graph
+from workbench.ir.ops import Category, get_op
+
+PLAN_FORMAT = "fusion-workbench-plan"
+PLAN_VERSION = 1
+
+
+class FusionKind:
+    """Fusion kinds, as XLA names them (xla/hlo/ir/hlo_instruction.h, ``FusionKind``)."""
+
+    LOOP = "loop"                  #: elementwise and data movement (XLA kLoop)
+    INPUT = "input"                #: a reduction with what feeds it (XLA kInput)
+    OUTPUT = "output"              #: a dot or convolution with its epilogue (XLA kOutput)
+    MULTI_OUTPUT = "multi-output"  #: a loop or input fusion that writes several values
+    OPAQUE = "opaque"              #: a lone op the workbench cannot look inside
+
+    ALL = (LOOP, INPUT, OUTPUT, MULTI_OUTPUT, OPAQUE)
+
+
+SOURCE_OPS = frozenset({"parameter", "constant"})
+
+
+def is_source(graph: Graph, node_id: str) -> bool:
+    """True for parameters and constants, which belong to no group."""
+    return graph.node(node_id).op in SOURCE_OPS
+
+
+def group_kind(graph: Graph, members: Iterable[str], n_outputs: int = 1) -> str:
+    """The fusion kind of a group with these members.
+
+    Output if it holds a dot or convolution (its epilogue fused after it); else input if it holds
+    a reduction (or a normalization composite); else multi-output if it writes several values;
+    else loop. A group of one opaque op is opaque.
+    """
+    cats = [get_op(graph.node(m).op).category for m in members]
+    if Category.OPAQUE in cats:
+        return FusionKind.OPAQUE
+    if Category.CONTRACTION in cats or Category.CONVOLUTION in cats:
+        return FusionKind.OUTPUT
+    if n_outputs > 1:
+        return FusionKind.MULTI_OUTPUT
+    if Category.REDUCTION in cats or Category.NORMALIZATION in cats:
+        return FusionKind.INPUT
+    return FusionKind.LOOP
+
+
+@dataclass(frozen=True)
+class FusionGroup:
+    """One fusion group, i.e. one kernel.
+
+    Parameters
+    ----------
+    id : str
+        ``g0``, ``g1``, ... in plan (launch) order.
+    nodes : tuple of str
+        Member node ids in topological order, duplicated producers included.
+    kind : str
+        One of :class:`FusionKind`.
+    outputs : tuple of str
+        Members whose values this kernel writes to memory.
+    duplicated : tuple of str
+        Members that are also computed by another group.
+    pattern : str or None
+        The named pattern that formed the group (``"matmul+bias+relu"``), if any.
+    pinned : bool
+        Kept as is when re-planning.
+    """
+
+    id: str
+    nodes: tuple[str, ...]
+    kind: str
+    outputs: tuple[str, ...]
+    duplicated: tuple[str, ...] = ()
+    pattern: str | None = None
+    pinned: bool = False
+
+    @property
+    def size(self) -> int:
+        """Number of member ops."""
+        return len(self.nodes)
+
+    def to_json(self) -> dict:
+        d = {"id": self.id, "kind": self.kind, "nodes": list(self.nodes),
+             "outputs": list(self.outputs)}
+        if self.duplicated:
+            d["duplicated"] = list(self.duplicated)
+        if self.pattern:
+            d["pattern"] = self.pattern
+        if self.pinned:
+            d["pinned"] = True
+        return d
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One step of the planner (or one user edit), taken or refused, with its reason.
+
+    Parameters
+    ----------
+    step : int
+        Position in the decision log (0-based).
+    action : str
+        What was tried: ``"fuse"`` (producer into consumers), ``"sibling"``, ``"pattern"``,
+        ``"edit"``, ...
+    fused : bool
+        True if it was done.
+    reason : str
+        A short code (``"benefit"``, ``"cycle"``, ``"expensive-duplication"`` ...).
+    message : str
+        The reason as a sentence a person can read.
+    nodes : tuple of str
+        The nodes the step concerns (producer first, then consumers).
+    members : tuple of tuple of str
+        For a taken step: the full membership of each group it produced (for replay).
+    numbers : Attrs
+        The cost-model numbers behind it (seconds, bytes), e.g. ``time_unfused_s``,
+        ``time_fused_s``, ``benefit_s``.
+    """
+
+    step: int
+    action: str
+    fused: bool
+    reason: str
+    message: str
+    nodes: tuple[str, ...] = ()
+    members: tuple[tuple[str, ...], ...] = ()
+    numbers: Attrs = EMPTY
+
+    def to_json(self) -> dict:
+        d = {"step": self.step, "action": self.action, "fused": self.fused,
+             "reason": self.reason, "message": self.message, "nodes": list(self.nodes)}
+        if self.members:
+            d["members"] = [list(m) for m in self.members]
+        if self.numbers:
+            d["numbers"] = self.numbers.to_json()
+        return d
+
+    @staticmethod
+    def from_json(d: dict) -> "Decision":
+        return Decision(int(d["step"]), str(d["action"]), bool(d["fused"]), str(d["reason"]),
+                        str(d["message"]), tuple(d.get("nodes", ())),
+                        tuple(tuple(m) for m in d.get("members", ())),
+                        Attrs(d.get("numbers", {})))
+
+
+@dataclass(frozen=True)
+class Constraints:
+    """User constraints that survive re-planning.
+
+    Parameters
+    ----------
+    forbidden : tuple of (str, str)
+        Pairs of nodes that must never be in one group (each pair sorted).
+    pinned : tuple of tuple of str
+        Member sets of groups to keep exactly as they are.
+    """
+
+    forbidden: tuple[tuple[str, str], ...] = ()
+    pinned: tuple[tuple[str, ...], ...] = ()
+
+    def forbids(self, a: str, b: str) -> bool:
+        """True if ``a`` and ``b`` may not share a group."""
+        return tuple(sorted((a, b))) in self._forbidden_set
+
+    @cached_property
+    def _forbidden_set(self) -> frozenset:
+        return frozenset(self.forbidden)
+
+    def with_forbidden(self, a: str, b: str) -> "Constraints":
+        pair = tuple(sorted((a, b)))
+        if pair in self._forbidden_set:
+            return self
+        return Constraints(tuple(sorted(self.forbidden + (pair,))), self.pinned)
+
+    def with_pinned(self, members: Iterable[str]) -> "Constraints":
+        m = tuple(sorted(members))
+        if m in self.pinned:
+            return self
+        return Constraints(self.forbidden, tuple(sorted(self.pinned + (m,))))
+
+    def to_json(self) -> dict:
+        return {"forbidden": [list(p) for p in self.forbidden],
+                "pinned": [list(p) for p in self.pinned]}
+
+    @staticmethod
+    def from_json(d: dict | None) -> "Constraints":
+        d = d or {}
+        return Constraints(tuple(tuple(sorted(p)) for p in d.get("forbidden", ())),
+                           tuple(tuple(sorted(p)) for p in d.get("pinned", ())))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A fusion plan for one graph: groups in launch order, the decision log, constraints.
+
+    Build plans with :func:`make_plan` (or the planner), never field by field.
+
+    Parameters
+    ----------
+    graph_name, graph_fingerprint : str
+        The graph the plan is for (:attr:`Graph.fingerprint`).
+    policy : str
+        The planner policy that made it (``priority``, ``xla-cpu``, ``greedy``, ``unfused``,
+        ``xla`` for XLA's own grouping, ``edited``).
+    device : str
+        The device profile its costs were computed for.
+    groups : tuple of FusionGroup
+        In a topological (launch) order.
+    decisions : tuple of Decision
+        The log, in order.
+    constraints : Constraints
+    """
+
+    graph_name: str
+    graph_fingerprint: str
+    policy: str
+    device: str
+    groups: tuple[FusionGroup, ...]
+    decisions: tuple[Decision, ...] = ()
+    constraints: Constraints = field(default_factory=Constraints)
+
+    @cached_property
+    def _home(self) -> dict[str, str]:
+        home: dict[str, str] = {}
+        for g in self.groups:
+            for o in g.outputs:
+                home.setdefault(o, g.id)
+        for g in self.groups:
+            for n in g.nodes:
+                home.setdefault(n, g.id)
+        return home
+
+    @cached_property
+    def _by_id(self) -> dict[str, FusionGroup]:
+        return {g.id: g for g in self.groups}
+
+    def group(self, group_id: str) -> FusionGroup:
+        """The group with this id; raises :class:`PlanError` if none."""
+        try:
+            return self._by_id[group_id]
+        except KeyError:
+            raise PlanError(f"the plan has no group {group_id!r}") from None
+
+    def group_of(self, node_id: str) -> FusionGroup:
+        """The group that owns ``node_id`` (writes it, or else first computes it)."""
+        try:
+            return self._by_id[self._home[node_id]]
+        except KeyError:
+            raise PlanError(f"node {node_id!r} is in no group (a parameter or constant?)",
+                            node=node_id) from None
+
+    def groups_of(self, node_id: str) -> tuple[FusionGroup, ...]:
+        """Every group that computes ``node_id`` (several for a duplicated producer)."""
+        return tuple(g for g in self.groups if node_id in g.nodes)
+
+    def member_sets(self) -> list[frozenset]:
+        """The groups' member sets, in plan order."""
+        return [frozenset(g.nodes) for g in self.groups]
+
+    @property
+    def num_kernels(self) -> int:
+        """Kernels launched: one per group."""
+        return len(self.groups)
+
+    def replace(self, **changes) -> "Plan":
+        d = dict(graph_name=self.graph_name, graph_fingerprint=self.graph_fingerprint,
+                 policy=self.policy, device=self.device, groups=self.groups,
+                 decisions=self.decisions, constraints=self.constraints)
+        d.update(changes)
+        return Plan(**d)
+
+    # ----- text and JSON ---------------------------------------------------------------------
+
+    def text(self, graph: Graph | None = None) -> str:
+        """A readable, deterministic listing: one line per group, ops in order."""
+        lines = [f"plan for {self.graph_name} (policy {self.policy}, device {self.device}): "
+                 f"{len(self.groups)} kernels"]
+        for g in self.groups:
+            ops = ", ".join(
+                (f"{n}:{graph.node(n).op}" if graph is not None else n)
+                + ("*" if n in g.duplicated else "") for n in g.nodes)
+            extra = f" [{g.pattern}]" if g.pattern else ""
+            pin = " (pinned)" if g.pinned else ""
+            lines.append(f"  {g.id} {g.kind}{extra}{pin} -> {', '.join(g.outputs) or '-'}: {ops}")
+        if any(g.duplicated for g in self.groups):
+            lines.append("  (* duplicated: recomputed in each group that lists it)")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        return {"format": PLAN_FORMAT, "version": PLAN_VERSION, "graph": self.graph_name,
+                "graph_fingerprint": self.graph_fingerprint, "policy": self.policy,
+                "device": self.device, "groups": [g.to_json() for g in self.groups],
+                "constraints": self.constraints.to_json(),
+                "decisions": [d.to_json() for d in self.decisions]}
+
+    def dumps(self) -> str:
+        """The plan as JSON text."""
+        return json.dumps(self.to_json(), indent=1)
+
+
+# ----- building plans -------------------------------------------------------------------------
+
+def _topo_index(graph: Graph) -> dict[str, int]:
+    return {nid: i for i, nid in enumerate(graph.topo_order)}
+
+
+def make_plan(graph: Graph, member_sets: Sequence[Iterable[str]], *, policy: str,
+              device: str = "cpu", decisions: Sequence[Decision] = (),
+              constraints: Constraints | None = None,
+              patterns: dict | None = None, pinned: Iterable[frozenset] = ()) -> Plan:
+    """Build a plan from the member sets of its groups, checking the plan's invariants.
+
+    Parameters
+    ----------
+    graph : Graph
+    member_sets : sequence of iterables of node ids
+        One per group; sources (parameters, constants) are dropped; a node may be in several
+        sets (duplication).
+    policy, device : str
+    decisions : sequence of Decision
+    constraints : Constraints, optional
+    patterns : dict, optional
+        frozenset of members -> pattern name, for groups formed by a named pattern.
+    pinned : iterable of frozenset
+        Member sets of pinned groups.
+
+    Returns
+    -------
+    Plan
+        Groups ordered topologically (ties by their first member's position), ids ``g0..``.
+
+    Raises
+    ------
+    PlanError
+        If a node is unknown, a non-source node is in no group, a set is empty, or a value
+        needed outside its groups is computed by no group.
+    CycleError
+        If the groups cannot be ordered (the graph of groups has a cycle).
+    """
+    pos = _topo_index(graph)
+    sets: list[frozenset] = []
+    seen: set[frozenset] = set()
+    for s in member_sets:
+        members = set()
+        for n in s:
+            if n not in graph:
+                raise PlanError(f"the plan names node {n!r}, which is not in graph "
+                                f"{graph.name!r}", node=n)
+            if not is_source(graph, n):
+                members.add(n)
+        if members:
+            fs = frozenset(members)
+            if fs not in seen:
+                seen.add(fs)
+                sets.append(fs)
+    covered = set().union(*sets) if sets else set()
+    for n in graph.topo_order:
+        if not is_source(graph, n) and n not in covered:
+            raise PlanError("the node is in no fusion group", node=n)
+
+    # Which group provides each value to readers outside the groups that compute it.
+    computing: dict[str, list[int]] = {}
+    for gi, s in enumerate(sets):
+        for n in s:
+            computing.setdefault(n, []).append(gi)
+    # order groups: build group DAG through provider groups (first computing group provides)
+    dag = nx.DiGraph()
+    dag.add_nodes_from(range(len(sets)))
+    needs_output: dict[int, set] = {gi: set() for gi in range(len(sets))}
+    for gi, s in enumerate(sets):
+        for n in s:
+            for o in graph.node(n).operands:
+                if o in s or is_source(graph, o):
+                    continue
+                provider = computing[o][0]
+                needs_output[provider].add(o)
+                dag.add_edge(provider, gi)
+    for o in graph.outputs:
+        if not is_source(graph, o):
+            needs_output[computing[o][0]].add(o)
+    keys = [tuple(sorted(pos[n] for n in s)) for s in sets]
+    try:
+        order = list(nx.lexicographical_topological_sort(dag, key=keys.__getitem__))
+    except nx.NetworkXUnfeasible:
+        cyc = nx.find_cycle(dag)
+        names = [sorted(sets[a], key=pos.get)[0] for a, _ in cyc]
+        raise CycleError("the fusion groups form a cycle (a path leaves a group and comes back "
+                         f"into it) through groups containing {', '.join(names)}") from None
+
+    patterns = patterns or {}
+    pinned_sets = {frozenset(p) for p in pinned}
+    groups = []
+    for k, gi in enumerate(order):
+        s = sets[gi]
+        nodes = tuple(sorted(s, key=pos.__getitem__))
+        outs = tuple(sorted(needs_output[gi], key=pos.__getitem__))
+        dup = tuple(n for n in nodes if len(computing[n]) > 1)
+        groups.append(FusionGroup(f"g{k}", nodes, group_kind(graph, nodes, len(outs)), outs, dup,
+                                  patterns.get(s), s in pinned_sets))
+    return Plan(graph.name, graph.fingerprint, policy, device, tuple(groups),
+                tuple(decisions), constraints or Constraints())
+
+
+def unfused_plan(graph: Graph, device: str = "cpu") -> Plan:
+    """The baseline: one op per group (every op its own kernel)."""
+    return make_plan(graph, [[n] for n in graph.topo_order if not is_source(graph, n)],
+                     policy="unfused", device=device)
+
+
+def xla_plan(graph: Graph, device: str = "cpu") -> Plan:
+    """XLA's own grouping of a flattened optimised module (``meta['xla_fusion']`` tags).
+
+    Nodes outside any XLA fusion become one-op groups.
+
+    Raises
+    ------
+    PlanError
+        If the graph has no XLA fusion tags (it is not an optimised module).
+    """
+    groups: dict[str, list[str]] = {}
+    singles = []
+    for n in graph.topo_order:
+        if is_source(graph, n):
+            continue
+        tag = graph.node(n).meta.get("xla_fusion")
+        if tag is None:
+            singles.append([n])
+        else:
+            groups.setdefault(tag, []).append(n)
+    if not groups:
+        raise PlanError(f"graph {graph.name!r} has no XLA fusion tags: load an optimised "
+                        "(.after.hlo) module to see XLA's grouping")
+    return make_plan(graph, list(groups.values()) + singles, policy="xla", device=device)
+
+
+def plan_from_json(doc, graph: Graph) -> Plan:
+    """Read a plan saved by :meth:`Plan.to_json` and check it against ``graph``.
+
+    Raises
+    ------
+    PlanError
+        If the document is not a plan, was made for another graph, or breaks an invariant.
+    """
+    if isinstance(doc, (str, bytes)):
+        try:
+            doc = json.loads(doc)
+        except json.JSONDecodeError as exc:
+            raise PlanError(f"malformed plan JSON at line {exc.lineno} column {exc.colno}: "
+                            f"{exc.msg}") from None
+    if not isinstance(doc, dict) or doc.get("format") != PLAN_FORMAT:
+        raise PlanError(f"not a workbench plan (expected format {PLAN_FORMAT!r})")
+    if doc.get("graph_fingerprint") != graph.fingerprint:
+        raise PlanError(f"the plan was made for graph {doc.get('graph')!r} "
+                        f"({doc.get('graph_fingerprint')}), not for {graph.name!r} "
+                        f"({graph.fingerprint})")
+    try:
+        groups = doc["groups"]
+        sets = [g["nodes"] for g in groups]
+        patterns = {frozenset(g["nodes"]): g["pattern"] for g in groups if g.get("pattern")}
+        pinned = [frozenset(g["nodes"]) for g in groups if g.get("pinned")]
+        decisions = [Decision.from_json(d) for d in doc.get("decisions", ())]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise PlanError(f"malformed plan: {exc!r}") from None
+    return make_plan(graph, sets, policy=str(doc.get("policy", "loaded")),
+                     device=str(doc.get("device", "cpu")), decisions=decisions,
+                     constraints=Constraints.from_json(doc.get("constraints")),
+                     patterns=patterns, pinned=pinned)
+
+
+def replay(plan: Plan, graph: Graph, upto: int | None = None) -> list[frozenset]:
+    """The groups after the first ``upto`` decisions, starting from every op alone.
+
+    Each taken decision's ``members`` replace the groups they absorb (every existing group that
+    is a subset of their union). With ``upto=None`` all decisions are replayed.
+    """
+    state = [frozenset([n]) for n in graph.topo_order if not is_source(graph, n)]
+    for d in plan.decisions[:upto]:
+        if not d.fused or not d.members:
+            continue
+        new = [frozenset(m) for m in d.members]
+        union = frozenset().union(*new)
+        state = [s for s in state if not s <= union] + new
+    return state

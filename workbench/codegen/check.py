@@ -1,0 +1,188 @@
+"""Correctness: compare a compiled plan's outputs with the reference interpreter's.
+
+The tolerance rule (per output, elementwise)::
+
+    |got - ref| <= atol + rtol * |ref|,     atol = atol_scale * max|ref|   (finite elements)
+
+with ``(rtol, atol_scale)`` = ``(1e-4, 1e-5)`` for f32, ``(1e-9, 1e-12)`` for f64,
+``(1e-2, 1e-3)`` for f16/bf16; integers and pred must be equal. The absolute part scales with the
+output's magnitude because fused kernels sum in another order than numpy (blocked BLAS, SIMD
+partial sums, a tree reduction on the GPU): the rounding error of a sum of n terms is about
+``n * eps * max|term|`` in the worst case (Higham, *Accuracy and Stability of Numerical
+Algorithms*, 2nd ed., section 4.2), which is bounded by the output's scale rather than by each
+element's own size (an element near zero after cancellation can be far off relatively and
+still be right). Non-finite values must match exactly: NaN where the reference has NaN, the same
+infinity where it has one.
+
+Ill-conditioned outputs. Some graphs amplify rounding: a softmax of scores in the thousands
+turns a relative error of 1e-7 in a score into 1e-3 in a probability, and any two f32
+computations (numpy's reference, XLA, a fused kernel) then differ by more than the rule above
+allows although none is worse than another. When an *exact* value is given (the graph evaluated
+in float64, :func:`reference_outputs`), the check is made against it instead::
+
+    |got - exact| <= atol + rtol * |ref| + 2 * max|ref - exact|
+
+that is: the kernel may be off by the dtype tolerance, or by twice the worst error of the f32
+reference itself (the problem's conditioning, measured), whichever is larger. For
+well-conditioned outputs ``max|ref - exact|`` is tiny and this is the rule above.
+
+Reported per output: ``max_abs_error`` (max |got - ref| over elements finite in both),
+``max_rel_error`` (max |got - ref| / (|ref| + atol), finite, comparable to ``rtol``), and, when
+the exact value is known, ``reference_error`` (max |ref - exact|, the f32 reference's own
+error) and ``exact_error`` (max |got - exact|).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+#: dtype -> (rtol, atol as a fraction of the output's largest magnitude)
+TOLERANCES = {"f32": (1e-4, 1e-5), "f64": (1e-9, 1e-12), "f16": (1e-2, 1e-3),
+              "bf16": (1e-2, 1e-3)}
+
+
+def tolerance(dtype: str) -> tuple[float, float]:
+    """(rtol, atol_scale) for ``dtype``; (0, 0) for exact (integer and pred) dtypes."""
+    return TOLERANCES.get(dtype, (0.0, 0.0))
+
+
+@dataclass(frozen=True)
+class OutputCheck:
+    """One output compared with the reference.
+
+    Attributes
+    ----------
+    index : int
+        Output position.
+    node : str
+        The graph node of the output.
+    dtype : str
+    shape : tuple of int
+    max_abs_error, max_rel_error : float
+        See the module notes.
+    atol, rtol : float
+        The tolerance used (atol in the output's units).
+    mismatches : int
+        Elements outside the tolerance (non-finite mismatches included).
+    ok : bool
+    """
+
+    index: int
+    node: str
+    dtype: str
+    shape: tuple
+    max_abs_error: float
+    max_rel_error: float
+    atol: float
+    rtol: float
+    mismatches: int
+    ok: bool
+    reference_error: float | None = None
+    exact_error: float | None = None
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["shape"] = list(self.shape)
+        for k in ("max_abs_error", "max_rel_error", "atol", "rtol", "reference_error",
+                  "exact_error"):
+            if d[k] is not None and not np.isfinite(d[k]):
+                d[k] = str(d[k])
+        return d
+
+
+def compare(got, ref, dtype: str, index: int = 0, node: str = "", exact=None) -> OutputCheck:
+    """Compare one output with its reference value (see the module notes for the rule).
+
+    Parameters
+    ----------
+    got, ref : array_like
+        The compiled result and the reference interpreter's, same shape.
+    dtype : str
+        The output's dtype (chooses the tolerance).
+    index : int
+    node : str
+    exact : array_like, optional
+        The output computed in float64 (for float outputs), to account for conditioning.
+    """
+    got, ref = np.asarray(got), np.asarray(ref)
+    rtol, scale = tolerance(dtype)
+    if got.shape != ref.shape:
+        return OutputCheck(index, node, dtype, tuple(ref.shape), float("inf"), float("inf"),
+                           0.0, rtol, int(ref.size), False)
+    if ref.dtype.kind not in "fc":
+        bad = int(np.count_nonzero(got != ref))
+        diff = np.abs(got.astype(np.float64) - ref.astype(np.float64))
+        worst = float(diff.max()) if diff.size else 0.0
+        return OutputCheck(index, node, dtype, tuple(ref.shape), worst, worst, 0.0, 0.0, bad,
+                           bad == 0)
+    g, r = got.astype(np.float64), ref.astype(np.float64)
+    fin_r = np.isfinite(r)
+    both = fin_r & np.isfinite(g)
+    nonfinite_bad = int(np.count_nonzero(~fin_r & ~((np.isnan(r) & np.isnan(g)) | (r == g)))
+                        + np.count_nonzero(fin_r & ~np.isfinite(g)))
+    atol = scale * (float(np.abs(r[fin_r]).max()) if fin_r.any() else 0.0)
+    diff = np.abs(g[both] - r[both])
+    bound = atol + rtol * np.abs(r[both])
+    ref_err = exact_err = None
+    if exact is not None:
+        x = np.asarray(exact, np.float64)[both]
+        ref_err = float(np.abs(r[both] - x).max()) if diff.size else 0.0
+        exact_err = float(np.abs(g[both] - x).max()) if diff.size else 0.0
+        bad = int(np.count_nonzero(np.abs(g[both] - x) > bound + 2 * ref_err))
+    else:
+        bad = int(np.count_nonzero(diff > bound))
+    bad += nonfinite_bad
+    max_abs = float(diff.max()) if diff.size else 0.0
+    denom = np.abs(r[both]) + (atol if atol > 0 else np.finfo(np.float64).tiny)
+    max_rel = float((diff / denom).max()) if diff.size else 0.0
+    return OutputCheck(index, node, dtype, tuple(ref.shape), max_abs, max_rel, atol, rtol, bad,
+                       bad == 0, ref_err, exact_err)
+
+
+def check_outputs(graph, got, ref, exact=None) -> list[OutputCheck]:
+    """Compare every output of ``graph`` (``got``, ``ref``, ``exact`` in graph output order)."""
+    exact = exact if exact is not None else [None] * len(graph.outputs)
+    return [compare(g, r, graph.node(o).dtype, i, o, x)
+            for i, (o, g, r, x) in enumerate(zip(graph.outputs, got, ref, exact))]
+
+
+def promote_to_f64(graph):
+    """The same graph computing in float64 wherever it computes in f32 or f16."""
+    from workbench.ir.types import TensorType
+
+    nodes = []
+    for n in graph.nodes:
+        t, a = n.type, n.attrs
+        if isinstance(t, TensorType) and t.dtype in ("f32", "f16"):
+            t = TensorType(t.shape, "f64")
+        if a.get("dtype") in ("f32", "f16"):
+            a = a.set(dtype="f64")
+        nodes.append(n.replace(type=t, attrs=a))
+    return graph.replace(nodes=tuple(nodes))
+
+
+def reference_outputs(graph, inputs, max_bytes=None):
+    """(ref, exact): the reference interpreter's outputs, and the same graph in float64.
+
+    ``exact`` is None when the graph has no f32/f16 values to promote.
+
+    Raises
+    ------
+    EvaluationError, ResourceLimitError
+        From :func:`workbench.ir.evaluate`.
+    """
+    from workbench.ir import evaluate
+    from workbench.ir.interpreter import _coerce_inputs
+
+    kw = {} if max_bytes is None else {"max_bytes": max_bytes}
+    ref = evaluate(graph, inputs, **kw)
+    g64 = promote_to_f64(graph)
+    if g64.fingerprint == graph.fingerprint:
+        return ref, None
+    env = _coerce_inputs(graph, inputs)
+    wide = [env[p.id].astype(np.float64) if env[p.id].dtype.kind == "f" else env[p.id]
+            for p in graph.parameters]
+    exact = evaluate(g64, wide, **kw)
+    return ref, exact

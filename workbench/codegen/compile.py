@@ -1,0 +1,284 @@
+"""compile_plan(): every group of a plan -> one compiled kernel, and the plan as one runnable.
+
+Each group is lowered (:mod:`workbench.codegen.lower`), rendered by its backend
+(:mod:`workbench.codegen.cpu`, :mod:`workbench.codegen.cuda`), written to the kernel cache and
+imported (:mod:`workbench.codegen.cache`). A group the backend cannot lower as one kernel (an
+opaque op, an unsupported dtype or op) or that numba fails to compile runs through the numpy
+reference of its ops instead: still one "kernel", marked ``fallback`` with the reason. Nothing a
+plan contains stops compilation.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+from workbench.codegen.backend import capabilities, fast_math_table, resolve_backend
+from workbench.codegen.cache import load_module
+from workbench.codegen.lower import Unsupported, group_members, lower_group
+from workbench.codegen.runtime import fallback_launcher
+from workbench.errors import CompileError
+from workbench.ir import expand_composites, get_op
+
+
+@dataclass
+class CompiledKernel:
+    """One group compiled to one kernel.
+
+    Attributes
+    ----------
+    group_id, kind : str
+        The plan group and its fusion kind.
+    backend : str
+        ``cpu``, ``cuda`` or ``cuda-sim``.
+    fallback : bool
+        True if the group runs through the numpy reference (``fallback_reason`` says why).
+    source : str
+        The generated module's text ('' for a fallback).
+    source_path : str or None
+        Where the module lives in the kernel cache.
+    ir_text : str
+        The kernel IR listing.
+    error : dict or None
+        A :class:`~workbench.errors.CompileError` as a dict, when numba failed.
+    compile_s : float
+        Seconds spent compiling or loading it (0 when already loaded in this process).
+    cached : bool
+        True if numba loaded the machine code from its on-disk cache, or the module was
+        already loaded in this process: nothing was compiled.
+    registers, spill_bytes, shared_bytes : int or None
+        CUDA: registers per thread, local (spill) memory per thread and static shared memory
+        per block, read back from the compiled kernel.
+    inputs, outputs : tuple of str
+        Values read and written (graph node ids; host bookkeeping).
+    bytes_read, bytes_written : int
+        Bytes of the kernel's arguments (each distinct input once) and results.
+    flops, transcendentals : int
+        Operation counts of the group's ops (the op registry's conventions).
+    ops : tuple of str
+        Member ops in order.
+    """
+
+    group_id: str
+    kind: str
+    backend: str
+    fallback: bool
+    fallback_reason: str | None = None
+    source: str = ""
+    source_path: str | None = None
+    ir_text: str = ""
+    error: dict | None = None
+    compile_s: float = 0.0
+    cached: bool = False
+    registers: int | None = None
+    spill_bytes: int | None = None
+    shared_bytes: int | None = None
+    inputs: tuple = ()
+    outputs: tuple = ()
+    scratch_bytes: int = 0
+    bytes_read: int = 0
+    bytes_written: int = 0
+    flops: int = 0
+    transcendentals: int = 0
+    ops: tuple = ()
+    launch: object = field(default=None, repr=False)
+
+    def to_json(self) -> dict:
+        """The kernel's facts as JSON-ready values (no source text: see ``source_path``)."""
+        out = {k: getattr(self, k) for k in (
+            "group_id", "kind", "backend", "fallback", "fallback_reason", "source_path",
+            "compile_s", "cached", "registers", "spill_bytes", "shared_bytes", "bytes_read",
+            "bytes_written", "flops", "transcendentals")}
+        out["ops"] = list(self.ops)
+        out["error"] = self.error
+        return out
+
+
+def compile_plan(graph, plan, backend: str = "auto", exact_math: bool = False, progress=None,
+                 cache_dir=None):
+    """Compile every group of ``plan`` into one kernel for ``backend``.
+
+    Parameters
+    ----------
+    graph : Graph
+        The graph the plan is for.
+    plan : Plan
+        Any valid plan (planner-made, edited by a user, ``unfused_plan``).
+    backend : {"auto", "cpu", "cuda", "cuda-sim"}
+        ``auto``: see :func:`workbench.codegen.backend.detect_backend`.
+    exact_math : bool
+        CPU: call libm for float32 exp/log/tanh/logistic/erf instead of the vectorisable
+        approximations of :mod:`workbench.codegen.fastmath`.
+    progress : callable(stage, k, n, message), optional
+        Called before each group is compiled (``stage="compile"``, k = 1..n) and at the end
+        (k = n).
+    cache_dir : path, optional
+        The kernel cache (default: ``$WORKBENCH_CACHE_DIR`` or
+        ``~/.cache/fusion-workbench/kernels``).
+
+    Returns
+    -------
+    CompiledPlan
+
+    Raises
+    ------
+    CompileError
+        Only for a backend that cannot be used here (``cuda`` without a GPU, ``cuda-sim``
+        without the simulator). Failures of single groups become fallback kernels.
+    """
+    from workbench.codegen.compiled import CompiledPlan
+
+    name, notes = resolve_backend(backend)
+    table, fast_hash, math_notes = fast_math_table(exact_math) if name == "cpu" else (None, "", [])
+    notes += math_notes
+    xgraph = expand_composites(graph)
+    caps = capabilities(name)
+    kernels = []
+    n = len(plan.groups)
+    for k, group in enumerate(plan.groups, 1):
+        if progress is not None:
+            progress("compile", k, n, f"compiling group {k} of {n} ({group.id}, {group.kind})")
+        kernels.append(_compile_group(graph, xgraph, group, name, caps, table, fast_hash,
+                                      cache_dir))
+    if progress is not None:
+        progress("compile", n, n, f"compiled {n} kernels")
+    failed = [kk.group_id for kk in kernels if kk.error]
+    if failed:
+        notes.append(f"numba failed to compile {', '.join(failed)}: ran through numpy")
+    return CompiledPlan(graph, xgraph, plan, name, kernels, notes)
+
+
+def _compile_group(graph, xgraph, group, backend, caps, table, fast_hash, cache_dir):
+    members = group_members(xgraph, group.nodes)
+    counts = _counts(graph, group)
+    try:
+        kir = lower_group(xgraph, members, group.outputs, caps)
+    except Unsupported as exc:
+        return _fallback(xgraph, group, backend, members, exc.reason, counts)
+    source, origin = _render(kir, backend, table, fast_hash)
+    kernel = CompiledKernel(
+        group.id, group.kind, backend, False, source=source, ir_text=kir.text(),
+        inputs=tuple(b.value for b in kir.inputs), outputs=tuple(b.value for b in kir.outputs),
+        scratch_bytes=sum(b.size * xgraph.node(b.value).type.itemsize for b in kir.scratch),
+        ops=kir.ops, **counts)
+    try:
+        module, path, secs, reused = load_module(source, backend, cache_dir)
+    except Exception as exc:  # numba typing/lowering errors: report, then run through numpy
+        err = compile_error(group.id, exc, source, origin, xgraph)
+        fb = _fallback(xgraph, group, backend, members, err.message, counts)
+        fb.error, fb.source, fb.ir_text = err.to_dict(), source, kernel.ir_text
+        return fb
+    kernel.source_path, kernel.compile_s = str(path), secs
+    kernel.cached = reused or _cache_hit(module.kernel)
+    kernel.launch = _launcher(module, backend)
+    if backend == "cuda":
+        kernel.registers, kernel.spill_bytes, kernel.shared_bytes = _cuda_resources(module.kernel)
+    return kernel
+
+
+def _render(kir, backend, table, fast_hash):
+    if backend == "cpu":
+        from workbench.codegen.cpu import render_cpu
+
+        return render_cpu(kir, table, fast_hash)
+    from workbench.codegen.cuda import render_cuda
+
+    return render_cuda(kir, simulator=backend == "cuda-sim")
+
+
+def _launcher(module, backend):
+    fn = module.kernel
+    if backend == "cpu":
+        return lambda arrays: fn(*arrays)
+    grid, block = module.GRID, module.BLOCK
+    return lambda arrays: fn[grid, block](*arrays)
+
+
+def _fallback(xgraph, group, backend, members, reason, counts):
+    inside = set(members)
+    inputs = []
+    for m in members:
+        for o in xgraph.node(m).operands:
+            if o not in inside and o not in inputs and xgraph.node(o).op != "constant":
+                inputs.append(o)
+    return CompiledKernel(
+        group.id, group.kind, backend, True, fallback_reason=reason, inputs=tuple(inputs),
+        outputs=tuple(group.outputs), ops=tuple(get_op(xgraph.node(m).op).name for m in members),
+        launch=fallback_launcher(xgraph, members, inputs, group.outputs), **counts)
+
+
+def _counts(graph, group) -> dict:
+    """Bytes read/written and operation counts of a group (original, unexpanded nodes)."""
+    nodes = group.nodes
+    inside = set(nodes)
+    flops = trans = 0
+    read: dict[str, int] = {}
+    for n in nodes:
+        node = graph.node(n)
+        opdef = get_op(node.op)
+        in_types = [graph.node(o).type for o in node.operands]
+        flops += opdef.flops(in_types, node.type, node.attrs)
+        trans += opdef.transcendentals(in_types, node.type, node.attrs)
+        for o in node.operands:
+            src = graph.node(o)
+            if o not in inside and not (src.op == "constant" and src.type.size <= 1):
+                read[o] = src.type.nbytes
+    written = sum(graph.node(n).type.nbytes for n in group.outputs)
+    return dict(bytes_read=sum(read.values()), bytes_written=written, flops=flops,
+                transcendentals=trans)
+
+
+def _cache_hit(dispatcher) -> bool:
+    stats = getattr(dispatcher, "stats", None)
+    hits = getattr(stats, "cache_hits", None)
+    return bool(hits) and sum(hits.values()) > 0
+
+
+def _cuda_resources(dispatcher):
+    def one(getter):
+        try:
+            v = getter()
+        except Exception:  # not available on this driver / numba version
+            return None
+        if isinstance(v, dict):
+            v = next(iter(v.values()), None)
+        return int(v) if v is not None else None
+    return (one(dispatcher.get_regs_per_thread), one(dispatcher.get_local_mem_per_thread),
+            one(dispatcher.get_shared_mem_per_block))
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def compile_error(group_id, exc, source, origin, xgraph) -> CompileError:
+    """A :class:`CompileError` naming the group, the op and the generated line numba rejected.
+
+    Parameters
+    ----------
+    group_id : str
+    exc : Exception
+        What numba raised.
+    source : str
+        The generated module.
+    origin : dict
+        Generated line number -> (op, node id) from the renderer.
+    xgraph : Graph
+        The expanded graph (to name the composite a node was expanded from).
+    """
+    text = _ANSI.sub("", str(exc))
+    line = None
+    for m in re.finditer(r'File "([^"]+)", line (\d+)', text):
+        if os.path.basename(m.group(1)).startswith("k_"):
+            line = int(m.group(2))
+    op, node = origin.get(line, (None, None)) if line else (None, None)
+    if node is not None and node in xgraph:
+        node = xgraph.node(node).meta.get("expanded_from", node)
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), type(exc).__name__)
+    where = ""
+    if line is not None:
+        code = source.splitlines()[line - 1].strip() if line <= len(source.splitlines()) else ""
+        where = f" at generated line {line}: `{code}`"
+    what = f"op {op}" if op else "the kernel"
+    return CompileError(f"group {group_id}: numba could not compile {what}{where}: "
+                        f"{type(exc).__name__}: {first}"[:600], node=node)

@@ -1,0 +1,123 @@
+"""CompiledPlan: the kernels of a plan, run in launch order on one backend."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from workbench.codegen.runtime import Liveness, make_executor
+from workbench.errors import ResourceLimitError
+from workbench.ir import DEFAULT_MAX_BYTES
+from workbench.ir.interpreter import _coerce_inputs
+from workbench.ir.ops import constant_array
+
+
+class CompiledPlan:
+    """A plan compiled for one backend (made by :func:`~workbench.codegen.compile_plan`).
+
+    Attributes
+    ----------
+    graph : Graph
+    plan : Plan
+    backend : str
+    kernels : list of CompiledKernel
+        One per group, in launch order.
+    notes : list of str
+        Facts for the report ("no GPU: ran on cpu", kernels that fell back).
+    peak_bytes : int
+        Bytes of values alive at once while running (inputs, intermediates, outputs, scratch).
+    """
+
+    def __init__(self, graph, xgraph, plan, backend, kernels, notes):
+        self.graph = graph
+        self.xgraph = xgraph
+        self.plan = plan
+        self.backend = backend
+        self.kernels = kernels
+        self.notes = notes
+        self.executor = make_executor(backend)
+        needed = {v for k in kernels for v in k.inputs}
+        self.constants = {v: constant_array(xgraph.node(v).attrs, xgraph.node(v).type)
+                          for v in sorted(needed) if xgraph.node(v).op == "constant"}
+        sources = [p.id for p in graph.parameters] + list(self.constants)
+        self.liveness = Liveness(kernels, graph.outputs, self._nbytes, sources)
+        self.peak_bytes = self.liveness.peak_bytes
+
+    def _nbytes(self, v) -> int:
+        return self.xgraph.node(v).type.nbytes
+
+    @property
+    def compile_s(self) -> float:
+        """Seconds spent compiling (or loading from the cache) all kernels."""
+        return sum(k.compile_s for k in self.kernels)
+
+    def check_memory(self, max_bytes: int | None) -> None:
+        """Refuse, before allocating, a plan whose live values would exceed ``max_bytes``.
+
+        Raises
+        ------
+        ResourceLimitError
+        """
+        if max_bytes is not None and self.peak_bytes > max_bytes:
+            raise ResourceLimitError(
+                f"running the plan needs {self.peak_bytes / 2**20:.1f} MiB of live tensors "
+                f"(peak at group {self.liveness.peak_group}), more than the cap of "
+                f"{max_bytes / 2**20:.1f} MiB")
+
+    def prepare(self, inputs, max_bytes: int | None = DEFAULT_MAX_BYTES) -> dict:
+        """Check the memory cap, then place inputs and constants on the device."""
+        self.check_memory(max_bytes)
+        host = _coerce_inputs(self.graph, inputs)
+        ex = self.executor
+        env = {k: ex.to_device(v) for k, v in host.items()}
+        for v, arr in self.constants.items():
+            env[v] = ex.to_device(arr)
+        return env
+
+    def execute(self, env: dict, times: list | None = None) -> tuple:
+        """Run every kernel once on prepared inputs; append per-kernel seconds to ``times``."""
+        ex = self.executor
+        env = dict(env)
+        keep = set(self.graph.outputs)
+        for k, kern in enumerate(self.kernels):
+            outs = [ex.empty(self.xgraph.node(v).type.size, self.xgraph.node(v).type.np_dtype)
+                    for v in kern.outputs]
+            dt = ex.call(kern, [env[v] for v in kern.inputs] + outs)
+            if times is not None:
+                times.append(dt)
+            env.update(zip(kern.outputs, outs))
+            for v in self.liveness.dead_after(k, keep):
+                if v not in self.graph.parameters:
+                    env.pop(v, None)
+        return tuple(self._result(env, o) for o in self.graph.outputs)
+
+    def _result(self, env, o):
+        node = self.xgraph.node(o)
+        if o in env:
+            return np.asarray(self.executor.to_host(env[o])).reshape(node.type.shape)
+        return constant_array(node.attrs, node.type)
+
+    def run(self, inputs, *, max_bytes: int | None = DEFAULT_MAX_BYTES) -> tuple:
+        """Run the plan on ``inputs``; returns the outputs in graph output order.
+
+        Parameters
+        ----------
+        inputs : sequence of arrays (parameter order) or mapping (``argN``, id or index)
+        max_bytes : int or None
+            Refuse to start (before allocating) if the plan's live tensors exceed this.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+
+        Raises
+        ------
+        ResourceLimitError, EvaluationError
+        """
+        return self.execute(self.prepare(inputs, max_bytes))
+
+    def source(self, group_id: str) -> str:
+        """The generated source of one group's kernel ('' for a fallback)."""
+        for k in self.kernels:
+            if k.group_id == group_id:
+                return k.source
+        raise KeyError(group_id)

@@ -1,0 +1,271 @@
+"""The CPU backend: kernel IR -> a numba ``@njit(parallel=True)`` module.
+
+Each nest becomes a loop nest whose outermost loop is a ``prange`` (numba's parallel loop, run
+on its thread pool); loops over dimensions with nothing placed between them are merged (one
+``prange`` over the rows of a ``[2, 64, 128]`` space), and the innermost dimension always keeps
+its own loop so that LLVM can vectorise it. Output fusions compute their dot or convolution by
+row blocks inside the ``prange``: ``np.dot`` (BLAS through scipy) on a block of rows, then the
+epilogue over that block while it is in cache; a convolution first gathers the block's patches
+(im2col). Kernels are compiled eagerly from an explicit signature with ``cache=True``.
+
+Float flags: ``fastmath={'reassoc', 'contract'}`` lets LLVM reorder sums (vectorised
+reductions) and fuse multiply-adds; no ``nnan``/``ninf``, so NaN and inf behave as in numpy.
+"""
+
+from __future__ import annotations
+
+from workbench.codegen.emitters import CPU_TABLE, NUMBA_TYPES, NUMPY_TYPES, EmitContext
+from workbench.codegen.kernel_ir import KernelIR, Nest
+from workbench.codegen.source import (Writer, arg_names, emit_stmts, module_constants,
+                                      module_header, module_helpers, prod, signature, unravel)
+
+#: numba threads on this machine decide block counts; work below this many elements (or
+#: multiply-adds) runs serially: a prange launch costs ~10 us (numba's thread pool)
+PARALLEL_MIN_WORK = 1 << 15
+FASTMATH_FLAGS = "{'reassoc', 'contract'}"
+#: ops for which workbench.codegen.fastmath has float32 functions
+FASTMATH_OPS = ("exponential", "log", "tanh", "logistic", "erf")
+#: rows per block target: a block of the dot's result (rows x N) stays within ~256 KiB (L2)
+BLOCK_BYTES = 256 << 10
+
+
+def render_cpu(kir: KernelIR, math_table: str | None = None, fast_hash: str = ""):
+    """Numba CPU source for a kernel.
+
+    Parameters
+    ----------
+    kir : KernelIR
+    math_table : {"FAST", "EXACT"} or None
+        Which table of :mod:`workbench.codegen.fastmath` supplies float32 ``exponential``,
+        ``log``, ``tanh``, ``logistic`` and ``erf``; None uses ``math`` (libm) directly.
+    fast_hash : str
+        Hash of the approximations' source, written into the header (part of the cache key).
+
+    Returns
+    -------
+    (source, origin) : (str, dict)
+        The module text, and generated line -> (op, node) for error messages.
+    """
+    fast = {op: f"fm_{op.replace('-', '_')}" for op in FASTMATH_OPS} if math_table else None
+    cx = EmitContext("cpu", fast)
+    body = Writer()
+    parallel = any(_work(n) >= PARALLEL_MIN_WORK for n in kir.nests)
+    body.depth = 1
+    for s in kir.scratch:
+        body.line(f"{s.name} = np.empty({max(s.size, 1)}, {NUMPY_TYPES[s.dtype]})")
+    for nest in kir.nests:
+        if nest.contraction is not None:
+            _contraction_nest(body, nest, cx, parallel)
+        else:
+            _nest(body, nest, cx, parallel)
+    w = Writer()
+    module_header(w, "cpu", kir, cx, fast_hash)
+    w.line("from numba import njit, prange")
+    if cx.fast_used:
+        w.line(f"from workbench.codegen.fastmath import {math_table} as _MATH")
+    for op in sorted(cx.fast_used):
+        w.line(f"{fast[op]} = _MATH[{op!r}]")
+    module_constants(w, kir)
+    module_helpers(w, cx, "@njit(cache=True, error_model='numpy')")
+    w.line("")
+    w.line(f"SIGNATURE = {signature(kir)!r}")
+    w.line("PARALLEL = " + repr(parallel))
+    w.line("")
+    w.line(f"@njit(SIGNATURE, parallel=PARALLEL, cache=True, fastmath={FASTMATH_FLAGS}, "
+           "error_model='numpy', boundscheck=False, nogil=True)")
+    w.line(f"def kernel({', '.join(arg_names(kir))}):")
+    offset = len(w.lines)
+    w.lines.extend(body.lines)
+    for ln, origin in body.origin.items():
+        w.origin[ln + offset] = origin
+    if not body.lines:
+        w.line("    return")
+    return w.text(), w.origin
+
+
+def _work(nest: Nest) -> int:
+    c = nest.contraction
+    if c is not None:
+        return c.B * c.M * c.N * max(c.K, 1)
+    return prod(nest.shape)
+
+
+def _nest(w: Writer, nest: Nest, cx, parallel: bool):
+    levels, shape, names = nest.levels, nest.shape, nest.vars
+    active = [d for d in range(nest.rank) if names[d] is not None]
+    groups, cur = [], []
+    for k, d in enumerate(active):
+        cur.append(d)
+        last = k == len(active) - 1
+        between = not last and any(levels[e] for e in range(d + 1, active[k + 1] + 1))
+        if last or k == len(active) - 2 or between:
+            groups.append(cur)
+            cur = []
+    emit_stmts(w, levels[0], CPU_TABLE, cx)
+    start = w.depth
+    done = 1
+    for gi, grp in enumerate(groups):
+        ext = prod(shape[d] for d in grp)
+        rng = "prange" if gi == 0 and parallel else "range"
+        if len(grp) == 1:
+            w.line(f"for {names[grp[0]]} in {rng}({ext}):")
+            w.indent()
+        else:
+            lv = f"l{names[grp[0]]}"
+            w.line(f"for {lv} in {rng}({ext}):")
+            w.indent()
+            unravel(w, lv, grp, shape, names)
+        for lvl in range(done, grp[-1] + 2):
+            emit_stmts(w, levels[lvl], CPU_TABLE, cx)
+        done = grp[-1] + 2
+    for lvl in range(done, len(levels)):
+        emit_stmts(w, levels[lvl], CPU_TABLE, cx)
+    w.depth = start
+
+
+def _contraction_nest(w: Writer, nest: Nest, cx, parallel: bool):
+    c = nest.contraction
+    names, shape, levels = nest.vars, nest.shape, nest.levels
+    dt = NUMPY_TYPES[c.lhs.dtype]
+    itemsize = 4 if c.lhs.dtype == "f32" else 8
+    bm = max(1, min(c.M, BLOCK_BYTES // max(1, itemsize * max(c.N, c.K))))
+    nmb = -(-c.M // bm)
+    emit_stmts(w, levels[0], CPU_TABLE, cx)
+    if c.kind == "dot":
+        product = _dot_setup(w, c, dt)
+    else:
+        product = _conv_setup(w, c, dt, bm)
+    rng = "prange" if parallel else "range"
+    w.line(f"for c_blk in {rng}({c.B * nmb}):")
+    w.indent()
+    w.line(f"c_b = c_blk // {nmb}")
+    w.line(f"c_m0 = (c_blk - c_b * {nmb}) * {bm}")
+    w.line(f"c_m1 = min(c_m0 + {bm}, {c.M})")
+    product(w)
+    w.line(f"for c_m in range(c_m0, c_m1):")
+    w.indent()
+    unravel(w, "c_b", c.batch, shape, names)
+    unravel(w, "c_m", c.rows, shape, names)
+    last_row = (c.batch + c.rows)[-1] if c.batch + c.rows else -1
+    for lvl in range(1, last_row + 2):
+        emit_stmts(w, levels[lvl], CPU_TABLE, cx)
+    w.line(f"for c_n in range({c.N}):")
+    w.indent()
+    unravel(w, "c_n", c.cols, shape, names)
+    cx.contraction_value = "c_tmp[c_m - c_m0, c_n]"
+    for lvl in range(last_row + 2, len(levels)):
+        emit_stmts(w, levels[lvl], CPU_TABLE, cx)
+    w.dedent(3)
+
+
+def _identity(perm) -> bool:
+    return tuple(perm) == tuple(range(len(perm)))
+
+
+def _dot_setup(w: Writer, c, dt: str):
+    B, M, N, K = c.B, c.M, c.N, c.K
+    lperm, rperm, rperm_t = c.attrs["lhs_perm"], c.attrs["rhs_perm"], c.attrs["rhs_perm_t"]
+    if _identity(lperm):
+        w.line(f"c_A = {c.lhs.name}.reshape(({B}, {M}, {K}))")
+    else:
+        w.line(f"c_A = np.ascontiguousarray({c.lhs.name}.reshape({tuple(c.lhs_shape)})"
+               f".transpose({tuple(lperm)})).reshape(({B}, {M}, {K}))")
+    if _identity(rperm):
+        w.line(f"c_W = {c.rhs.name}.reshape(({B}, {K}, {N}))")
+        right = "c_W[c_b]"
+    elif _identity(rperm_t):
+        w.line(f"c_W = {c.rhs.name}.reshape(({B}, {N}, {K}))")
+        right = "c_W[c_b].T"
+    else:
+        w.line(f"c_W = np.ascontiguousarray({c.rhs.name}.reshape({tuple(c.rhs_shape)})"
+               f".transpose({tuple(rperm)})).reshape(({B}, {K}, {N}))")
+        right = "c_W[c_b]"
+
+    def product(wr: Writer):
+        wr.line(f"c_tmp = np.dot(c_A[c_b, c_m0:c_m1], {right})", "dot", c.node)
+    return product
+
+
+def _conv_setup(w: Writer, c, dt: str, bm: int):
+    """Pack the kernel as G matrices [window x Cin/G, Cout/G]; gather patches per block."""
+    g = c.attrs
+    n = len(g["kernel"])
+    lm, rm = g["lhs_map"], g["rhs_map"]
+    G = g["groups"]
+    cg, og = g["in_features"] // G, g["out_features"] // G
+    kk = prod(g["kernel"])
+    lstr = _strides(c.lhs_shape)
+    rstr = _strides(c.rhs_shape)
+    w.line(f"c_W = np.empty(({G}, {kk * cg}, {og}), {dt})")
+    w.line(f"for c_g in range({G}):")
+    w.indent()
+    for i in range(n):
+        w.line(f"for c_k{i} in range({g['kernel'][i]}):")
+        w.indent()
+    col = _lin([f"c_k{i}" for i in range(n)], g["kernel"])
+    w.line(f"for c_c in range({cg}):")
+    w.line(f"    for c_o in range({og}):")
+    waddr = " + ".join([f"c_k{i} * {rstr[rm[i]]}" for i in range(n)]
+                       + [f"c_c * {rstr[rm['i']]}", f"(c_g * {og} + c_o) * {rstr[rm['o']]}"])
+    w.line(f"        c_W[c_g, ({col}) * {cg} + c_c, c_o] = {c.rhs.name}[{waddr}]")
+    w.dedent(n + 1)
+    out_map = g["out_map"]
+    out_shape = tuple(g["out_shape"])
+    rows = [d for d in range(len(out_shape)) if d != out_map["f"]]
+
+    def product(wr: Writer):
+        wr.line(f"c_P = np.empty((c_m1 - c_m0, {kk * cg}), {dt})")
+        if G > 1:
+            wr.line(f"c_tmp = np.empty((c_m1 - c_m0, {c.N}), {dt})")
+        wr.line(f"for c_g in range({G}):")
+        wr.indent()
+        wr.line("for c_m in range(c_m0, c_m1):")
+        wr.indent()
+        coord = {d: f"c_p{d}" for d in rows}
+        unravel(wr, "c_m", rows, out_shape, [coord.get(d) for d in range(len(out_shape))])
+        bvar = coord[out_map["b"]]
+        for i in range(n):
+            p = coord[out_map[i]]
+            wr.line(f"for c_k{i} in range({g['kernel'][i]}):")
+            wr.indent()
+            wr.line(f"c_q{i} = {p} * {g['stride'][i]} - {g['padding'][i][0]} + "
+                    f"c_k{i} * {g['rhs_dilation'][i]}")
+        valid = " and ".join(f"c_q{i} >= 0 and c_q{i} < {g['spatial_in'][i]}" for i in range(n))
+        base = " + ".join([f"{bvar} * {lstr[lm['b']]}", f"c_g * {cg * lstr[lm['f']]}"]
+                          + [f"c_q{i} * {lstr[lm[i]]}" for i in range(n)])
+        col = _lin([f"c_k{i}" for i in range(n)], g["kernel"])
+        wr.line(f"c_col = ({col}) * {cg}")
+        wr.line(f"if {valid or 'True'}:")
+        wr.line(f"    c_base = {base}")
+        wr.line(f"    for c_c in range({cg}):")
+        wr.line(f"        c_P[c_m - c_m0, c_col + c_c] = {c.lhs.name}[c_base + c_c * "
+                f"{lstr[lm['f']]}]")
+        wr.line("else:")
+        wr.line(f"    for c_c in range({cg}):")
+        wr.line(f"        c_P[c_m - c_m0, c_col + c_c] = 0")
+        wr.dedent(n + 1)
+        if G > 1:
+            wr.line(f"c_tmp[:, c_g * {og}:(c_g + 1) * {og}] = np.dot(c_P, c_W[c_g])",
+                    "convolution", c.node)
+        else:
+            wr.line("c_tmp = np.dot(c_P, c_W[0])", "convolution", c.node)
+        wr.dedent()
+    return product
+
+
+def _strides(shape):
+    out, s = [], 1
+    for n in reversed(shape):
+        out.append(s)
+        s *= n
+    return list(reversed(out))
+
+
+def _lin(names, extents) -> str:
+    expr = names[0] if names else "0"
+    for v, n in zip(names[1:], extents[1:]):
+        expr = f"({expr}) * {n} + {v}"
+    return expr
+
+
+__all__ = ["render_cpu", "NUMBA_TYPES"]

@@ -1,0 +1,252 @@
+"""Scalar emitter tables: one entry per op, rendering numba-Python source for one scalar value.
+
+Both backends compile Python source with numba, so most ops render the same; the tables differ
+where the targets do (which math functions exist, the fast float32 approximations on the CPU).
+Each emitter receives the operands as source text (generated names, never input text), the
+result dtype and the Let's attributes, and returns an expression. The caller wraps it in the
+result dtype's constructor, so that numba's integer widening (int32 + int32 -> int64) wraps like
+XLA's fixed-width arithmetic.
+
+Semantics follow the numpy references in :mod:`workbench.ir.ops.elementwise`: maximum/minimum
+propagate NaN; integer division truncates toward zero and x / 0 = -1; remainder takes the
+dividend's sign; float->int conversion truncates and saturates (NaN -> 0).
+"""
+
+from __future__ import annotations
+
+from workbench.ir.types import FLOAT_DTYPES
+
+#: XLA dtype -> numba type name (imported by generated modules)
+NUMBA_TYPES = {
+    "pred": "boolean", "s8": "int8", "s16": "int16", "s32": "int32", "s64": "int64",
+    "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
+    "f32": "float32", "f64": "float64",
+}
+
+#: XLA dtype -> numpy scalar type name (for module constants)
+NUMPY_TYPES = {
+    "pred": "np.bool_", "s8": "np.int8", "s16": "np.int16", "s32": "np.int32", "s64": "np.int64",
+    "u8": "np.uint8", "u16": "np.uint16", "u32": "np.uint32", "u64": "np.uint64",
+    "f32": "np.float32", "f64": "np.float64",
+}
+
+INT_RANGES = {
+    "s8": (-2**7, 2**7 - 1), "s16": (-2**15, 2**15 - 1), "s32": (-2**31, 2**31 - 1),
+    "s64": (-2**63, 2**63 - 1), "u8": (0, 2**8 - 1), "u16": (0, 2**16 - 1),
+    "u32": (0, 2**32 - 1), "u64": (0, 2**64 - 1),
+}
+
+#: helper functions a kernel module may need (defined once per module, jitted per backend)
+HELPERS = {
+    "_idiv": '''def _idiv(a, b):
+    # integer division truncating toward zero; x / 0 = -1 (XLA semantics)
+    if b == 0:
+        return -1
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+''',
+    "_irem": '''def _irem(a, b):
+    # remainder with the dividend's sign (C fmod); x % 0 = x
+    if b == 0:
+        return a
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
+''',
+    "_f2i": '''def _f2i(a, lo, hi):
+    # float -> integer: truncate toward zero, saturate, NaN -> 0
+    if a != a:
+        return 0
+    if a <= lo:
+        return lo
+    if a >= hi:
+        return hi
+    return int(a)
+''',
+}
+
+
+class EmitContext:
+    """Collects what a module needs while its kernel is rendered.
+
+    Parameters
+    ----------
+    backend : str
+        ``cpu``, ``cuda`` or ``cuda-sim``.
+    fast_math : dict or None
+        Op name -> name of the float32 function to call (the CPU's approximations); None for
+        the plain ``math`` functions.
+    """
+
+    def __init__(self, backend: str, fast_math: dict | None = None):
+        self.backend = backend
+        self.fast_math = fast_math or {}
+        self.helpers: set[str] = set()
+        self.fast_used: set[str] = set()
+
+    def helper(self, name: str) -> str:
+        self.helpers.add(name)
+        return name
+
+    def math(self, op: str, dtype: str, default: str) -> str:
+        if dtype == "f32" and op in self.fast_math:
+            self.fast_used.add(op)
+            return self.fast_math[op]
+        return default
+
+
+def _bin(sym):
+    return lambda a, d, at, cx: f"({a[0]} {sym} {a[1]})"
+
+
+def _call(fn, op):
+    return lambda a, d, at, cx: f"{cx.math(op, d, fn)}({', '.join(a)})"
+
+
+def _maximum(a, d, at, cx):
+    if d in FLOAT_DTYPES:
+        return f"({a[0]} if ({a[0]} >= {a[1]} or {a[0]} != {a[0]}) else {a[1]})"
+    return f"max({a[0]}, {a[1]})"
+
+
+def _minimum(a, d, at, cx):
+    if d in FLOAT_DTYPES:
+        return f"({a[0]} if ({a[0]} <= {a[1]} or {a[0]} != {a[0]}) else {a[1]})"
+    return f"min({a[0]}, {a[1]})"
+
+
+def _divide(a, d, at, cx):
+    if d in FLOAT_DTYPES:
+        return f"({a[0]} / {a[1]})"
+    return f"{cx.helper('_idiv')}({a[0]}, {a[1]})"
+
+
+def _remainder(a, d, at, cx):
+    if d in FLOAT_DTYPES:
+        return f"math.fmod({a[0]}, {a[1]})"
+    return f"{cx.helper('_irem')}({a[0]}, {a[1]})"
+
+
+def _sign(a, d, at, cx):
+    t = NUMBA_TYPES[d]
+    return f"({t}(1) if {a[0]} > 0 else ({t}(-1) if {a[0]} < 0 else {a[0]}))"
+
+
+def _rsqrt(a, d, at, cx):
+    return f"({NUMBA_TYPES[d]}(1.0) / math.sqrt({a[0]}))"
+
+
+def _logistic(a, d, at, cx):
+    fn = cx.math("logistic", d, "")
+    if fn:
+        return f"{fn}({a[0]})"
+    t = NUMBA_TYPES[d]
+    return f"({t}(1.0) / ({t}(1.0) + math.exp(-{a[0]})))"
+
+
+def _logical(pred_sym, int_sym):
+    def emit(a, d, at, cx):
+        return f"({a[0]} {pred_sym if d == 'pred' else int_sym} {a[1]})"
+    return emit
+
+
+def _not(a, d, at, cx):
+    return f"(not {a[0]})" if d == "pred" else f"(~{a[0]})"
+
+
+_COMPARE = {"EQ": "==", "NE": "!=", "LT": "<", "LE": "<=", "GT": ">", "GE": ">="}
+
+
+def _compare(a, d, at, cx):
+    return f"({a[0]} {_COMPARE[at['direction']]} {a[1]})"
+
+
+def _select(a, d, at, cx):
+    return f"({a[1]} if {a[0]} else {a[2]})"
+
+
+def _clamp(a, d, at, cx):
+    lo, x, hi = a
+    return _minimum([_maximum([x, lo], d, at, cx), hi], d, at, cx)
+
+
+def _convert(a, d, at, cx):
+    src = at["in"]
+    if d == "pred":
+        return f"({a[0]} != 0)"
+    if src in FLOAT_DTYPES and d in INT_RANGES:
+        lo, hi = INT_RANGES[d]
+        return f"{cx.helper('_f2i')}({a[0]}, {lo}, {hi})"
+    return f"{NUMBA_TYPES[d]}({a[0]})"
+
+
+def _iota(a, d, at, cx):
+    return f"{NUMBA_TYPES[d]}({a[0]})"
+
+
+def _in_range(a, d, at, cx):
+    return f"({a[0]} >= {a[1]} and {a[0]} < {a[2]})"
+
+
+def _divisible(a, d, at, cx):
+    return f"({a[0]} % {a[1]} == 0)"
+
+
+#: ops rendered the same by every backend
+COMMON = {
+    "add": _bin("+"), "subtract": _bin("-"), "multiply": _bin("*"), "divide": _divide,
+    "remainder": _remainder, "maximum": _maximum, "minimum": _minimum,
+    "power": _call("math.pow", "power"), "atan2": _call("math.atan2", "atan2"),
+    "and": _logical("&", "&"), "or": _logical("|", "|"), "xor": _logical("^", "^"),
+    "negate": lambda a, d, at, cx: f"(-{a[0]})", "abs": lambda a, d, at, cx: f"abs({a[0]})",
+    "sign": _sign, "not": _not, "is-finite": _call("math.isfinite", "is-finite"),
+    "exponential": _call("math.exp", "exponential"), "log": _call("math.log", "log"),
+    "tanh": _call("math.tanh", "tanh"), "erf": _call("math.erf", "erf"),
+    "logistic": _logistic, "sqrt": _call("math.sqrt", "sqrt"), "rsqrt": _rsqrt,
+    "exponential-minus-one": _call("math.expm1", "exponential-minus-one"),
+    "log-plus-one": _call("math.log1p", "log-plus-one"),
+    "sine": _call("math.sin", "sine"), "cosine": _call("math.cos", "cosine"),
+    "tan": _call("math.tan", "tan"),
+    "compare": _compare, "select": _select, "clamp": _clamp, "convert": _convert,
+    "iota": _iota, "in_range": _in_range, "divisible": _divisible,
+}
+
+#: the CPU adds numpy's float rounding functions (numba types them float -> float)
+CPU_ONLY = {
+    "floor": _call("np.floor", "floor"), "ceil": _call("np.ceil", "ceil"),
+    "round-nearest-even": _call("np.rint", "round-nearest-even"),
+    "round-nearest-afz": lambda a, d, at, cx: f"np.copysign(np.floor(abs({a[0]}) + "
+                                              f"{NUMBA_TYPES[d]}(0.5)), {a[0]})",
+    "cbrt": _call("np.cbrt", "cbrt"),
+}
+
+CPU_TABLE = {**COMMON, **CPU_ONLY}
+CUDA_TABLE = dict(COMMON)
+
+#: reducers (a reduce's combine is the binary op of the same name)
+REDUCERS = ("add", "multiply", "maximum", "minimum", "and", "or")
+
+
+def render_let(table, op, args, dtype, attrs, cx) -> str:
+    """The expression for ``op(args)`` of ``dtype``, cast to ``dtype`` (pred is not cast)."""
+    expr = table[op](list(args), dtype, attrs, cx)
+    if dtype == "pred" or op in ("compare", "in_range", "divisible", "is-finite"):
+        return expr
+    return f"{NUMBA_TYPES[dtype]}({expr})"
+
+
+def literal_text(value, dtype: str) -> str:
+    """Source for a module constant from a validated number (inf/nan through ``math``)."""
+    import math
+
+    if dtype == "pred":
+        return "True" if value else "False"
+    if isinstance(value, float):
+        if math.isnan(value):
+            body = "math.nan"
+        elif math.isinf(value):
+            body = "math.inf" if value > 0 else "-math.inf"
+        else:
+            body = repr(float(value))
+    else:
+        body = repr(int(value))
+    return f"{NUMPY_TYPES[dtype]}({body})"

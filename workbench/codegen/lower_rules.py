@@ -1,0 +1,425 @@
+"""Lowering rules, one per op: how an op's value at an output index is built from its operands.
+
+Each rule takes the builder (:class:`workbench.codegen.lower._Builder`), the node and the index
+(a tuple of affine :class:`~workbench.codegen.kernel_ir.Ix`) and returns the scalar operand.
+Index maps follow XLA's operation semantics (https://openxla.org/xla/operation_semantics) and
+the backward index maps of XLA's elemental IR emitter (xla/service/elemental_ir_emitter.cc):
+broadcast through its dimension map, transpose through the permutation, reshape through the
+row-major linear index (kept affine where the reshape only splits or merges whole dimensions),
+slice by offset and stride, pad and concatenate by clamped loads under a select.
+"""
+
+from __future__ import annotations
+
+from workbench.codegen.kernel_ir import Contraction, Ix
+from workbench.codegen.lower import NeedsMaterialize, Unsupported, linear
+from workbench.ir.ops import Category, get_op
+from workbench.ir.ops.contraction import conv_geometry, dot_dims, dot_mnk
+
+# ----- elementwise ------------------------------------------------------------------------------
+
+
+def rule_elementwise(b, node, idx):
+    args = []
+    for o in node.operands:
+        t = b.type(o)
+        args.append(b.value(o, () if t.rank == 0 and node.type.rank > 0 else idx))
+    attrs = {"in": b.type(node.operands[0]).dtype}
+    if node.op == "compare":
+        attrs["direction"] = node.attrs["direction"]
+    return b.let(node.op, node.dtype, tuple(args), attrs, node.id)
+
+
+def rule_for(op: str):
+    """The rule of an op not in :data:`RULES`: elementwise ops share one rule."""
+    opdef = get_op(op)
+    if opdef.category == Category.ELEMENTWISE and not opdef.composite:
+        return rule_elementwise
+    return None
+
+
+# ----- broadcast and data movement ------------------------------------------------------------
+
+
+def rule_broadcast(b, node, idx):
+    (x,) = node.operands
+    xs = b.type(x).shape
+    dims = node.attrs.get("dimensions", ())
+    xi = tuple(idx[d] if xs[k] != 1 else Ix.of(0) for k, d in enumerate(dims))
+    return b.value(x, xi)
+
+
+def rule_transpose(b, node, idx):
+    (x,) = node.operands
+    perm = node.attrs["dimensions"]
+    xi = [None] * len(perm)
+    for i, p in enumerate(perm):
+        xi[p] = idx[i]
+    return b.value(x, tuple(xi))
+
+
+def alias_base(b, nid):
+    """The buffer whose row-major contents are ``nid``'s (through reshape/copy/bitcast)."""
+    buf = b.buffer_for(nid)
+    if buf is not None:
+        return buf
+    node = b.g.node(nid)
+    if nid in b.members and (node.op in ("reshape", "copy")
+                             or (node.op == "bitcast" and _default_layouts(b, node))):
+        return alias_base(b, node.operands[0])
+    return None
+
+
+def _default_layouts(b, node) -> bool:
+    xr = b.type(node.operands[0]).rank
+    return (_layout_order(node.attrs.get("operand_layout"), xr) == list(range(xr))
+            and _layout_order(node.attrs.get("layout"), node.type.rank)
+            == list(range(node.type.rank)))
+
+
+def _layout_order(layout, rank):
+    """Major-to-minor dimension order from an HLO minor_to_major layout (default row-major)."""
+    if layout is None or len(layout) != rank:
+        return list(range(rank))
+    return list(reversed(layout))
+
+
+def rule_reshape(b, node, idx):
+    (x,) = node.operands
+    base = alias_base(b, x)
+    if base is not None:
+        return b.load(base, linear(idx, node.type.shape))
+    return b.value(x, reshape_index(b, b.type(x).shape, node.type.shape, idx))
+
+
+def rule_bitcast(b, node, idx):
+    if _default_layouts(b, node):
+        return rule_reshape(b, node, idx)
+    (x,) = node.operands
+    xt = b.type(x)
+    src = _layout_order(node.attrs.get("operand_layout"), xt.rank)
+    dst = _layout_order(node.attrs.get("layout"), node.type.rank)
+    u = reshape_index(b, [xt.shape[s] for s in src], [node.type.shape[d] for d in dst],
+                      [idx[d] for d in dst])
+    xi = [None] * xt.rank
+    for k, s in enumerate(src):
+        xi[s] = u[k]
+    return b.value(x, tuple(xi))
+
+
+def reshape_index(b, in_shape, out_shape, idx):
+    """Operand index of a reshape from ``in_shape`` to ``out_shape`` at output index ``idx``.
+
+    Dimensions are matched in groups of equal element count (size-1 dimensions skipped); a
+    group of one input dimension gets the affine linear index of its output dimensions, a group
+    of several gets floordiv/mod temporaries of it.
+    """
+    result = [Ix.of(0)] * len(in_shape)
+    if any(n == 0 for n in in_shape):
+        return tuple(result)
+    ins = [d for d, n in enumerate(in_shape) if n != 1]
+    outs = [d for d, n in enumerate(out_shape) if n != 1]
+    a = c = 0
+    while a < len(ins) and c < len(outs):
+        gi, go = [ins[a]], [outs[c]]
+        pi, po = in_shape[ins[a]], out_shape[outs[c]]
+        a, c = a + 1, c + 1
+        while pi != po:
+            if pi < po:
+                gi.append(ins[a])
+                pi *= in_shape[ins[a]]
+                a += 1
+            else:
+                go.append(outs[c])
+                po *= out_shape[outs[c]]
+                c += 1
+        lin = linear([idx[d] for d in go], [out_shape[d] for d in go])
+        stride = pi
+        for k, d in enumerate(gi):
+            stride //= in_shape[d]
+            v = b.index_op("floordiv", lin, stride) if k > 0 or len(gi) > 1 else lin
+            result[d] = b.index_op("mod", v, in_shape[d]) if k > 0 else v
+    return tuple(result)
+
+
+def rule_copy(b, node, idx):
+    return b.value(node.operands[0], idx)
+
+
+def rule_reverse(b, node, idx):
+    (x,) = node.operands
+    dims = set(node.attrs["dimensions"])
+    shape = node.type.shape
+    return b.value(x, tuple(Ix.of(shape[d] - 1) - i if d in dims else i
+                            for d, i in enumerate(idx)))
+
+
+def rule_slice(b, node, idx):
+    (x,) = node.operands
+    start = node.attrs["start_indices"]
+    strides = node.attrs.get("strides", (1,) * len(start))
+    return b.value(x, tuple(i * st + s for i, s, st in zip(idx, start, strides)))
+
+
+def rule_iota(b, node, idx):
+    return b.let("iota", node.dtype, (idx[node.attrs["iota_dimension"]],), {}, node.id)
+
+
+def _and(b, a, c, node):
+    if a is None:
+        return c
+    return b.let("and", "pred", (a, c), {"in": "pred"}, node)
+
+
+def _in_range(b, q, lo, hi, node):
+    return b.let("in_range", "pred", (q, Ix.of(lo), Ix.of(hi)), {}, node)
+
+
+def rule_pad(b, node, idx):
+    x, pv = node.operands
+    xs = b.type(x).shape
+    xi, valid = [], None
+    for d, (lo, hi, it) in enumerate(node.attrs["padding"]):
+        n, q = xs[d], idx[d] - lo
+        if it == 0 and lo <= 0 and hi <= 0:
+            xi.append(q)
+        elif it == 0:
+            xi.append(b.index_op("clamp", q, 0, n - 1))
+            valid = _and(b, valid, _in_range(b, q, 0, n, node.id), node.id)
+        else:
+            s = it + 1
+            xi.append(b.index_op("floordiv", b.index_op("clamp", q, 0, (n - 1) * s), s))
+            v = _and(b, _in_range(b, q, 0, (n - 1) * s + 1, node.id),
+                     b.let("divisible", "pred", (q, Ix.of(s)), {}, node.id), node.id)
+            valid = _and(b, valid, v, node.id)
+    xv = b.value(x, tuple(xi))
+    if valid is None:
+        return xv
+    return b.let("select", node.dtype, (valid, xv, b.value(pv, ())), {}, node.id)
+
+
+def rule_concatenate(b, node, idx):
+    dim = node.attrs["dimension"]
+    pieces, off = [], 0
+    for o in node.operands:
+        n = b.type(o).shape[dim]
+        pieces.append((o, off, n))
+        off += n
+    pieces = [p for p in pieces if p[2] > 0]
+
+    def at(o, start, n):
+        i = list(idx)
+        i[dim] = b.index_op("clamp", idx[dim] - start, 0, n - 1)
+        return b.value(o, tuple(i))
+
+    v = at(*pieces[-1])
+    for o, start, n in reversed(pieces[:-1]):
+        cond = _in_range(b, idx[dim], start, start + n, node.id)
+        v = b.let("select", node.dtype, (cond, at(o, start, n), v), {}, node.id)
+    return v
+
+
+# ----- reductions -------------------------------------------------------------------------------
+
+
+def _check_reducer(b, node):
+    r = node.attrs["reducer"]
+    if r not in b.caps.ops:
+        raise Unsupported(f"the {b.caps.name} backend has no emitter for reducer {r}", node.id)
+    return r
+
+
+def rule_reduce(b, node, idx):
+    x, init = node.operands
+    xs = b.type(x).shape
+    dims = sorted(node.attrs["dimensions"])
+    reducer = _check_reducer(b, node)
+    n_reduced = 1
+    for d in dims:
+        n_reduced *= xs[d]
+    if (b.caps.phases and node.id != b.ctx.target and n_reduced > 1
+            and not b.is_nest_prefix(idx)):
+        raise NeedsMaterialize(node.id)
+    kept = [d for d in range(len(xs)) if d not in dims]
+
+    def body(r):
+        xi = [None] * len(xs)
+        for k, d in enumerate(kept):
+            xi[d] = idx[k]
+        for k, d in enumerate(dims):
+            xi[d] = r[k]
+        return b.value(x, tuple(xi))
+
+    return b.reduction(node.dtype, reducer, b.value(init, ()), [xs[d] for d in dims], idx,
+                       body, contiguous=bool(dims) and dims[-1] == len(xs) - 1, node=node.id)
+
+
+def rule_reduce_window(b, node, idx):
+    x, init = node.operands
+    xs = b.type(x).shape
+    reducer = _check_reducer(b, node)
+    size = node.attrs["window_size"]
+    stride = node.attrs.get("window_stride", (1,) * len(xs))
+    pad = node.attrs.get("window_padding", ((0, 0),) * len(xs))
+    initv = b.value(init, ())
+
+    def body(r):
+        xi, valid = [], None
+        for d, n in enumerate(xs):
+            q = idx[d] * stride[d] + r[d] - pad[d][0]
+            hi = (node.type.shape[d] - 1) * stride[d] + size[d] - 1 - pad[d][0]
+            if pad[d][0] <= 0 and hi < n:
+                xi.append(q)
+                continue
+            xi.append(b.index_op("clamp", q, 0, n - 1))
+            valid = _and(b, valid, _in_range(b, q, 0, n, node.id), node.id)
+        v = b.value(x, tuple(xi))
+        return v if valid is None else b.let("select", node.dtype, (valid, v, initv), {},
+                                             node.id)
+
+    return b.reduction(node.dtype, reducer, initv, list(size), idx, body, True, node.id)
+
+
+# ----- contractions -----------------------------------------------------------------------------
+
+
+def _operand_buffer(b, oid):
+    base = alias_base(b, oid)
+    if base is None and b.caps.phases:
+        raise NeedsMaterialize(oid)
+    return base
+
+
+def arm_contraction(b, nid):
+    """A :class:`Contraction` for computing ``nid`` block-wise in the current nest, or None."""
+    node = b.g.node(nid)
+    if node.dtype not in ("f32", "f64"):
+        return None
+    lt, rt = (b.type(o) for o in node.operands)
+    if node.op == "dot" and (b.caps.blas_dot or b.caps.tiled_dot):
+        lb, lc, lf, rb, rc, rf = dot_dims(node.attrs, lt.rank, rt.rank)
+        geometry = {"lhs_perm": lb + lf + lc, "rhs_perm": rb + rc + rf,
+                    "rhs_perm_t": rb + rf + rc, "dims": (lb, lc, lf, rb, rc, rf)}
+        B, M, N, K = dot_mnk(lt, rt, node.attrs)
+        nb, nf = len(lb), len(lf)
+        batch, rows = tuple(range(nb)), tuple(range(nb, nb + nf))
+        cols = tuple(range(nb + nf, node.type.rank))
+    elif node.op == "convolution" and b.caps.blas_conv:
+        geometry = conv_geometry(lt, rt, node.attrs)
+        rank = node.type.rank
+        if geometry["out_map"]["f"] != rank - 1 or any(v != 1 for v in geometry["lhs_dilation"]):
+            return None
+        batch, rows, cols = (), tuple(range(rank - 1)), (rank - 1,)
+        B, N = 1, geometry["out_features"]
+        M = node.type.size // max(N, 1)
+        K = (geometry["in_features"] // geometry["groups"]) * _prod(geometry["kernel"])
+    else:
+        return None
+    lhs, rhs = (_operand_buffer(b, o) for o in node.operands)
+    if lhs is None or rhs is None:
+        return None
+    return Contraction(node.op if node.op == "dot" else "conv", lhs, rhs, lt.shape, rt.shape,
+                       batch, rows, cols, B, M, N, K, geometry, nid)
+
+
+def _prod(xs):
+    n = 1
+    for x in xs:
+        n *= x
+    return n
+
+
+def rule_dot(b, node, idx):
+    c = b.ctx.contraction
+    if c is not None and c.node == node.id and tuple(idx) == b.ctx.idx:
+        return b.contraction_value(node.dtype, node.id)
+    if b.caps.phases and node.id != b.ctx.target and node.dtype in ("f32", "f64"):
+        raise NeedsMaterialize(node.id)
+    lhs, rhs = node.operands
+    lt, rt = b.type(lhs), b.type(rhs)
+    lb, lc, lf, rb, rc, rf = dot_dims(node.attrs, lt.rank, rt.rank)
+    nb, nf = len(lb), len(lf)
+
+    def body(r):
+        li, ri = [None] * lt.rank, [None] * rt.rank
+        for k, (dl, dr) in enumerate(zip(lb, rb)):
+            li[dl] = ri[dr] = idx[k]
+        for k, d in enumerate(lf):
+            li[d] = idx[nb + k]
+        for k, d in enumerate(rf):
+            ri[d] = idx[nb + nf + k]
+        for k, (dl, dr) in enumerate(zip(lc, rc)):
+            li[dl] = ri[dr] = r[k]
+        return b.let("multiply", node.dtype, (b.value(lhs, tuple(li)), b.value(rhs, tuple(ri))),
+                     {"in": node.dtype}, node.id)
+
+    return b.reduction(node.dtype, "add", b.lit(0, node.dtype), [lt.shape[d] for d in lc], idx,
+                       body, contiguous=bool(lc) and lc[-1] == lt.rank - 1, node=node.id)
+
+
+def rule_convolution(b, node, idx):
+    c = b.ctx.contraction
+    if c is not None and c.node == node.id and tuple(idx) == b.ctx.idx:
+        return b.contraction_value(node.dtype, node.id)
+    if (b.caps.phases and node.id != b.ctx.target and node.dtype in ("f32", "f64")
+            and b.caps.blas_conv):
+        raise NeedsMaterialize(node.id)
+    return _conv_inline(b, node, idx)
+
+
+def _conv_inline(b, node, idx):
+    x, w = node.operands
+    xt, wt = b.type(x), b.type(w)
+    g = conv_geometry(xt, wt, node.attrs)
+    n = len(g["kernel"])
+    lm, rm, om = g["lhs_map"], g["rhs_map"], g["out_map"]
+    cg = g["in_features"] // g["groups"]
+    og = g["out_features"] // g["groups"]
+    o = idx[om["f"]]
+    grp = b.index_op("floordiv", o, og) if g["groups"] > 1 else Ix.of(0)
+    zero = b.lit(0, node.dtype)
+
+    def body(r):
+        xi, wi, valid = [None] * xt.rank, [None] * wt.rank, None
+        xi[lm["b"]] = idx[om["b"]]
+        xi[lm["f"]] = grp * cg + r[n]
+        wi[rm["o"]], wi[rm["i"]] = o, r[n]
+        for i in range(n):
+            wi[rm[i]] = r[i]
+            q = idx[om[i]] * g["stride"][i] - g["padding"][i][0] + r[i] * g["rhs_dilation"][i]
+            dil = g["lhs_dilation"][i]
+            size = (g["spatial_in"][i] - 1) * dil + 1
+            q_hi = ((g["spatial_out"][i] - 1) * g["stride"][i] - g["padding"][i][0]
+                    + (g["kernel"][i] - 1) * g["rhs_dilation"][i])
+            if g["padding"][i][0] <= 0 and q_hi < size and dil == 1:
+                xi[lm[i]] = q
+                continue
+            xi[lm[i]] = b.index_op("floordiv", b.index_op("clamp", q, 0, size - 1), dil)
+            v = _in_range(b, q, 0, size, node.id)
+            if dil > 1:
+                v = _and(b, v, b.let("divisible", "pred", (q, Ix.of(dil)), {}, node.id), node.id)
+            valid = _and(b, valid, v, node.id)
+        p = b.let("multiply", node.dtype, (b.value(x, tuple(xi)), b.value(w, tuple(wi))),
+                  {"in": node.dtype}, node.id)
+        return p if valid is None else b.let("select", node.dtype, (valid, p, zero), {}, node.id)
+
+    return b.reduction(node.dtype, "add", zero, list(g["kernel"]) + [cg], idx, body, True,
+                       node.id)
+
+
+RULES = {
+    "broadcast": rule_broadcast,
+    "transpose": rule_transpose,
+    "reshape": rule_reshape,
+    "bitcast": rule_bitcast,
+    "copy": rule_copy,
+    "reverse": rule_reverse,
+    "slice": rule_slice,
+    "pad": rule_pad,
+    "concatenate": rule_concatenate,
+    "iota": rule_iota,
+    "reduce": rule_reduce,
+    "reduce-window": rule_reduce_window,
+    "dot": rule_dot,
+    "convolution": rule_convolution,
+}

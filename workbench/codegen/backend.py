@@ -83,7 +83,7 @@ def capabilities(backend: str) -> Caps:
         return Caps("cpu", frozenset(CPU_TABLE) | frozenset(REDUCERS), KERNEL_DTYPES,
                     phases=True, blas_dot=blas, blas_conv=blas)
     return Caps(backend, frozenset(CUDA_TABLE) | frozenset(REDUCERS), KERNEL_DTYPES,
-                tiled_dot=True)
+                phases=True, tiled_dot=True)
 
 
 def fast_math_table(exact: bool) -> tuple[str | None, str, list[str]]:

@@ -52,6 +52,10 @@ class CompiledKernel:
         per block, read back from the compiled kernel.
     inputs, outputs : tuple of str
         Values read and written (graph node ids; host bookkeeping).
+    scratch_bytes : int
+        Bytes of the kernel's scratch arrays.
+    scratch : tuple of (int, numpy.dtype)
+        CUDA: sizes and dtypes of the scratch arrays the runtime passes after the outputs.
     bytes_read, bytes_written : int
         Bytes of the kernel's arguments (each distinct input once) and results.
     flops, transcendentals : int
@@ -77,6 +81,7 @@ class CompiledKernel:
     inputs: tuple = ()
     outputs: tuple = ()
     scratch_bytes: int = 0
+    scratch: tuple = ()
     bytes_read: int = 0
     bytes_written: int = 0
     flops: int = 0
@@ -172,6 +177,8 @@ def _compile_group(graph, xgraph, group, backend, caps, table, fast_hash, cache_
     kernel.source_path, kernel.compile_s = str(path), secs
     kernel.cached = reused or _cache_hit(module.kernel)
     kernel.launch = _launcher(module, backend)
+    if backend != "cpu":  # CUDA scratch arrays are kernel arguments
+        kernel.scratch = tuple((b.size, xgraph.node(b.value).type.np_dtype) for b in kir.scratch)
     if backend == "cuda":
         kernel.registers, kernel.spill_bytes, kernel.shared_bytes = _cuda_resources(module.kernel)
     return kernel
@@ -192,6 +199,8 @@ def _launcher(module, backend):
     if backend == "cpu":
         return lambda arrays: fn(*arrays)
     grid, block = module.GRID, module.BLOCK
+    if module.COOPERATIVE and backend == "cuda":
+        grid = max(1, min(grid, fn.max_cooperative_grid_blocks(block)))
     return lambda arrays: fn[grid, block](*arrays)
 
 

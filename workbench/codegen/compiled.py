@@ -81,7 +81,8 @@ class CompiledPlan:
         for k, kern in enumerate(self.kernels):
             outs = [ex.empty(self.xgraph.node(v).type.size, self.xgraph.node(v).type.np_dtype)
                     for v in kern.outputs]
-            dt = ex.call(kern, [env[v] for v in kern.inputs] + outs)
+            scratch = [ex.empty(size, dtype) for size, dtype in kern.scratch]
+            dt = ex.call(kern, [env[v] for v in kern.inputs] + outs + scratch)
             if times is not None:
                 times.append(dt)
             env.update(zip(kern.outputs, outs))

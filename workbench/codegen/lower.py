@@ -224,7 +224,7 @@ class _Builder:
         from workbench.codegen.lower_rules import arm_contraction
 
         cands = [m for m in self.order if self.g.node(m).op in ("dot", "convolution")
-                 and self.type(m).shape == tuple(shape) and m not in self.scratch]
+                 and self.type(m).shape == tuple(shape) and (m not in self.scratch or m == target)]
         if target is not None:
             cands = [target] if target in cands else []
         return arm_contraction(self, cands[-1]) if cands else None

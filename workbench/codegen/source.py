@@ -69,14 +69,18 @@ def module_helpers(w: Writer, cx: EmitContext, decorator: str):
             w.line(ln)
 
 
-def signature(kir: KernelIR) -> str:
-    """The numba signature of the kernel: every argument a C-contiguous 1-D array."""
-    args = [f"{NUMBA_TYPES[b.dtype]}[::1]" for b in kir.inputs + kir.outputs]
+def signature(kir: KernelIR, scratch_args: bool = False) -> str:
+    """The numba signature of the kernel: every argument a C-contiguous 1-D array.
+
+    Arguments are the inputs, the outputs, and (``scratch_args``) the scratch arrays.
+    """
+    bufs = kir.inputs + kir.outputs + (kir.scratch if scratch_args else [])
+    args = [f"{NUMBA_TYPES[b.dtype]}[::1]" for b in bufs]
     return f"void({', '.join(args)})"
 
 
-def arg_names(kir: KernelIR) -> list[str]:
-    return [b.name for b in kir.inputs + kir.outputs]
+def arg_names(kir: KernelIR, scratch_args: bool = False) -> list[str]:
+    return [b.name for b in kir.inputs + kir.outputs + (kir.scratch if scratch_args else [])]
 
 
 def emit_stmts(w: Writer, stmts, table, cx: EmitContext, reduce_hook=None):
@@ -118,12 +122,15 @@ def combine(table, s: Reduce, acc: str, val: str, cx) -> str:
 
 
 def emit_reduce_serial(w: Writer, s: Reduce, table, cx, reduce_hook=None):
-    """``acc = init; for ...: body; acc = combine(acc, value)`` as nested loops."""
+    """``acc = init; for ...: body; acc = combine(acc, value)`` as nested loops.
+
+    Reductions nested in the body are always serial (``reduce_hook`` is not passed down).
+    """
     w.line(f"{s.name} = {operand(s.init)}", f"reduce-{s.reducer}", s.node)
     for v, n in s.loops:
         w.line(f"for {v} in range({n}):")
         w.indent()
-    emit_stmts(w, s.body, table, cx, reduce_hook)
+    emit_stmts(w, s.body, table, cx)
     w.line(f"{s.name} = {combine(table, s, s.name, operand(s.value), cx)}",
            f"reduce-{s.reducer}", s.node)
     w.dedent(len(s.loops))

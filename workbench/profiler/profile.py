@@ -1,0 +1,271 @@
+"""profile(): compile a plan and its unfused baseline, check them, time them, report.
+
+Timing method: after ``warmup`` untimed runs, the whole plan runs ``repeat`` times (or until a
+time budget is spent, with at least three runs); each kernel launch is timed on its own
+(``time.perf_counter`` around a CPU call; CUDA events around a GPU launch), and a run's total is
+the sum of its kernels' times, so Python's bookkeeping between launches is not counted. The
+baseline is the plan with one op per group (:func:`~workbench.planner.plan.unfused_plan`),
+compiled by the same backend; numpy's time is the reference interpreter's, run the same way.
+"""
+
+from __future__ import annotations
+
+import time
+
+from workbench.codegen import compile_plan, reference_outputs
+from workbench.codegen.check import check_outputs
+from workbench.errors import MismatchError
+from workbench.ir import DEFAULT_MAX_BYTES, evaluate, make_inputs, peak_live_bytes
+from workbench.planner.plan import unfused_plan
+from workbench.profiler.report import Cancelled, KernelReport, Report, Timing
+
+#: default repetitions and the time budget of each measured set (seconds)
+REPEAT, WARMUP, BUDGET_S = 20, 2, 10.0
+
+
+def profile(graph, plan, inputs=None, *, backend="auto", repeat=REPEAT, warmup=WARMUP,
+            progress=None, cancel=None, device=None, exact_math=False, cache_dir=None,
+            max_bytes=DEFAULT_MAX_BYTES, budget_s=BUDGET_S, seed=0) -> Report:
+    """Compile, check and time ``plan`` against its unfused baseline and numpy.
+
+    Parameters
+    ----------
+    graph : Graph
+    plan : Plan
+    inputs : sequence or mapping of arrays, optional
+        Default: :func:`workbench.ir.make_inputs` with ``seed``.
+    backend : {"auto", "cpu", "cuda", "cuda-sim"}
+    repeat, warmup : int
+        Timed and untimed runs of each plan.
+    progress : callable(stage, k, n, message), optional
+        Stages ``compile``, ``compile-unfused`` (per group), ``check``, ``time``,
+        ``time-unfused`` (per kernel, at most every 0.1 s), ``time-numpy``.
+    cancel : callable() -> bool, optional
+        Polled between steps; when it returns true, :class:`Cancelled` is raised.
+    device : str, optional
+        Cost-model device profile for predictions (default: ``cpu`` on the cpu backend, the
+        GPU's own profile on cuda when the cost model knows it).
+    exact_math : bool
+        CPU: libm instead of the float32 approximations.
+    cache_dir : path, optional
+        Kernel cache directory.
+    max_bytes : int or None
+        Refuse, before allocating, plans or references whose live tensors exceed this.
+    budget_s : float
+        Stop repeating a measurement after this many seconds (at least 3 runs).
+
+    Returns
+    -------
+    Report
+
+    Raises
+    ------
+    Cancelled
+    ResourceLimitError
+        If a plan needs more memory than ``max_bytes``.
+    CompileError
+        If the backend cannot be used here.
+    EvaluationError
+        If the graph cannot be evaluated (an opaque op, bad inputs).
+    """
+    poll = _poller(cancel)
+    poll()
+    fused = compile_plan(graph, plan, backend, exact_math, _stage(progress, "compile"),
+                         cache_dir)
+    poll()
+    base = compile_plan(graph, unfused_plan(graph, plan.device), fused.backend, exact_math,
+                        _stage(progress, "compile-unfused"), cache_dir)
+    poll()
+    _check_memory(graph, [fused, base], max_bytes)
+    inputs = make_inputs(graph, seed) if inputs is None else inputs
+    env = fused.prepare(inputs, max_bytes)
+    outs = fused.execute(env)
+    _report(progress, "check", "comparing with the reference interpreter")
+    ref, exact = reference_outputs(graph, inputs, max_bytes)
+    checks = check_outputs(graph, outs, ref, exact)
+    poll()
+    f_runs, trace = _time_plan(fused, env, repeat, warmup, budget_s,
+                               _throttled(progress, "time"), poll)
+    base_env = base.prepare(inputs, max_bytes)
+    u_runs, _ = _time_plan(base, base_env, repeat, warmup, budget_s,
+                           _throttled(progress, "time-unfused"), poll)
+    np_times = _time_numpy(graph, inputs, repeat, budget_s, progress, poll)
+    pred = _predictions(graph, plan, fused.backend, device)
+    upred = _predictions(graph, unfused_plan(graph, plan.device), fused.backend, device)
+    return Report(
+        graph=graph.name, policy=plan.policy, backend=fused.backend,
+        device=pred["device"] if pred else device,
+        kernels=_kernel_reports(fused, f_runs, pred),
+        unfused_kernels=_kernel_reports(base, u_runs, upred),
+        fused=Timing.of(sum(r) for r in f_runs), unfused=Timing.of(sum(r) for r in u_runs),
+        numpy=Timing.of(np_times), predicted_s=pred["total"] if pred else None,
+        predicted_unfused_s=upred["total"] if upred else None, outputs=checks,
+        ok=all(c.ok for c in checks), notes=_notes(fused, pred),
+        errors=_errors(fused, checks), trace=trace,
+        compile_s=fused.compile_s + base.compile_s)
+
+
+# ----- steps ------------------------------------------------------------------------------------
+
+def _poller(cancel):
+    def poll():
+        if cancel is not None and cancel():
+            raise Cancelled("profiling was cancelled")
+    return poll
+
+
+def _report(progress, stage, message, k=1, n=1):
+    if progress is not None:
+        progress(stage, k, n, message)
+
+
+def _stage(progress, stage):
+    if progress is None:
+        return None
+    return lambda _s, k, n, msg: progress(stage, k, n, msg)
+
+
+def _throttled(progress, stage, every_s=0.1):
+    if progress is None:
+        return None
+    last = [0.0]
+
+    def call(k, n, msg):
+        now = time.perf_counter()
+        if k == n or now - last[0] >= every_s:
+            last[0] = now
+            progress(stage, k, n, msg)
+    return call
+
+
+def _check_memory(graph, compiled, max_bytes):
+    for c in compiled:
+        c.check_memory(max_bytes)
+    if max_bytes is not None:
+        from workbench.errors import ResourceLimitError
+
+        peak, at = peak_live_bytes(graph)
+        if peak > max_bytes:
+            raise ResourceLimitError(f"the reference needs {peak / 2**20:.1f} MiB of live "
+                                     f"tensors, more than the cap of {max_bytes / 2**20:.1f} MiB",
+                                     node=at)
+
+
+def _time_plan(compiled, env, repeat, warmup, budget_s, tick, poll):
+    """Per-kernel seconds of each timed run, and the trace of the first timed run."""
+    for _ in range(warmup):
+        compiled.execute(env)
+        poll()
+    runs, trace, t_start = [], [], time.perf_counter()
+    n = len(compiled.kernels)
+    for r in range(max(repeat, 1)):
+        times: list[float] = []
+        compiled.execute(env, times)
+        runs.append(times)
+        if r == 0:
+            t = 0.0
+            for k, dt in zip(compiled.kernels, times):
+                trace.append((k.group_id, t, dt))
+                t += dt
+        if tick is not None:
+            tick(n, n, f"run {r + 1} of {repeat}: {n} kernels")
+        poll()
+        if r >= 2 and time.perf_counter() - t_start > budget_s:
+            break
+    return runs, trace
+
+
+def _time_numpy(graph, inputs, repeat, budget_s, progress, poll):
+    times, t_start = [], time.perf_counter()
+    for r in range(max(repeat, 1)):
+        t0 = time.perf_counter()
+        evaluate(graph, inputs, max_bytes=None)
+        times.append(time.perf_counter() - t0)
+        _report(progress, "time-numpy", f"numpy run {r + 1} of {repeat}", r + 1, repeat)
+        poll()
+        if r >= 2 and time.perf_counter() - t_start > budget_s:
+            break
+    return times
+
+
+def _predictions(graph, plan, backend, device):
+    """Cost-model predictions per group, or None without a cost model (never made up)."""
+    try:
+        from workbench.planner.cost_model import get_device, plan_cost
+    except ImportError:
+        return None
+    name = device or _default_device(backend)
+    if name is None:
+        return None
+    try:
+        dev = get_device(name)
+        pc = plan_cost(graph, plan, dev)
+    except Exception as exc:  # the cost model is another package's: report, do not crash
+        return {"device": name, "total": None, "groups": {}, "registers": {},
+                "error": f"cost model failed: {exc}"}
+    total = getattr(pc, "total", None)
+    total = getattr(total, "predicted_s", total)
+    return {"device": name, "total": total,
+            "groups": {g: c.predicted_s for g, c in pc.groups.items()},
+            "registers": {g: getattr(c, "registers_per_thread", None)
+                          for g, c in pc.groups.items()}}
+
+
+def _default_device(backend):
+    if backend == "cpu":
+        return "cpu"
+    if backend == "cuda":
+        try:
+            from numba import cuda
+
+            name = cuda.get_current_device().name
+            name = name.decode() if isinstance(name, bytes) else str(name)
+        except Exception:
+            return None
+        for key in ("H200", "H100", "A100"):
+            if key in name.upper():
+                return key.lower()
+    return None
+
+
+def _kernel_reports(compiled, runs, pred):
+    out = []
+    for i, k in enumerate(compiled.kernels):
+        t = Timing.of(r[i] for r in runs)
+        moved = k.bytes_read + k.bytes_written
+        out.append(KernelReport(
+            k.group_id, k.kind, k.backend, k.fallback, k.fallback_reason, t,
+            (pred or {}).get("groups", {}).get(k.group_id), k.bytes_read, k.bytes_written,
+            k.flops, k.transcendentals, _rate(moved, t.median_s), _rate(k.flops, t.median_s),
+            k.registers, k.spill_bytes, k.shared_bytes,
+            (pred or {}).get("registers", {}).get(k.group_id), k.source_path, k.compile_s,
+            k.cached, tuple(k.ops), k.error))
+    return out
+
+
+def _rate(amount, seconds):
+    return amount / seconds / 1e9 if seconds and seconds > 0 else 0.0
+
+
+def _notes(compiled, pred):
+    notes = list(compiled.notes)
+    if pred is None:
+        notes.append("no cost model available: predicted times are not shown")
+    elif pred.get("error"):
+        notes.append(pred["error"])
+    fb = [k.group_id for k in compiled.kernels if k.fallback and not k.error]
+    if fb:
+        notes.append(f"{len(fb)} group(s) ran through the numpy reference: {', '.join(fb)}")
+    return notes
+
+
+def _errors(compiled, checks):
+    errors = [k.error for k in compiled.kernels if k.error]
+    for c in checks:
+        if not c.ok:
+            errors.append(MismatchError(
+                f"output {c.index} differs from the reference: max abs error "
+                f"{c.max_abs_error:.3g}, max rel error {c.max_rel_error:.3g}, "
+                f"{c.mismatches} element(s) beyond atol {c.atol:.3g} + rtol {c.rtol:g}",
+                node=c.node).to_dict())
+    return errors

@@ -1,0 +1,209 @@
+"""The profile report: per-kernel timings and rates, totals, correctness, and exports.
+
+``Report.to_json()`` is the record the app and ``workbench run --json`` show;
+``Report.trace_events()`` is the Chrome trace-event format (the JSON object form with a
+``traceEvents`` list of complete events, ``"ph": "X"``, times in microseconds; see Google's
+"Trace Event Format" document), which Perfetto (ui.perfetto.dev) and chrome://tracing open:
+one track, one slice per kernel run.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+
+from workbench.errors import WorkbenchError
+
+
+class Cancelled(WorkbenchError):
+    """``profile`` stopped because its ``cancel()`` callback returned true."""
+
+    code = "cancelled"
+
+
+@dataclass
+class Timing:
+    """Summary of repeated measurements (seconds).
+
+    ``spread_s`` is the interquartile range (75th minus 25th percentile).
+    """
+
+    median_s: float
+    min_s: float
+    spread_s: float
+    samples: int
+
+    @staticmethod
+    def of(samples) -> "Timing":
+        import numpy as np
+
+        s = np.asarray(list(samples), dtype=float)
+        if s.size == 0:
+            return Timing(math.nan, math.nan, math.nan, 0)
+        q25, q50, q75 = np.percentile(s, [25, 50, 75])
+        return Timing(float(q50), float(s.min()), float(q75 - q25), int(s.size))
+
+
+@dataclass
+class KernelReport:
+    """One kernel of the fused plan, measured.
+
+    Attributes
+    ----------
+    group_id, kind, backend : str
+    fallback : bool
+        Ran through the numpy reference (``fallback_reason`` says why).
+    timing : Timing
+        Seconds per run.
+    predicted_s : float or None
+        The cost model's prediction for the group (None when no cost model is available).
+    bytes_read, bytes_written : int
+        Bytes the kernel reads and writes (its arguments, each once).
+    flops, transcendentals : int
+    gbps, gflops : float
+        Achieved rates at the median time: (bytes read + written) / time / 1e9 and
+        FLOPs / time / 1e9.
+    registers, spill_bytes, shared_bytes : int or None
+        CUDA resource use read back from the compiled kernel.
+    predicted_registers : int or None
+        The cost model's register-pressure estimate, for comparison.
+    source_path : str or None
+    compile_s : float
+    cached : bool
+    error : dict or None
+        The compile error, when numba failed and the group fell back.
+    """
+
+    group_id: str
+    kind: str
+    backend: str
+    fallback: bool
+    fallback_reason: str | None
+    timing: Timing
+    predicted_s: float | None
+    bytes_read: int
+    bytes_written: int
+    flops: int
+    transcendentals: int
+    gbps: float
+    gflops: float
+    registers: int | None = None
+    spill_bytes: int | None = None
+    shared_bytes: int | None = None
+    predicted_registers: int | None = None
+    source_path: str | None = None
+    compile_s: float = 0.0
+    cached: bool = False
+    ops: tuple = ()
+    error: dict | None = None
+
+
+@dataclass
+class Report:
+    """Everything ``profile`` measured for one plan.
+
+    Attributes
+    ----------
+    graph, policy, backend, device : str
+        What was run where (``device``: the cost-model profile predictions are for).
+    kernels : list of KernelReport
+        The fused plan's kernels, in launch order.
+    unfused_kernels : list of KernelReport
+        The baseline's kernels (one op each, same backend).
+    fused, unfused, numpy : Timing
+        Whole-plan times: the sum of the kernels' times in each run; ``numpy`` is the reference
+        interpreter.
+    predicted_s, predicted_unfused_s : float or None
+        The cost model's totals.
+    outputs : list of OutputCheck
+        Per output: max_abs_error, max_rel_error, ok (see :mod:`workbench.codegen.check`).
+    ok : bool
+        Every output matched the reference.
+    notes : list of str
+    errors : list of dict
+        Mismatches and compile errors, as WorkbenchError dicts.
+    trace : list of (group_id, start_s, duration_s)
+        One timed run of the fused plan, for the trace export.
+    """
+
+    graph: str
+    policy: str
+    backend: str
+    device: str | None
+    kernels: list
+    unfused_kernels: list
+    fused: Timing
+    unfused: Timing
+    numpy: Timing
+    predicted_s: float | None
+    predicted_unfused_s: float | None
+    outputs: list
+    ok: bool
+    notes: list = field(default_factory=list)
+    errors: list = field(default_factory=list)
+    trace: list = field(default_factory=list)
+    compile_s: float = 0.0
+
+    @property
+    def speedup(self) -> float:
+        """Unfused median time over fused median time."""
+        return self.unfused.median_s / self.fused.median_s if self.fused.median_s else math.nan
+
+    def to_json(self) -> dict:
+        """A JSON-ready dict (non-finite floats as strings)."""
+        d = {
+            "graph": self.graph, "policy": self.policy, "backend": self.backend,
+            "device": self.device, "ok": self.ok, "speedup": self.speedup,
+            "totals": {"fused": asdict(self.fused), "unfused": asdict(self.unfused),
+                       "numpy": asdict(self.numpy), "predicted_s": self.predicted_s,
+                       "predicted_unfused_s": self.predicted_unfused_s},
+            "compile_s": self.compile_s,
+            "kernels": [_kernel_json(k) for k in self.kernels],
+            "unfused_kernels": [_kernel_json(k) for k in self.unfused_kernels],
+            "outputs": [o.to_json() for o in self.outputs],
+            "notes": list(self.notes), "errors": list(self.errors),
+        }
+        return _finite(d)
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), indent=1)
+
+    def trace_events(self) -> dict:
+        """The fused run as a Chrome trace (``{"traceEvents": [...]}``), one slice per kernel."""
+        events = [
+            {"name": "process_name", "ph": "M", "pid": 1, "tid": 1,
+             "args": {"name": f"{self.graph} ({self.backend})"}},
+            {"name": "thread_name", "ph": "M", "pid": 1, "tid": 1,
+             "args": {"name": "kernels"}},
+        ]
+        kinds = {k.group_id: k for k in self.kernels}
+        for gid, start, dur in self.trace:
+            k = kinds.get(gid)
+            args = {"group": gid}
+            if k is not None:
+                args.update(kind=k.kind, fallback=k.fallback, predicted_us=(
+                    None if k.predicted_s is None else k.predicted_s * 1e6),
+                    gbps=k.gbps, gflops=k.gflops)
+            events.append({"name": f"{gid} {k.kind if k else ''}".strip(), "cat": "kernel",
+                           "ph": "X", "pid": 1, "tid": 1, "ts": start * 1e6, "dur": dur * 1e6,
+                           "args": _finite(args)})
+        return {"traceEvents": events, "displayTimeUnit": "ms"}
+
+
+def _kernel_json(k: KernelReport) -> dict:
+    d = asdict(k)
+    d["ops"] = list(k.ops)
+    timing = d.pop("timing")
+    d.update(timing)
+    return d
+
+
+def _finite(obj):
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return str(obj)
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj

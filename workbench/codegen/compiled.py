@@ -87,8 +87,7 @@ class CompiledPlan:
                 times.append(dt)
             env.update(zip(kern.outputs, outs))
             for v in self.liveness.dead_after(k, keep):
-                if v not in self.graph.parameters:
-                    env.pop(v, None)
+                env.pop(v, None)
         return tuple(self._result(env, o) for o in self.graph.outputs)
 
     def _result(self, env, o):

@@ -19,9 +19,13 @@ from workbench.codegen.kernel_ir import KernelIR, Nest
 from workbench.codegen.source import (Writer, arg_names, emit_stmts, module_constants,
                                       module_header, module_helpers, prod, signature, unravel)
 
-#: numba threads on this machine decide block counts; work below this many elements (or
-#: multiply-adds) runs serially: a prange launch costs ~10 us (numba's thread pool)
-PARALLEL_MIN_WORK = 1 << 15
+#: loop nests below this many elements run serially: a prange launch costs ~10 us on numba's
+#: thread pool and a parallel kernel takes ~3x longer to compile; 2**17 f32 elements (512 KiB)
+#: take ~30 us on one core
+PARALLEL_MIN_ELEMENTS = 1 << 17
+#: block-wise dots/convolutions below this many multiply-adds run serially (BLAS may still use
+#: its own threads inside np.dot)
+PARALLEL_MIN_MACS = 1 << 24
 FASTMATH_FLAGS = "{'reassoc', 'contract'}"
 #: ops for which workbench.codegen.fastmath has float32 functions
 FASTMATH_OPS = ("exponential", "log", "tanh", "logistic", "erf")
@@ -49,7 +53,7 @@ def render_cpu(kir: KernelIR, math_table: str | None = None, fast_hash: str = ""
     fast = {op: f"fm_{op.replace('-', '_')}" for op in FASTMATH_OPS} if math_table else None
     cx = EmitContext("cpu", fast)
     body = Writer()
-    parallel = any(_work(n) >= PARALLEL_MIN_WORK for n in kir.nests)
+    parallel = any(_parallel_worthy(n) for n in kir.nests)
     body.depth = 1
     for s in kir.scratch:
         body.line(f"{s.name} = np.empty({max(s.size, 1)}, {NUMPY_TYPES[s.dtype]})")
@@ -83,11 +87,11 @@ def render_cpu(kir: KernelIR, math_table: str | None = None, fast_hash: str = ""
     return w.text(), w.origin
 
 
-def _work(nest: Nest) -> int:
+def _parallel_worthy(nest: Nest) -> bool:
     c = nest.contraction
     if c is not None:
-        return c.B * c.M * c.N * max(c.K, 1)
-    return prod(nest.shape)
+        return c.B * c.M * c.N * max(c.K, 1) >= PARALLEL_MIN_MACS
+    return prod(nest.shape) >= PARALLEL_MIN_ELEMENTS
 
 
 def _nest(w: Writer, nest: Nest, cx, parallel: bool):

@@ -38,6 +38,8 @@ BLOCK, TILE = 256, 16
 SIM_BLOCK, SIM_TILE = 16, 4
 #: grid-stride loops make any grid correct; these cap the blocks launched
 MAX_GRID, SIM_MAX_GRID = 4096, 2
+#: a reduction that is itself the output element gets a thread block from this length on
+BLOCK_REDUCE_MIN = 256
 #: dtypes warp shuffles can carry
 SHUFFLE_DTYPES = ("f32", "f64", "s32", "s64", "u32", "u64")
 
@@ -110,9 +112,17 @@ class _Renderer:
         return self._rowwise(w, nest, k)
 
     def _row_level(self, nest: Nest):
+        """The depth of the deepest row-wise reduction worth a thread block, or None.
+
+        A reduction followed by a loop over the row (softmax, layer norm) always is; one that
+        is itself the output element (a reduce to [rows]) is when it is long
+        (``BLOCK_REDUCE_MIN`` terms); short ones (a 3x3 convolution window) stay one thread
+        per output element.
+        """
         for lvl in range(nest.rank, -1, -1):
+            need = BLOCK_REDUCE_MIN if lvl == nest.rank else 2
             if any(isinstance(s, Reduce) and s.contiguous and s.dtype in SHUFFLE_DTYPES
-                   and prod(n for _, n in s.loops) > 1 for s in nest.levels[lvl]):
+                   and prod(n for _, n in s.loops) >= need for s in nest.levels[lvl]):
                 return lvl
         return None
 

@@ -69,7 +69,8 @@ class Liveness:
     graph_outputs : sequence of str
     nbytes : callable(value id) -> int
     sources : sequence of str
-        Values alive from the start (parameters, constant arrays).
+        Values alive from the start to the end (parameters, constant arrays: the caller holds
+        the inputs).
     """
 
     def __init__(self, kernels, graph_outputs, nbytes, sources):
@@ -77,7 +78,7 @@ class Liveness:
         for k, kern in enumerate(kernels):
             for v in kern.inputs:
                 self.last[v] = k
-        keep = set(graph_outputs)
+        keep = set(graph_outputs) | set(sources)
         live = set(sources)
         cur = sum(nbytes(v) for v in live)
         peak, at = cur, None

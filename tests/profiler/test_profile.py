@@ -1,0 +1,155 @@
+"""profile(): the report's numbers, JSON, trace export, progress, cancel, mismatches, CLI."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from workbench.codegen import emitters
+from workbench.errors import ResourceLimitError
+from workbench.importers import load_graph
+from workbench.planner.plan import is_source, make_plan
+from workbench.profiler import Cancelled, format_report, profile
+from workbench.profiler.cli_commands import register
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("kernels")
+
+
+@pytest.fixture(scope="module")
+def softmax():
+    return load_graph(str(REPO / "sample_graphs" / "softmax.json"))
+
+
+def _fused(graph):
+    return make_plan(graph, [[n for n in graph.topo_order if not is_source(graph, n)]],
+                     policy="test")
+
+
+@pytest.fixture(scope="module")
+def report(softmax, cache):
+    calls = []
+    rep = profile(softmax, _fused(softmax), backend="cpu", repeat=5, warmup=1, cache_dir=cache,
+                  progress=lambda *a: calls.append(a))
+    return rep, calls
+
+
+def test_report_measures_fused_unfused_and_numpy(report, softmax):
+    rep, _ = report
+    assert rep.ok and rep.backend == "cpu" and len(rep.kernels) == 1
+    assert len(rep.unfused_kernels) == len([n for n in softmax.topo_order
+                                            if not is_source(softmax, n)])
+    for t in (rep.fused, rep.unfused, rep.numpy):
+        assert t.samples >= 3 and 0 < t.min_s <= t.median_s and t.spread_s >= 0
+    k = rep.kernels[0]
+    assert k.kind == "input" and not k.fallback
+    assert k.bytes_read == k.bytes_written == 256 * 1024 * 4
+    assert k.gbps == pytest.approx(2 * 256 * 1024 * 4 / k.timing.median_s / 1e9)
+    assert k.flops > 0 and k.gflops > 0 and k.source_path.endswith(".py")
+    assert sum(x.timing.median_s for x in rep.unfused_kernels) > 0
+
+
+def test_report_json_has_per_output_errors(report):
+    rep, _ = report
+    d = json.loads(rep.dumps())
+    (out,) = d["outputs"]
+    assert out["ok"] is True and out["max_abs_error"] < 1e-6 and "max_rel_error" in out
+    assert set(d["totals"]) >= {"fused", "unfused", "numpy", "predicted_s"}
+    assert d["kernels"][0]["median_s"] > 0 and d["kernels"][0]["group_id"] == "g0"
+
+
+def test_predictions_come_from_the_cost_model_or_are_absent(report):
+    rep, _ = report
+    try:
+        import workbench.planner.cost_model  # noqa: F401
+    except ImportError:
+        assert rep.predicted_s is None and rep.kernels[0].predicted_s is None
+        assert any("no cost model" in n for n in rep.notes)
+    else:
+        assert rep.kernels[0].predicted_s > 0 and rep.predicted_s > 0
+
+
+def test_trace_is_valid_trace_event_json(report, tmp_path):
+    rep, _ = report
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(rep.trace_events()))
+    doc = json.loads(path.read_text())
+    slices = [e for e in doc["traceEvents"] if e["ph"] == "X"]
+    assert len(slices) == len(rep.kernels)
+    for e in slices:
+        assert {"name", "ts", "dur", "pid", "tid"} <= set(e) and e["dur"] > 0
+    assert {e["tid"] for e in doc["traceEvents"]} == {1}
+    meta = [e for e in doc["traceEvents"] if e["ph"] == "M"]
+    assert meta and all("name" in e["args"] for e in meta)
+
+
+def test_progress_reports_each_group_and_timing(report):
+    _, calls = report
+    stages = [c[0] for c in calls]
+    assert ("compile", 1, 1, "compiling group 1 of 1 (g0, input)") in calls
+    n_unfused = max(c[2] for c in calls if c[0] == "compile-unfused")
+    assert sorted({c[1] for c in calls if c[0] == "compile-unfused"}) == list(
+        range(1, n_unfused + 1))
+    assert {"check", "time", "time-unfused", "time-numpy"} <= set(stages)
+
+
+def test_cancel_stops_profiling(softmax, cache):
+    state = {"compiled": False}
+
+    def progress(stage, k, n, msg):
+        state["compiled"] |= stage == "compile"
+
+    with pytest.raises(Cancelled):
+        profile(softmax, _fused(softmax), backend="cpu", repeat=2, cache_dir=cache,
+                progress=progress, cancel=lambda: state["compiled"])
+
+
+def test_memory_cap_is_checked_before_running(softmax, cache):
+    with pytest.raises(ResourceLimitError):
+        profile(softmax, _fused(softmax), backend="cpu", cache_dir=cache, max_bytes=1 << 20)
+
+
+def test_mismatch_is_reported_not_hidden(softmax, cache, monkeypatch):
+    monkeypatch.setitem(emitters.CPU_TABLE, "divide", lambda a, d, at, cx: f"({a[0]} * {a[1]})")
+    rep = profile(softmax, _fused(softmax), backend="cpu", repeat=1, warmup=0, cache_dir=cache)
+    assert not rep.ok and not rep.outputs[0].ok and rep.outputs[0].max_abs_error > 1
+    (err,) = [e for e in rep.errors if e["code"] == "mismatch"]
+    assert "differs from the reference" in err["message"]
+    assert "MISMATCH" in format_report(rep)
+
+
+def _cli(*argv):
+    p = argparse.ArgumentParser(prog="workbench")
+    register(p.add_subparsers())
+    args = p.parse_args(["run", *argv])
+    return args.func(args)
+
+
+def test_cli_run_prints_json_and_writes_trace(tmp_path, capsys, cache):
+    trace = tmp_path / "t.json"
+    inputs = tmp_path / "in.npz"
+    np.savez(inputs, arg0=np.random.default_rng(0).standard_normal((256, 1024)).astype("f4"))
+    rc = _cli(str(REPO / "sample_graphs" / "softmax.json"), "--policy", "unfused", "--backend",
+              "cpu", "--repeat", "2", "--json", "--trace", str(trace), "--inputs", str(inputs),
+              "--cache-dir", str(cache))
+    assert rc == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["ok"] and d["outputs"][0]["ok"] and d["policy"] == "unfused"
+    assert json.loads(trace.read_text())["traceEvents"]
+
+
+def test_cli_exit_status_is_nonzero_on_mismatch(capsys, cache, monkeypatch):
+    monkeypatch.setitem(emitters.CPU_TABLE, "exponential",
+                        lambda a, d, at, cx: f"math.exp({a[0]} * 2)")
+    rc = _cli(str(REPO / "sample_graphs" / "softmax.json"), "--policy", "unfused", "--backend",
+              "cpu", "--repeat", "1", "--cache-dir", str(cache))
+    assert rc == 1
+    assert "MISMATCH" in capsys.readouterr().out

@@ -1,0 +1,98 @@
+"""``workbench run``: compile a plan, check it against the reference, profile it, print it.
+
+Exit status: 0 when every output matches the reference, 1 when one does not, 2 for a user
+error (bad file, bad plan, unusable backend, memory cap), as for every workbench command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+
+def register(subparsers) -> None:
+    """Add the ``run`` subcommand."""
+    s = subparsers.add_parser(
+        "run", help="compile a fusion plan with numba, check it and profile it")
+    s.add_argument("file", help="a .hlo/.json graph, or a sample graph's name")
+    s.add_argument("--inputs", help="an .npz with arg0..argN (default: random inputs)")
+    s.add_argument("--plan", help="a plan saved as JSON (default: plan with --policy)")
+    s.add_argument("--policy", default=None,
+                   help="planner policy (priority, xla-cpu, greedy), 'xla' for XLA's own "
+                        "grouping of an optimised module, or 'unfused'")
+    s.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda", "cuda-sim"))
+    s.add_argument("--repeat", type=int, default=20, help="timed runs of each plan")
+    s.add_argument("--warmup", type=int, default=2, help="untimed runs first")
+    s.add_argument("--trace", help="write a Chrome/Perfetto trace of one fused run here")
+    s.add_argument("--json", action="store_true", help="print the report as JSON")
+    s.add_argument("--exact-math", action="store_true",
+                   help="CPU: libm for float32 exp/log/tanh/logistic/erf (no approximations)")
+    s.add_argument("--device", help="cost-model device profile for predictions (cpu, h100, ...)")
+    s.add_argument("--seed", type=int, default=0, help="seed for random inputs")
+    s.add_argument("--cache-dir", help="kernel cache directory")
+    s.add_argument("--max-memory-mib", type=float, default=4096,
+                   help="refuse plans whose live tensors exceed this (MiB; 0: no cap)")
+    s.set_defaults(func=cmd_run)
+
+
+def choose_plan(graph, plan_file=None, policy=None):
+    """The plan to run: from a file, from a policy, or the default (see ``--policy``).
+
+    Raises
+    ------
+    PlanError
+        For an unknown policy or a plan file that does not fit the graph.
+    """
+    from workbench.errors import PlanError
+    from workbench.planner.plan import plan_from_json, unfused_plan, xla_plan
+
+    if plan_file:
+        with open(plan_file, encoding="utf-8") as f:
+            return plan_from_json(f.read(), graph)
+    if policy == "unfused":
+        return unfused_plan(graph)
+    if policy == "xla":
+        return xla_plan(graph)
+    try:
+        from workbench.planner import plan_graph
+    except ImportError:
+        plan_graph = None
+    if plan_graph is None:
+        if policy is not None:
+            raise PlanError(f"policy {policy!r} needs the planner, which is not installed "
+                            "(use --policy unfused or xla, or --plan)")
+        if any(n.meta.get("xla_fusion") for n in graph.nodes):
+            return xla_plan(graph)
+        return unfused_plan(graph)
+    return plan_graph(graph, policy or "priority")
+
+
+def cmd_run(args) -> int:
+    if args.backend == "cuda-sim" and "numba" not in sys.modules:
+        os.environ["NUMBA_ENABLE_CUDASIM"] = "1"  # must precede numba's first import
+    from workbench.cli import load_inputs, resolve_graph_path
+    from workbench.importers import load_graph
+    from workbench.profiler import profile
+    from workbench.profiler.table import format_report
+
+    graph = load_graph(resolve_graph_path(args.file))
+    plan = choose_plan(graph, args.plan, args.policy)
+    inputs = load_inputs(args.inputs) if args.inputs else None
+    max_bytes = int(args.max_memory_mib * 2**20) if args.max_memory_mib else None
+
+    def progress(stage, k, n, message):
+        if not args.json and sys.stderr.isatty():
+            print(f"\r{message[:100]:<100}", end="", file=sys.stderr, flush=True)
+
+    report = profile(graph, plan, inputs, backend=args.backend, repeat=args.repeat,
+                     warmup=args.warmup, progress=progress, device=args.device,
+                     exact_math=args.exact_math, cache_dir=args.cache_dir,
+                     max_bytes=max_bytes, seed=args.seed)
+    if not args.json and sys.stderr.isatty():
+        print("\r" + " " * 100 + "\r", end="", file=sys.stderr)
+    if args.trace:
+        with open(args.trace, "w", encoding="utf-8") as f:
+            json.dump(report.trace_events(), f)
+    print(report.dumps() if args.json else format_report(report))
+    return 0 if report.ok else 1

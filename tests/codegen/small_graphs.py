@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from workbench.importers import load_graph
-from workbench.ir import TensorType, verify
+from workbench.profiler.resize import resize_graph
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "sample_graphs"
@@ -34,31 +34,9 @@ SAMPLE_NAMES = sorted(p.stem for p in SAMPLES.glob("*.json"))
 HLO_NAMES = ("chain10", "chain10_transc", "softmax", "layernorm_gelu", "mlp",
              "transformer_block", "resnet_block")
 
-_SIZE_ATTRS = ("shape", "start_indices", "limit_indices")
-
-
 def shrink_graph(graph, size_map):
-    """The graph with every dimension size ``n`` replaced by ``size_map.get(n, n)``.
-
-    Raises
-    ------
-    GraphError
-        If the result does not verify (the map is inconsistent for this graph).
-    """
-    def m(n):
-        return size_map.get(n, n)
-
-    nodes = []
-    for n in graph.nodes:
-        t = n.type
-        if isinstance(t, TensorType):
-            t = TensorType(tuple(m(d) for d in t.shape), t.dtype)
-        attrs = n.attrs
-        for key in _SIZE_ATTRS:
-            if key in attrs:
-                attrs = attrs.set(**{key: tuple(m(v) for v in attrs[key])})
-        nodes.append(n.replace(type=t, attrs=attrs))
-    return verify(graph.replace(nodes=tuple(nodes), name=graph.name + "_small"))
+    """The graph with its dimensions mapped through ``size_map`` (see ``resize_graph``)."""
+    return resize_graph(graph, size_map, graph.name + "_small")
 
 
 def load_sample(name: str):

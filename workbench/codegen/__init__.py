@@ -11,6 +11,14 @@ kernel cache (:mod:`~workbench.codegen.cache`), the runtime (:mod:`~workbench.co
 and correctness checks against the reference interpreter (:mod:`~workbench.codegen.check`).
 """
 
+import os
+
+# numba's OpenMP thread pool: let idle workers spin briefly, then sleep. GNU OpenMP's default
+# spin (300,000 iterations, or forever with OMP_WAIT_POLICY=ACTIVE) competes with the main thread
+# between the many short parallel kernels of a plan; on a busy 2-core machine each launch then
+# waited a scheduler time slice (~8 ms). Read by libgomp when numba first starts its threads.
+os.environ.setdefault("GOMP_SPINCOUNT", "20000")
+
 from workbench.codegen.backend import BACKENDS, detect_backend, resolve_backend
 from workbench.codegen.cache import default_cache_dir
 from workbench.codegen.check import OutputCheck, check_outputs, reference_outputs, tolerance

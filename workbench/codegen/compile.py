@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from workbench.codegen.backend import capabilities, fast_math_table, resolve_backend
+from workbench.codegen.blas import single_thread_scipy_blas
 from workbench.codegen.cache import load_module
 from workbench.codegen.lower import Unsupported, group_members, lower_group
 from workbench.codegen.runtime import fallback_launcher
@@ -137,6 +138,9 @@ def compile_plan(graph, plan, backend: str = "auto", exact_math: bool = False, p
     name, notes = resolve_backend(backend)
     table, fast_hash, math_notes = fast_math_table(exact_math) if name == "cpu" else (None, "", [])
     notes += math_notes
+    if name == "cpu" and not single_thread_scipy_blas():
+        notes.append("could not limit scipy's BLAS to one thread: block-wise dots may "
+                     "oversubscribe the cores")
     xgraph = expand_composites(graph)
     caps = capabilities(name)
     kernels = []

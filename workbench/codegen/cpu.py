@@ -15,17 +15,19 @@ reductions) and fuse multiply-adds; no ``nnan``/``ninf``, so NaN and inf behave 
 from __future__ import annotations
 
 from workbench.codegen.emitters import CPU_TABLE, NUMBA_TYPES, NUMPY_TYPES, EmitContext
-from workbench.codegen.kernel_ir import KernelIR, Nest
+from workbench.codegen.kernel_ir import KernelIR, Nest, nest_work
 from workbench.codegen.source import (Writer, arg_names, emit_stmts, module_constants,
                                       module_header, module_helpers, prod, signature, unravel)
 
-#: loop nests below this many elements run serially: a prange launch costs ~10 us on numba's
-#: thread pool and a parallel kernel takes ~3x longer to compile; 2**17 f32 elements (512 KiB)
-#: take ~30 us on one core
-PARALLEL_MIN_ELEMENTS = 1 << 17
-#: block-wise dots/convolutions below this many multiply-adds run serially (BLAS may still use
-#: its own threads inside np.dot)
-PARALLEL_MIN_MACS = 1 << 24
+#: loop nests doing less work than this (statement executions, see ``nest_work``) run
+#: serially: a prange launch costs ~10 us on numba's thread pool and a parallel kernel takes
+#: ~3x longer to compile; 2**18 simple statements take ~30-100 us on one core
+PARALLEL_MIN_WORK = 1 << 18
+#: block-wise dots/convolutions below this many multiply-adds run serially (~50 us on one core);
+#: BLAS itself is single-threaded (see workbench.codegen.blas)
+PARALLEL_MIN_MACS = 1 << 20
+#: row blocks a block-wise dot aims for, so that numba's threads share the work
+TARGET_BLOCKS = 8
 FASTMATH_FLAGS = "{'reassoc', 'contract'}"
 #: ops for which workbench.codegen.fastmath has float32 functions
 FASTMATH_OPS = ("exponential", "log", "tanh", "logistic", "erf")
@@ -91,7 +93,7 @@ def _parallel_worthy(nest: Nest) -> bool:
     c = nest.contraction
     if c is not None:
         return c.B * c.M * c.N * max(c.K, 1) >= PARALLEL_MIN_MACS
-    return prod(nest.shape) >= PARALLEL_MIN_ELEMENTS
+    return nest.rank > 0 and nest.shape[0] > 1 and nest_work(nest) >= PARALLEL_MIN_WORK
 
 
 def _nest(w: Writer, nest: Nest, cx, parallel: bool):
@@ -132,7 +134,9 @@ def _contraction_nest(w: Writer, nest: Nest, cx, parallel: bool):
     names, shape, levels = nest.vars, nest.shape, nest.levels
     dt = NUMPY_TYPES[c.lhs.dtype]
     itemsize = 4 if c.lhs.dtype == "f32" else 8
-    bm = max(1, min(c.M, BLOCK_BYTES // max(1, itemsize * max(c.N, c.K))))
+    cache_rows = BLOCK_BYTES // max(1, itemsize * max(c.N, c.K))
+    share_rows = -(-c.M * c.B // TARGET_BLOCKS) if c.B < TARGET_BLOCKS else c.M
+    bm = max(1, min(c.M, cache_rows, share_rows))
     nmb = -(-c.M // bm)
     emit_stmts(w, levels[0], CPU_TABLE, cx)
     if c.kind == "dot":
@@ -156,7 +160,7 @@ def _contraction_nest(w: Writer, nest: Nest, cx, parallel: bool):
     w.line(f"for c_n in range({c.N}):")
     w.indent()
     unravel(w, "c_n", c.cols, shape, names)
-    cx.contraction_value = "c_tmp[c_m - c_m0, c_n]"
+    cx.contraction_value = "c_tmp[uint64(c_m - c_m0), uint64(c_n)]"
     for lvl in range(last_row + 2, len(levels)):
         emit_stmts(w, levels[lvl], CPU_TABLE, cx)
     w.dedent(3)

@@ -52,6 +52,15 @@ HELPERS = {
     r = abs(a) % abs(b)
     return -r if a < 0 else r
 ''',
+    "_fmax_nn": '''def _fmax_nn(a, b):
+    # max for a vectorised reduction: compiled with fastmath nnan (LLVM may treat it as
+    # maxnum); the caller tracks NaNs itself
+    return a if a > b else b
+''',
+    "_fmin_nn": '''def _fmin_nn(a, b):
+    # min for a vectorised reduction (see _fmax_nn)
+    return a if a < b else b
+''',
     "_f2i": '''def _f2i(a, lo, hi):
     # float -> integer: truncate toward zero, saturate, NaN -> 0
     if a != a:
@@ -63,6 +72,10 @@ HELPERS = {
     return int(a)
 ''',
 }
+
+
+#: extra numba flags of helpers on the CPU (others use the module's helper decorator)
+HELPER_FLAGS = {"_fmax_nn": "fastmath={'nnan', 'nsz'}", "_fmin_nn": "fastmath={'nnan', 'nsz'}"}
 
 
 class EmitContext:
@@ -80,6 +93,13 @@ class EmitContext:
     def __init__(self, backend: str, fast_math: dict | None = None):
         self.backend = backend
         self.fast_math = fast_math or {}
+        #: numba wraps negative signed subscripts (a[-1]); the check blocks LLVM's vectoriser
+        #: when it cannot prove an address non-negative (in a prange body it cannot), so the
+        #: CPU casts addresses, which are never negative, to uint64
+        self.unsigned_index = backend == "cpu"
+        #: float max/min reductions as a NaN count plus an nnan max/min, which LLVM vectorises
+        #: (a NaN-propagating select chain is not vectorised); CPU only
+        self.vector_minmax = backend == "cpu"
         self.helpers: set[str] = set()
         self.fast_used: set[str] = set()
 

@@ -347,6 +347,27 @@ class KernelIR:
         return "\n".join(lines)
 
 
+def nest_work(nest: Nest) -> int:
+    """Statement executions of one run of the nest (inner loops of reductions included)."""
+    def work(stmts, mult):
+        total = 0
+        for s in stmts:
+            total += mult
+            if isinstance(s, Reduce):
+                inner = mult
+                for _, n in s.loops:
+                    inner *= n
+                total += work(s.body, inner) + inner
+        return total
+
+    total, mult = 0, 1
+    for d, stmts in enumerate(nest.levels):
+        total += work(stmts, mult)
+        if d < nest.rank:
+            mult *= nest.shape[d]
+    return total
+
+
 def operand_text(a) -> str:
     """Short text of an operand for listings."""
     if isinstance(a, Ref):

@@ -4,8 +4,9 @@ kernel module that every backend shares (header, imports, constants, helpers, st
 
 from __future__ import annotations
 
-from workbench.codegen.emitters import (HELPERS, NUMBA_TYPES, EmitContext, literal_text,
-                                        render_let)
+from workbench.codegen.emitters import (HELPER_FLAGS, HELPERS, NUMBA_TYPES, EmitContext,
+                                        literal_text, render_let)
+from workbench.ir.types import FLOAT_DTYPES
 from workbench.codegen.kernel_ir import IndexLet, Ix, KernelIR, Let, Lit, Load, Reduce, Ref, Store
 
 #: bump when generated code changes meaning, to invalidate cached kernels
@@ -62,9 +63,11 @@ def module_constants(w: Writer, kir: KernelIR):
 
 
 def module_helpers(w: Writer, cx: EmitContext, decorator: str):
+    """Helper functions used by the kernel; ``decorator`` ends with ')' and may get flags."""
     for name in sorted(cx.helpers):
         w.line("")
-        w.line(decorator)
+        flags = HELPER_FLAGS.get(name) if decorator.startswith("@njit(") else None
+        w.line(decorator[:-1] + f", {flags})" if flags else decorator)
         for ln in HELPERS[name].rstrip().split("\n"):
             w.line(ln)
 
@@ -93,9 +96,9 @@ def emit_stmts(w: Writer, stmts, table, cx: EmitContext, reduce_hook=None):
             expr = render_let(table, s.op, [operand(a) for a in s.args], s.dtype, s.attrs, cx)
             w.line(f"{s.name} = {expr}", s.op, s.node)
         elif isinstance(s, Load):
-            w.line(f"{s.name} = {s.buffer}[{s.addr.text()}]")
+            w.line(f"{s.name} = {s.buffer}[{address(s.addr, cx)}]")
         elif isinstance(s, Store):
-            w.line(f"{s.buffer}[{s.addr.text()}] = {operand(s.value)}")
+            w.line(f"{s.buffer}[{address(s.addr, cx)}] = {operand(s.value)}")
         elif isinstance(s, IndexLet):
             w.line(f"{s.name} = {index_expr(s)}")
         elif isinstance(s, Reduce):
@@ -103,6 +106,13 @@ def emit_stmts(w: Writer, stmts, table, cx: EmitContext, reduce_hook=None):
                 emit_reduce_serial(w, s, table, cx, reduce_hook)
         else:
             raise TypeError(f"unknown statement {s!r}")
+
+
+def address(addr: Ix, cx) -> str:
+    """An array subscript; on the CPU cast to uint64 (see ``EmitContext.unsigned_index``)."""
+    if cx.unsigned_index and not addr.is_const:
+        return f"uint64({addr.text()})"
+    return addr.text()
 
 
 def index_expr(s: IndexLet) -> str:
@@ -125,15 +135,29 @@ def emit_reduce_serial(w: Writer, s: Reduce, table, cx, reduce_hook=None):
     """``acc = init; for ...: body; acc = combine(acc, value)`` as nested loops.
 
     Reductions nested in the body are always serial (``reduce_hook`` is not passed down).
+    With ``cx.vector_minmax``, a float max/min keeps a NaN flag beside an nnan max/min (both
+    vectorise) and returns NaN at the end if it saw one: numpy's NaN-propagating result.
     """
-    w.line(f"{s.name} = {operand(s.init)}", f"reduce-{s.reducer}", s.node)
+    minmax = (cx.vector_minmax and s.reducer in ("maximum", "minimum")
+              and s.dtype in FLOAT_DTYPES)
+    init, value = operand(s.init), operand(s.value)
+    w.line(f"{s.name} = {init}", f"reduce-{s.reducer}", s.node)
+    if minmax:
+        w.line(f"{s.name}_nan = {init} != {init}")
     for v, n in s.loops:
         w.line(f"for {v} in range({n}):")
         w.indent()
     emit_stmts(w, s.body, table, cx)
-    w.line(f"{s.name} = {combine(table, s, s.name, operand(s.value), cx)}",
-           f"reduce-{s.reducer}", s.node)
+    if minmax:
+        fn = cx.helper("_fmax_nn" if s.reducer == "maximum" else "_fmin_nn")
+        w.line(f"{s.name} = {fn}({s.name}, {value})", f"reduce-{s.reducer}", s.node)
+        w.line(f"{s.name}_nan |= {value} != {value}")
+    else:
+        w.line(f"{s.name} = {combine(table, s, s.name, value, cx)}", f"reduce-{s.reducer}",
+               s.node)
     w.dedent(len(s.loops))
+    if minmax:
+        w.line(f"{s.name} = {NUMBA_TYPES[s.dtype]}(math.nan) if {s.name}_nan else {s.name}")
 
 
 def unravel(w: Writer, lin: str, dims, shape, names):

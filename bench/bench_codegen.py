@@ -1,0 +1,221 @@
+"""Benchmark of the code generator: fused vs unfused vs numpy vs jax.jit, in one run.
+
+    PYTHONPATH=. python bench/bench_codegen.py [--backend cpu] [--repeat 20] [--json out.json]
+
+For each model of ../shared/hlo (chain10, chain10_transc, softmax, layernorm_gelu, mlp,
+transformer_block, resnet_block) on its stored inputs (``NAME.io.npz``): the fused plan's time
+(the planner's plan when the planner is installed, else every op in one group), the unfused
+plan's (one op per kernel, same backend), numpy's (the reference interpreter), and jax.jit's
+when jax is installed (optional); each fused result is checked against JAX's stored outputs.
+Then chain10 at 2**24 elements, and the machine's copy bandwidth (a 256 MiB array copy), with
+the fraction of it each memory-bound fused kernel reaches. Times are medians of ``--repeat``
+runs; a plan's time is the sum of its kernels' times (launch overhead included, Python's
+bookkeeping between launches not); jax.jit's is the wall time of a call (its dispatch
+included). Ratios are measured in this run; on a shared machine they move from run to run.
+
+Targets (printed with PASS/FAIL): chain10 at 2**24 fused >= 0.9 x copy bandwidth and
+>= 8x faster than unfused; chain10_transc, softmax, layernorm_gelu fused <= 1.0 x jax.jit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+HLO = REPO.parent / "shared" / "hlo"
+MODELS = ("chain10", "chain10_transc", "softmax", "layernorm_gelu", "mlp", "transformer_block",
+          "resnet_block")
+JAX_TARGETS = ("chain10_transc", "softmax", "layernorm_gelu")
+
+
+def median_time(fn, repeat, warmup=2):
+    for _ in range(warmup):
+        fn()
+    ts = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return float(np.median(ts)), float(np.min(ts))
+
+
+def copy_bandwidth(repeat):
+    """Bytes moved per second (read + write) by the fastest of numpy's and numba's copy."""
+    from numba import njit, prange
+
+    @njit(parallel=True, cache=False)
+    def pcopy(src, dst):
+        for i in prange(src.size):
+            dst[i] = src[i]
+
+    src = np.ones(1 << 26, np.float32)
+    dst = np.empty_like(src)
+    t_np, _ = median_time(lambda: np.copyto(dst, src), repeat)
+    t_nb, _ = median_time(lambda: pcopy(src, dst), repeat)
+    return {"numpy_GBps": 2 * src.nbytes / t_np / 1e9, "numba_GBps": 2 * src.nbytes / t_nb / 1e9}
+
+
+def plan_for(graph):
+    from workbench.planner.plan import is_source, make_plan
+
+    try:
+        from workbench.planner import plan_graph
+    except ImportError:
+        return make_plan(graph, [[n for n in graph.topo_order if not is_source(graph, n)]],
+                         policy="one-group")
+    return plan_graph(graph, "priority")
+
+
+def time_plan(compiled, inputs, repeat):
+    env = compiled.prepare(inputs, None)
+    runs = []
+    for r in range(repeat + 2):
+        times = []
+        compiled.execute(env, times)
+        if r >= 2:
+            runs.append(times)
+    totals = [sum(t) for t in runs]
+    per_kernel = [float(np.median([t[i] for t in runs])) for i in range(len(runs[0]))]
+    return float(np.median(totals)), per_kernel
+
+
+def jax_time(name, args, repeat):
+    try:
+        import jax
+
+        sys.path.insert(0, str(Path(__file__).parent))
+        from jax_models import MODELS as JAX_MODELS
+    except ImportError:
+        return None, None
+    f = jax.jit(JAX_MODELS[name])
+    dev = [jax.device_put(a) for a in args]
+    out = np.asarray(f(*dev))
+    t, _ = median_time(lambda: f(*dev).block_until_ready(), repeat)
+    return t, out
+
+
+def bench_model(name, graph, args, backend, repeat, exact, cache, jax_out_check=True):
+    from workbench.codegen import compile_plan
+    from workbench.codegen.check import compare, reference_outputs
+    from workbench.ir import evaluate
+    from workbench.planner.plan import unfused_plan
+
+    plan = plan_for(graph)
+    fused = compile_plan(graph, plan, backend, exact, cache_dir=cache)
+    base = compile_plan(graph, unfused_plan(graph), backend, exact, cache_dir=cache)
+    outs = fused.run(args, max_bytes=None)
+    ref, exact_out = reference_outputs(graph, args, max_bytes=None)
+    ok = all(compare(o, r, graph.node(n).dtype, exact=None if exact_out is None else x).ok
+             for o, r, n, x in zip(outs, ref, graph.outputs, exact_out or ref))
+    t_f, per_kernel = time_plan(fused, args, repeat)
+    t_u, _ = time_plan(base, args, repeat)
+    t_np, _ = median_time(lambda: evaluate(graph, args, max_bytes=None), repeat)
+    row = {"model": name, "policy": plan.policy, "kernels": len(fused.kernels),
+           "unfused_kernels": len(base.kernels), "fused_s": t_f, "unfused_s": t_u,
+           "numpy_s": t_np, "ok": ok, "fallbacks": sum(k.fallback for k in fused.kernels),
+           "memory_bound": []}
+    for k, t in zip(fused.kernels, per_kernel):
+        if k.kind != "output" and not k.fallback:
+            row["memory_bound"].append({"group": k.group_id, "GBps": (k.bytes_read +
+                                        k.bytes_written) / t / 1e9})
+    if jax_out_check:
+        t_j, out_j = jax_time(name, [args[f"arg{i}"] for i in range(len(args))], repeat)
+        if t_j is not None:
+            _, ex = reference_outputs(graph, args, max_bytes=None)
+            row["jax_s"] = t_j
+            row["jax_matches"] = bool(compare(outs[0], out_j, "f32", exact=ex[0]).ok)
+    return row
+
+
+def chain10_large(backend, repeat, exact, cache):
+    from workbench.importers import load_graph
+    from workbench.profiler.resize import resize_graph
+
+    g = resize_graph(load_graph(str(HLO / "chain10.before.hlo")), {65536: 1 << 24},
+                     "chain10_2p24")
+    rng = np.random.default_rng(0)
+    args = {f"arg{i}": rng.standard_normal(1 << 24).astype(np.float32) for i in range(2)}
+    return bench_model("chain10", g, args, backend, repeat, exact, cache, jax_out_check=True)
+
+
+def _fmt(t):
+    return "-" if t is None else (f"{t * 1e3:.3f} ms" if t >= 1e-3 else f"{t * 1e6:.1f} us")
+
+
+def print_table(rows, copy_bw):
+    bw = max(copy_bw.values())
+    print(f"copy bandwidth: numpy {copy_bw['numpy_GBps']:.1f} GB/s, numba parallel "
+          f"{copy_bw['numba_GBps']:.1f} GB/s (reference: {bw:.1f} GB/s)")
+    head = ("model", "fused", "unfused", "numpy", "jax.jit", "unfused/fused", "numpy/fused",
+            "fused/jax", "mem-bound kernels: fraction of copy BW", "ok")
+    lines = [head]
+    for r in rows:
+        j = r.get("jax_s")
+        frac = ", ".join(f"{m['group']} {m['GBps'] / bw:.2f}" for m in r["memory_bound"])
+        lines.append((r["model"] + (" @2^24" if r.get("large") else ""), _fmt(r["fused_s"]),
+                      _fmt(r["unfused_s"]), _fmt(r["numpy_s"]), _fmt(j),
+                      f"{r['unfused_s'] / r['fused_s']:.2f}x",
+                      f"{r['numpy_s'] / r['fused_s']:.2f}x",
+                      "-" if j is None else f"{r['fused_s'] / j:.2f}x", frac or "-",
+                      "yes" if r["ok"] and r.get("jax_matches", True) else "NO"))
+    widths = [max(len(x[i]) for x in lines) for i in range(len(head))]
+    for ln in lines:
+        print("  ".join(c.ljust(w) for c, w in zip(ln, widths)))
+
+
+def print_targets(rows, copy_bw):
+    bw = max(copy_bw.values())
+    big = next(r for r in rows if r.get("large"))
+    frac = (2 + 1) * 4 * (1 << 24) / big["fused_s"] / 1e9 / bw
+    speed = big["unfused_s"] / big["fused_s"]
+    print(f"target chain10@2^24 fused >= 0.9 x copy bandwidth: {frac:.2f} "
+          f"{'PASS' if frac >= 0.9 else 'FAIL'}")
+    print(f"target chain10@2^24 fused/unfused >= 8x: {speed:.1f}x "
+          f"{'PASS' if speed >= 8 else 'FAIL'}")
+    for r in rows:
+        if r["model"] in JAX_TARGETS and not r.get("large"):
+            if "jax_s" not in r:
+                print(f"target {r['model']} fused <= 1.0 x jax.jit: jax not installed")
+                continue
+            ratio = r["fused_s"] / r["jax_s"]
+            print(f"target {r['model']} fused <= 1.0 x jax.jit: {ratio:.2f}x "
+                  f"{'PASS' if ratio <= 1.0 else 'FAIL'}")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--backend", default="auto")
+    p.add_argument("--repeat", type=int, default=20)
+    p.add_argument("--exact-math", action="store_true")
+    p.add_argument("--models", nargs="*", default=list(MODELS))
+    p.add_argument("--cache-dir", default=None)
+    p.add_argument("--json", help="also write the rows here")
+    args = p.parse_args(argv)
+    from workbench.importers import load_graph
+
+    copy_bw = copy_bandwidth(max(5, args.repeat // 2))
+    rows = []
+    for name in args.models:
+        with np.load(HLO / f"{name}.io.npz") as data:
+            inputs = {k: data[k] for k in data.files if k.startswith("arg")}
+        graph = load_graph(str(HLO / f"{name}.before.hlo"))
+        rows.append(bench_model(name, graph, inputs, args.backend, args.repeat,
+                                args.exact_math, args.cache_dir))
+        print(f"  measured {name}", file=sys.stderr, flush=True)
+    big = chain10_large(args.backend, max(5, args.repeat // 2), args.exact_math, args.cache_dir)
+    big["large"] = True
+    rows.append(big)
+    print_table(rows, copy_bw)
+    print_targets(rows, copy_bw)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"copy": copy_bw, "rows": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

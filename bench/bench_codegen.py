@@ -8,10 +8,12 @@ transformer_block, resnet_block) on its stored inputs (``NAME.io.npz``): the fus
 plan's (one op per kernel, same backend), numpy's (the reference interpreter), and jax.jit's
 when jax is installed (optional); each fused result is checked against JAX's stored outputs.
 Then chain10 at 2**24 elements, and the machine's copy bandwidth (a 256 MiB array copy), with
-the fraction of it each memory-bound fused kernel reaches. Times are medians of ``--repeat``
-runs; a plan's time is the sum of its kernels' times (launch overhead included, Python's
-bookkeeping between launches not); jax.jit's is the wall time of a call (its dispatch
-included). Ratios are measured in this run; on a shared machine they move from run to run.
+the fraction of it each memory-bound fused kernel reaches. The methods are timed in alternating
+rounds and the table shows each one's best time (``--repeat`` samples; the JSON has medians
+too): as ``timeit`` advises, the minimum is the most reproducible estimate on a machine shared
+with other work, which only ever adds time. A plan's time is the sum of its kernels' times
+(launch overhead included, Python's bookkeeping between launches not); jax.jit's is the wall
+time of a call (its dispatch included). Ratios are measured in this run.
 
 Targets (printed with PASS/FAIL): chain10 at 2**24 fused >= 0.9 x copy bandwidth and
 >= 8x faster than unfused; chain10_transc, softmax, layernorm_gelu fused <= 1.0 x jax.jit.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -28,25 +31,36 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-HLO = REPO.parent / "shared" / "hlo"
+HLO = Path(os.environ.get("WORKBENCH_HLO_DIR") or REPO.parent / "shared" / "hlo")
 MODELS = ("chain10", "chain10_transc", "softmax", "layernorm_gelu", "mlp", "transformer_block",
           "resnet_block")
 JAX_TARGETS = ("chain10_transc", "softmax", "layernorm_gelu")
 
 
-def median_time(fn, repeat, warmup=2):
-    for _ in range(warmup):
+def interleaved(methods: dict, repeat: int, rounds: int = 5) -> dict:
+    """Time several methods in alternating rounds (so that load on a shared machine hits them
+    alike); each method's callable returns its own measured seconds, or None to be timed
+    here. Returns method -> {"min": s, "median": s, "samples": [...]}"""
+    samples = {k: [] for k in methods}
+    for fn in methods.values():      # warm up
         fn()
-    ts = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
         fn()
-        ts.append(time.perf_counter() - t0)
-    return float(np.median(ts)), float(np.min(ts))
+    per_round = max(1, repeat // rounds)
+    for _ in range(rounds):
+        for k, fn in methods.items():
+            for _ in range(per_round):
+                t0 = time.perf_counter()
+                own = fn()
+                samples[k].append(own if own is not None else time.perf_counter() - t0)
+    return {k: {"min": float(np.min(v)), "median": float(np.median(v)), "samples": v}
+            for k, v in samples.items()}
 
 
-def copy_bandwidth(repeat):
-    """Bytes moved per second (read + write) by the fastest of numpy's and numba's copy."""
+def copy_bandwidth(repeat, backend="cpu"):
+    """Bytes moved per second (read + write) by the fastest of numpy's and numba's copy
+    (on cuda: a device-to-device copy of a 256 MiB array, timed with CUDA events)."""
+    if backend == "cuda":
+        return {"device_GBps": _gpu_copy_bandwidth(repeat)}
     from numba import njit, prange
 
     @njit(parallel=True, cache=False)
@@ -56,9 +70,26 @@ def copy_bandwidth(repeat):
 
     src = np.ones(1 << 26, np.float32)
     dst = np.empty_like(src)
-    t_np, _ = median_time(lambda: np.copyto(dst, src), repeat)
-    t_nb, _ = median_time(lambda: pcopy(src, dst), repeat)
-    return {"numpy_GBps": 2 * src.nbytes / t_np / 1e9, "numba_GBps": 2 * src.nbytes / t_nb / 1e9}
+    t = interleaved({"numpy": lambda: np.copyto(dst, src), "numba": lambda: pcopy(src, dst)},
+                    repeat)
+    return {f"{k}_GBps": 2 * src.nbytes / v["min"] / 1e9 for k, v in t.items()}
+
+
+def _gpu_copy_bandwidth(repeat):
+    from numba import cuda
+
+    src = cuda.to_device(np.ones(1 << 26, np.float32))
+    dst = cuda.device_array_like(src)
+    dst.copy_to_device(src)
+    ts = []
+    for _ in range(repeat):
+        start, end = cuda.event(), cuda.event()
+        start.record()
+        dst.copy_to_device(src)
+        end.record()
+        end.synchronize()
+        ts.append(cuda.event_elapsed_time(start, end) / 1e3)
+    return 2 * src.nbytes / float(np.min(ts)) / 1e9
 
 
 def plan_for(graph):
@@ -72,20 +103,21 @@ def plan_for(graph):
     return plan_graph(graph, "priority")
 
 
-def time_plan(compiled, inputs, repeat):
+def plan_timer(compiled, inputs, per_kernel: list):
+    """A callable running the plan once, returning the sum of its kernels' seconds and
+    appending the per-kernel seconds to ``per_kernel``."""
     env = compiled.prepare(inputs, None)
-    runs = []
-    for r in range(repeat + 2):
+
+    def run():
         times = []
         compiled.execute(env, times)
-        if r >= 2:
-            runs.append(times)
-    totals = [sum(t) for t in runs]
-    per_kernel = [float(np.median([t[i] for t in runs])) for i in range(len(runs[0]))]
-    return float(np.median(totals)), per_kernel
+        per_kernel.append(times)
+        return sum(times)
+    return run
 
 
-def jax_time(name, args, repeat):
+def jax_timer(name, args):
+    """(callable, output) for the model's jax.jit function, or (None, None) without jax."""
     try:
         import jax
 
@@ -96,11 +128,12 @@ def jax_time(name, args, repeat):
     f = jax.jit(JAX_MODELS[name])
     dev = [jax.device_put(a) for a in args]
     out = np.asarray(f(*dev))
-    t, _ = median_time(lambda: f(*dev).block_until_ready(), repeat)
-    return t, out
+    def run():
+        f(*dev).block_until_ready()
+    return run, out
 
 
-def bench_model(name, graph, args, backend, repeat, exact, cache, jax_out_check=True):
+def bench_model(name, graph, args, backend, repeat, exact, cache):
     from workbench.codegen import compile_plan
     from workbench.codegen.check import compare, reference_outputs
     from workbench.ir import evaluate
@@ -113,23 +146,29 @@ def bench_model(name, graph, args, backend, repeat, exact, cache, jax_out_check=
     ref, exact_out = reference_outputs(graph, args, max_bytes=None)
     ok = all(compare(o, r, graph.node(n).dtype, exact=None if exact_out is None else x).ok
              for o, r, n, x in zip(outs, ref, graph.outputs, exact_out or ref))
-    t_f, per_kernel = time_plan(fused, args, repeat)
-    t_u, _ = time_plan(base, args, repeat)
-    t_np, _ = median_time(lambda: evaluate(graph, args, max_bytes=None), repeat)
+    per_kernel: list = []
+    def numpy_run():
+        evaluate(graph, args, max_bytes=None)
+
+    methods = {"fused": plan_timer(fused, args, per_kernel),
+               "unfused": plan_timer(base, args, []), "numpy": numpy_run}
+    jax_fn, out_j = jax_timer(name, [args[f"arg{i}"] for i in range(len(args))])
+    if jax_fn is not None:
+        methods["jax"] = jax_fn
+    t = interleaved(methods, repeat)
     row = {"model": name, "policy": plan.policy, "kernels": len(fused.kernels),
-           "unfused_kernels": len(base.kernels), "fused_s": t_f, "unfused_s": t_u,
-           "numpy_s": t_np, "ok": ok, "fallbacks": sum(k.fallback for k in fused.kernels),
-           "memory_bound": []}
-    for k, t in zip(fused.kernels, per_kernel):
+           "unfused_kernels": len(base.kernels), "ok": ok,
+           "fallbacks": sum(k.fallback for k in fused.kernels), "memory_bound": []}
+    for k, v in t.items():
+        row[f"{k}_s"], row[f"{k}_median_s"] = v["min"], v["median"]
+    for i, k in enumerate(fused.kernels):
         if k.kind != "output" and not k.fallback:
-            row["memory_bound"].append({"group": k.group_id, "GBps": (k.bytes_read +
-                                        k.bytes_written) / t / 1e9})
-    if jax_out_check:
-        t_j, out_j = jax_time(name, [args[f"arg{i}"] for i in range(len(args))], repeat)
-        if t_j is not None:
-            _, ex = reference_outputs(graph, args, max_bytes=None)
-            row["jax_s"] = t_j
-            row["jax_matches"] = bool(compare(outs[0], out_j, "f32", exact=ex[0]).ok)
+            best = min(run[i] for run in per_kernel)
+            row["memory_bound"].append({"group": k.group_id,
+                                        "GBps": (k.bytes_read + k.bytes_written) / best / 1e9})
+    if out_j is not None:
+        row["jax_matches"] = bool(compare(outs[0], out_j, "f32",
+                                          exact=None if exact_out is None else exact_out[0]).ok)
     return row
 
 
@@ -141,7 +180,7 @@ def chain10_large(backend, repeat, exact, cache):
                      "chain10_2p24")
     rng = np.random.default_rng(0)
     args = {f"arg{i}": rng.standard_normal(1 << 24).astype(np.float32) for i in range(2)}
-    return bench_model("chain10", g, args, backend, repeat, exact, cache, jax_out_check=True)
+    return bench_model("chain10", g, args, backend, repeat, exact, cache)
 
 
 def _fmt(t):
@@ -150,8 +189,9 @@ def _fmt(t):
 
 def print_table(rows, copy_bw):
     bw = max(copy_bw.values())
-    print(f"copy bandwidth: numpy {copy_bw['numpy_GBps']:.1f} GB/s, numba parallel "
-          f"{copy_bw['numba_GBps']:.1f} GB/s (reference: {bw:.1f} GB/s)")
+    print("copy bandwidth: " + ", ".join(f"{k.replace('_GBps', '')} {v:.1f} GB/s"
+                                         for k, v in copy_bw.items())
+          + f" (reference: {bw:.1f} GB/s)")
     head = ("model", "fused", "unfused", "numpy", "jax.jit", "unfused/fused", "numpy/fused",
             "fused/jax", "mem-bound kernels: fraction of copy BW", "ok")
     lines = [head]
@@ -191,7 +231,7 @@ def print_targets(rows, copy_bw):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--backend", default="auto")
-    p.add_argument("--repeat", type=int, default=20)
+    p.add_argument("--repeat", type=int, default=30)
     p.add_argument("--exact-math", action="store_true")
     p.add_argument("--models", nargs="*", default=list(MODELS))
     p.add_argument("--cache-dir", default=None)
@@ -199,22 +239,26 @@ def main(argv=None):
     args = p.parse_args(argv)
     from workbench.importers import load_graph
 
-    copy_bw = copy_bandwidth(max(5, args.repeat // 2))
+    from workbench.codegen import resolve_backend
+
+    backend, _ = resolve_backend(args.backend)
+    copy_bw = copy_bandwidth(max(5, args.repeat // 2), backend)
     rows = []
     for name in args.models:
         with np.load(HLO / f"{name}.io.npz") as data:
             inputs = {k: data[k] for k in data.files if k.startswith("arg")}
         graph = load_graph(str(HLO / f"{name}.before.hlo"))
-        rows.append(bench_model(name, graph, inputs, args.backend, args.repeat,
+        rows.append(bench_model(name, graph, inputs, backend, args.repeat,
                                 args.exact_math, args.cache_dir))
         print(f"  measured {name}", file=sys.stderr, flush=True)
-    big = chain10_large(args.backend, max(5, args.repeat // 2), args.exact_math, args.cache_dir)
+    big = chain10_large(backend, max(5, args.repeat // 2), args.exact_math, args.cache_dir)
     big["large"] = True
     rows.append(big)
     print_table(rows, copy_bw)
     print_targets(rows, copy_bw)
     if args.json:
-        Path(args.json).write_text(json.dumps({"copy": copy_bw, "rows": rows}, indent=1))
+        Path(args.json).write_text(json.dumps({"backend": backend, "copy": copy_bw,
+                                               "rows": rows}, indent=1))
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ fine because the shrunk graph is compared with the reference interpreter on the 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from workbench.importers import load_graph
@@ -16,7 +17,8 @@ from workbench.profiler.resize import resize_graph
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "sample_graphs"
-HLO = REPO.parent / "shared" / "hlo"
+#: the shared models, beside the checkout (as in CI); WORKBENCH_HLO_DIR overrides (device runs)
+HLO = Path(os.environ.get("WORKBENCH_HLO_DIR") or REPO.parent / "shared" / "hlo")
 
 _TRANSFORMER = {64: 4, 128: 8, 32: 2, 384: 24, 512: 32, 256: 16}
 _MLP = {32: 4, 256: 8, 512: 16, 128: 8}

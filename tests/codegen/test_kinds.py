@@ -3,6 +3,8 @@ structure, and the compiled kernel equals the reference interpreter."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 from conftest import assert_matches, one_group_plan
@@ -54,14 +56,10 @@ def test_loop_fusion_vectorises_the_inner_loop(kernel_cache):
 
     g = load_hlo("chain10")
     compiled = _compile(g, kernel_cache)
-    import importlib
-    import sys
-
     module = next(m for m in list(sys.modules.values())
                   if getattr(m, "__file__", None) == compiled.kernels[0].source_path)
     llvm = module.kernel.inspect_llvm(module.kernel.signatures[0])
     assert "<8 x float>" in llvm or "<16 x float>" in llvm
-    del importlib
 
 
 def test_multi_output_fusion_writes_all_outputs_in_one_pass(kernel_cache):
@@ -156,15 +154,12 @@ def test_dot_used_at_another_index_is_materialised(kernel_cache):
 
 
 def test_column_reduction_broadcast_back_is_materialised(kernel_cache):
-    from small_graphs import load_sample
-
     b = GraphBuilder("colnorm")
     x = b.parameter("x", (12, 10))
     s = b.reduce(x, (0,), "add", 0.0)
     g = verify(b.build([b.op("divide", [x, b.broadcast_to(s, (12, 10), (1,))])]))
     kir = _nests(_compile(g, kernel_cache))
     assert [sc.shape for sc in kir.scratch] == [(10,)]
-    del load_sample
 
 
 def test_integer_dot_and_ops_are_lowered_inline(kernel_cache):

@@ -13,11 +13,13 @@ and correctness checks against the reference interpreter (:mod:`~workbench.codeg
 
 import os
 
-# numba's OpenMP thread pool: let idle workers spin briefly, then sleep. GNU OpenMP's default
-# spin (300,000 iterations, or forever with OMP_WAIT_POLICY=ACTIVE) competes with the main thread
-# between the many short parallel kernels of a plan; on a busy 2-core machine each launch then
-# waited a scheduler time slice (~8 ms). Read by libgomp when numba first starts its threads.
-os.environ.setdefault("GOMP_SPINCOUNT", "20000")
+# numba's OpenMP thread pool: idle workers sleep at once instead of spinning. With GNU OpenMP's
+# default spinning, the short parallel kernels of a plan competed with the main thread and with
+# other processes on a busy 2-core machine, and a launch sometimes waited a scheduler time
+# slice (1-8 ms instead of 20-50 us); sleeping costs a wake-up (~25 us) per parallel kernel,
+# which the CPU backend amortises by running small kernels serially. Read by libgomp when numba
+# first starts its threads; set OMP_WAIT_POLICY yourself to override.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from workbench.codegen.backend import BACKENDS, detect_backend, resolve_backend
 from workbench.codegen.cache import default_cache_dir

@@ -8,9 +8,7 @@ available, else ``cpu``.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
-from pathlib import Path
 
 from workbench.codegen.emitters import CPU_TABLE, CUDA_TABLE, REDUCERS
 from workbench.codegen.lower import Caps
@@ -92,8 +90,8 @@ def fast_math_table(exact: bool) -> tuple[str | None, str, list[str]]:
     The table comes from :mod:`workbench.codegen.fastmath` (``FAST``: branch-free polynomial
     approximations that vectorise; ``EXACT``: libm); without that module, ``math`` is used.
     """
-    spec = importlib.util.find_spec("workbench.codegen.fastmath")
-    if spec is None or spec.origin is None:
+    from workbench.codegen.source import module_hash
+
+    if importlib.util.find_spec("workbench.codegen.fastmath") is None:
         return None, "", ["float32 exp/log/tanh/logistic/erf call libm (no fastmath module)"]
-    digest = hashlib.sha256(Path(spec.origin).read_bytes()).hexdigest()[:12]
-    return ("EXACT" if exact else "FAST"), digest, []
+    return ("EXACT" if exact else "FAST"), module_hash("workbench.codegen.fastmath"), []

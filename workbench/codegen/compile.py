@@ -203,8 +203,9 @@ def _launcher(module, backend):
     if backend == "cpu":
         return lambda arrays: fn(*arrays)
     grid, block = module.GRID, module.BLOCK
-    if module.COOPERATIVE and backend == "cuda":
-        grid = max(1, min(grid, fn.max_cooperative_grid_blocks(block)))
+    if module.COOPERATIVE and backend == "cuda":  # all blocks must be resident at once
+        compiled = next(iter(fn.overloads.values()))
+        grid = max(1, min(grid, compiled.max_cooperative_grid_blocks(block)))
     return lambda arrays: fn[grid, block](*arrays)
 
 

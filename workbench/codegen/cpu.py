@@ -21,8 +21,9 @@ from workbench.codegen.source import (Writer, arg_names, emit_stmts, module_cons
 
 #: loop nests doing less work than this (statement executions, see ``nest_work``) run
 #: serially: a prange launch costs ~10 us on numba's thread pool and a parallel kernel takes
-#: ~3x longer to compile; 2**18 simple statements take ~30-100 us on one core
-PARALLEL_MIN_WORK = 1 << 18
+#: ~3x longer to compile, and when the other cores are busy it waits for them; 2**20 simple
+#: statements take ~0.3-1 ms on one core
+PARALLEL_MIN_WORK = 1 << 20
 #: block-wise dots/convolutions below this many multiply-adds run serially (~50 us on one core);
 #: BLAS itself is single-threaded (see workbench.codegen.blas)
 PARALLEL_MIN_MACS = 1 << 20
@@ -67,6 +68,8 @@ def render_cpu(kir: KernelIR, math_table: str | None = None, fast_hash: str = ""
     w = Writer()
     module_header(w, "cpu", kir, cx, fast_hash)
     w.line("from numba import njit, prange")
+    if cx.intrinsics:
+        w.line(f"from workbench.codegen.cpu_intrinsics import {', '.join(sorted(cx.intrinsics))}")
     if cx.fast_used:
         w.line(f"from workbench.codegen.fastmath import {math_table} as _MATH")
     for op in sorted(cx.fast_used):
@@ -80,10 +83,7 @@ def render_cpu(kir: KernelIR, math_table: str | None = None, fast_hash: str = ""
     w.line(f"@njit(SIGNATURE, parallel=PARALLEL, cache=True, fastmath={FASTMATH_FLAGS}, "
            "error_model='numpy', boundscheck=False, nogil=True)")
     w.line(f"def kernel({', '.join(arg_names(kir))}):")
-    offset = len(w.lines)
-    w.lines.extend(body.lines)
-    for ln, origin in body.origin.items():
-        w.origin[ln + offset] = origin
+    w.extend(body)
     if not body.lines:
         w.line("    return")
     return w.text(), w.origin
@@ -150,7 +150,7 @@ def _contraction_nest(w: Writer, nest: Nest, cx, parallel: bool):
     w.line(f"c_m0 = (c_blk - c_b * {nmb}) * {bm}")
     w.line(f"c_m1 = min(c_m0 + {bm}, {c.M})")
     product(w)
-    w.line(f"for c_m in range(c_m0, c_m1):")
+    w.line("for c_m in range(c_m0, c_m1):")
     w.indent()
     unravel(w, "c_b", c.batch, shape, names)
     unravel(w, "c_m", c.rows, shape, names)
@@ -196,15 +196,16 @@ def _dot_setup(w: Writer, c, dt: str):
 
 def _conv_setup(w: Writer, c, dt: str, bm: int):
     """Pack the kernel as G matrices [window x Cin/G, Cout/G]; gather patches per block."""
+    _pack_conv_weights(w, c, dt)
+    return lambda wr: _gather_and_multiply(wr, c, dt)
+
+
+def _pack_conv_weights(w: Writer, c, dt: str):
     g = c.attrs
-    n = len(g["kernel"])
-    lm, rm = g["lhs_map"], g["rhs_map"]
-    G = g["groups"]
+    n, rm, G = len(g["kernel"]), g["rhs_map"], g["groups"]
     cg, og = g["in_features"] // G, g["out_features"] // G
-    kk = prod(g["kernel"])
-    lstr = _strides(c.lhs_shape)
     rstr = _strides(c.rhs_shape)
-    w.line(f"c_W = np.empty(({G}, {kk * cg}, {og}), {dt})")
+    w.line(f"c_W = np.empty(({G}, {prod(g['kernel']) * cg}, {og}), {dt})")
     w.line(f"for c_g in range({G}):")
     w.indent()
     for i in range(n):
@@ -217,48 +218,49 @@ def _conv_setup(w: Writer, c, dt: str, bm: int):
                        + [f"c_c * {rstr[rm['i']]}", f"(c_g * {og} + c_o) * {rstr[rm['o']]}"])
     w.line(f"        c_W[c_g, ({col}) * {cg} + c_c, c_o] = {c.rhs.name}[{waddr}]")
     w.dedent(n + 1)
-    out_map = g["out_map"]
-    out_shape = tuple(g["out_shape"])
-    rows = [d for d in range(len(out_shape)) if d != out_map["f"]]
 
-    def product(wr: Writer):
-        wr.line(f"c_P = np.empty((c_m1 - c_m0, {kk * cg}), {dt})")
-        if G > 1:
-            wr.line(f"c_tmp = np.empty((c_m1 - c_m0, {c.N}), {dt})")
-        wr.line(f"for c_g in range({G}):")
+
+def _gather_and_multiply(wr: Writer, c, dt: str):
+    """im2col of the block's rows into c_P, then c_tmp = c_P @ c_W per feature group."""
+    g = c.attrs
+    n, lm, out_map, G = len(g["kernel"]), g["lhs_map"], g["out_map"], g["groups"]
+    cg, og, kk = g["in_features"] // G, g["out_features"] // G, prod(g["kernel"])
+    lstr, out_shape = _strides(c.lhs_shape), tuple(g["out_shape"])
+    rows = [d for d in range(len(out_shape)) if d != out_map["f"]]
+    wr.line(f"c_P = np.empty((c_m1 - c_m0, {kk * cg}), {dt})")
+    if G > 1:
+        wr.line(f"c_tmp = np.empty((c_m1 - c_m0, {c.N}), {dt})")
+    wr.line(f"for c_g in range({G}):")
+    wr.indent()
+    wr.line("for c_m in range(c_m0, c_m1):")
+    wr.indent()
+    coord = {d: f"c_p{d}" for d in rows}
+    unravel(wr, "c_m", rows, out_shape, [coord.get(d) for d in range(len(out_shape))])
+    for i in range(n):
+        wr.line(f"for c_k{i} in range({g['kernel'][i]}):")
         wr.indent()
-        wr.line("for c_m in range(c_m0, c_m1):")
-        wr.indent()
-        coord = {d: f"c_p{d}" for d in rows}
-        unravel(wr, "c_m", rows, out_shape, [coord.get(d) for d in range(len(out_shape))])
-        bvar = coord[out_map["b"]]
-        for i in range(n):
-            p = coord[out_map[i]]
-            wr.line(f"for c_k{i} in range({g['kernel'][i]}):")
-            wr.indent()
-            wr.line(f"c_q{i} = {p} * {g['stride'][i]} - {g['padding'][i][0]} + "
-                    f"c_k{i} * {g['rhs_dilation'][i]}")
-        valid = " and ".join(f"c_q{i} >= 0 and c_q{i} < {g['spatial_in'][i]}" for i in range(n))
-        base = " + ".join([f"{bvar} * {lstr[lm['b']]}", f"c_g * {cg * lstr[lm['f']]}"]
-                          + [f"c_q{i} * {lstr[lm[i]]}" for i in range(n)])
-        col = _lin([f"c_k{i}" for i in range(n)], g["kernel"])
-        wr.line(f"c_col = ({col}) * {cg}")
-        wr.line(f"if {valid or 'True'}:")
-        wr.line(f"    c_base = {base}")
-        wr.line(f"    for c_c in range({cg}):")
-        wr.line(f"        c_P[c_m - c_m0, c_col + c_c] = {c.lhs.name}[c_base + c_c * "
-                f"{lstr[lm['f']]}]")
-        wr.line("else:")
-        wr.line(f"    for c_c in range({cg}):")
-        wr.line(f"        c_P[c_m - c_m0, c_col + c_c] = 0")
-        wr.dedent(n + 1)
-        if G > 1:
-            wr.line(f"c_tmp[:, c_g * {og}:(c_g + 1) * {og}] = np.dot(c_P, c_W[c_g])",
-                    "convolution", c.node)
-        else:
-            wr.line("c_tmp = np.dot(c_P, c_W[0])", "convolution", c.node)
-        wr.dedent()
-    return product
+        wr.line(f"c_q{i} = {coord[out_map[i]]} * {g['stride'][i]} - {g['padding'][i][0]} + "
+                f"c_k{i} * {g['rhs_dilation'][i]}")
+    valid = " and ".join(f"c_q{i} >= 0 and c_q{i} < {g['spatial_in'][i]}" for i in range(n))
+    base = " + ".join([f"{coord[out_map['b']]} * {lstr[lm['b']]}",
+                       f"c_g * {cg * lstr[lm['f']]}"] + [f"c_q{i} * {lstr[lm[i]]}"
+                                                          for i in range(n)])
+    wr.line(f"c_col = ({_lin([f'c_k{i}' for i in range(n)], g['kernel'])}) * {cg}")
+    wr.line(f"if {valid or 'True'}:")
+    wr.line(f"    c_base = {base}")
+    wr.line(f"    for c_c in range({cg}):")
+    wr.line(f"        c_P[c_m - c_m0, c_col + c_c] = {c.lhs.name}[c_base + c_c * "
+            f"{lstr[lm['f']]}]")
+    wr.line("else:")
+    wr.line(f"    for c_c in range({cg}):")
+    wr.line("        c_P[c_m - c_m0, c_col + c_c] = 0")
+    wr.dedent(n + 1)
+    if G > 1:
+        wr.line(f"c_tmp[:, c_g * {og}:(c_g + 1) * {og}] = np.dot(c_P, c_W[c_g])",
+                "convolution", c.node)
+    else:
+        wr.line("c_tmp = np.dot(c_P, c_W[0])", "convolution", c.node)
+    wr.dedent()
 
 
 def _strides(shape):

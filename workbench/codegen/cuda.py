@@ -88,10 +88,7 @@ def render_cuda(kir: KernelIR, simulator: bool = False):
     w.line(f"def kernel({', '.join(arg_names(kir, scratch_args=True))}):")
     for name, dt in sorted(r.shared.items()):
         w.line(f"    {name} = cuda.shared.array({block}, {NUMBA_TYPES[dt]})")
-    offset = len(w.lines)
-    w.lines.extend(body.lines)
-    for ln, origin in body.origin.items():
-        w.origin[ln + offset] = origin
+    w.extend(body)
     return w.text(), w.origin
 
 

@@ -52,15 +52,6 @@ HELPERS = {
     r = abs(a) % abs(b)
     return -r if a < 0 else r
 ''',
-    "_fmax_nn": '''def _fmax_nn(a, b):
-    # max for a vectorised reduction: compiled with fastmath nnan (LLVM may treat it as
-    # maxnum); the caller tracks NaNs itself
-    return a if a > b else b
-''',
-    "_fmin_nn": '''def _fmin_nn(a, b):
-    # min for a vectorised reduction (see _fmax_nn)
-    return a if a < b else b
-''',
     "_f2i": '''def _f2i(a, lo, hi):
     # float -> integer: truncate toward zero, saturate, NaN -> 0
     if a != a:
@@ -72,10 +63,6 @@ HELPERS = {
     return int(a)
 ''',
 }
-
-
-#: extra numba flags of helpers on the CPU (others use the module's helper decorator)
-HELPER_FLAGS = {"_fmax_nn": "fastmath={'nnan', 'nsz'}", "_fmin_nn": "fastmath={'nnan', 'nsz'}"}
 
 
 class EmitContext:
@@ -97,9 +84,7 @@ class EmitContext:
         #: when it cannot prove an address non-negative (in a prange body it cannot), so the
         #: CPU casts addresses, which are never negative, to uint64
         self.unsigned_index = backend == "cpu"
-        #: float max/min reductions as a NaN count plus an nnan max/min, which LLVM vectorises
-        #: (a NaN-propagating select chain is not vectorised); CPU only
-        self.vector_minmax = backend == "cpu"
+        self.intrinsics: set[str] = set()
         self.helpers: set[str] = set()
         self.fast_used: set[str] = set()
 
@@ -122,28 +107,22 @@ def _call(fn, op):
     return lambda a, d, at, cx: f"{cx.math(op, d, fn)}({', '.join(a)})"
 
 
-def _maximum(a, d, at, cx):
-    if d in FLOAT_DTYPES:
-        return f"({a[0]} if ({a[0]} >= {a[1]} or {a[0]} != {a[0]}) else {a[1]})"
-    return f"max({a[0]}, {a[1]})"
+def _float_or_int(float_fmt: str, int_fmt: str, helper: str | None = None):
+    """An emitter choosing a format by the dtype's kind; ``{a}``/``{b}`` are the operands,
+    ``{h}`` the integer helper's name (registered when used)."""
+    def emit(a, d, at, cx):
+        if d in FLOAT_DTYPES:
+            return float_fmt.format(a=a[0], b=a[1])
+        return int_fmt.format(a=a[0], b=a[1], h=cx.helper(helper) if helper else "")
+    return emit
 
 
-def _minimum(a, d, at, cx):
-    if d in FLOAT_DTYPES:
-        return f"({a[0]} if ({a[0]} <= {a[1]} or {a[0]} != {a[0]}) else {a[1]})"
-    return f"min({a[0]}, {a[1]})"
-
-
-def _divide(a, d, at, cx):
-    if d in FLOAT_DTYPES:
-        return f"({a[0]} / {a[1]})"
-    return f"{cx.helper('_idiv')}({a[0]}, {a[1]})"
-
-
-def _remainder(a, d, at, cx):
-    if d in FLOAT_DTYPES:
-        return f"math.fmod({a[0]}, {a[1]})"
-    return f"{cx.helper('_irem')}({a[0]}, {a[1]})"
+#: NaN-propagating on floats (numpy's maximum/minimum): a NaN first operand is kept, and a NaN
+#: second operand fails the comparison
+_maximum = _float_or_int("({a} if ({a} >= {b} or {a} != {a}) else {b})", "max({a}, {b})")
+_minimum = _float_or_int("({a} if ({a} <= {b} or {a} != {a}) else {b})", "min({a}, {b})")
+_divide = _float_or_int("({a} / {b})", "{h}({a}, {b})", "_idiv")
+_remainder = _float_or_int("math.fmod({a}, {b})", "{h}({a}, {b})", "_irem")
 
 
 def _sign(a, d, at, cx):
@@ -184,9 +163,28 @@ def _select(a, d, at, cx):
     return f"({a[1]} if {a[0]} else {a[2]})"
 
 
-def _clamp(a, d, at, cx):
-    lo, x, hi = a
-    return _minimum([_maximum([x, lo], d, at, cx), hi], d, at, cx)
+def _clamp_with(maximum, minimum):
+    def emit(a, d, at, cx):
+        lo, x, hi = a
+        return minimum([maximum([x, lo], d, at, cx), hi], d, at, cx)
+    return emit
+
+
+_clamp = _clamp_with(_maximum, _minimum)
+
+
+def _intrinsic_or(name: str, int_fmt: str):
+    """CPU: floats through an LLVM intrinsic of :mod:`workbench.codegen.cpu_intrinsics`."""
+    def emit(a, d, at, cx):
+        if d in FLOAT_DTYPES:
+            cx.intrinsics.add(name)
+            return f"{name}({a[0]}, {a[1]})"
+        return int_fmt.format(a=a[0], b=a[1])
+    return emit
+
+
+_cpu_maximum = _intrinsic_or("fmaximum", "max({a}, {b})")
+_cpu_minimum = _intrinsic_or("fminimum", "min({a}, {b})")
 
 
 def _convert(a, d, at, cx):
@@ -230,8 +228,11 @@ COMMON = {
     "iota": _iota, "in_range": _in_range, "divisible": _divisible,
 }
 
-#: the CPU adds numpy's float rounding functions (numba types them float -> float)
+#: the CPU adds numpy's float rounding functions (numba types them float -> float), and takes
+#: float max/min from LLVM's maximum/minimum intrinsics (NaN-propagating, vectorisable)
 CPU_ONLY = {
+    "maximum": _cpu_maximum, "minimum": _cpu_minimum,
+    "clamp": _clamp_with(_cpu_maximum, _cpu_minimum),
     "floor": _call("np.floor", "floor"), "ceil": _call("np.ceil", "ceil"),
     "round-nearest-even": _call("np.rint", "round-nearest-even"),
     "round-nearest-afz": lambda a, d, at, cx: f"np.copysign(np.floor(abs({a[0]}) + "

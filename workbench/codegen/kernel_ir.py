@@ -24,6 +24,7 @@ Statements
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 # ----- operands -------------------------------------------------------------------------------
@@ -222,10 +223,7 @@ class Buffer:
 
     @property
     def size(self) -> int:
-        n = 1
-        for d in self.shape:
-            n *= d
-        return n
+        return math.prod(self.shape)
 
 
 @dataclass

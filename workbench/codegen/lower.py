@@ -221,7 +221,7 @@ class _Builder:
         return Nest(tuple(shape), vars_, [s.stmts for s in levels], contraction, target)
 
     def _arm_contraction(self, shape, outs, target):
-        from workbench.codegen.lower_rules import arm_contraction
+        from workbench.codegen.lower_contraction import arm_contraction
 
         cands = [m for m in self.order if self.g.node(m).op in ("dot", "convolution")
                  and self.type(m).shape == tuple(shape) and (m not in self.scratch or m == target)]
@@ -354,7 +354,7 @@ class _Builder:
 
     def value(self, nid: str, idx: tuple):
         """The scalar value of node ``nid`` at index ``idx`` (tuple of Ix)."""
-        from workbench.codegen.lower_rules import RULES, rule_for
+        from workbench.codegen.lower_rules import rule_for
 
         key = (nid, tuple(i.text() for i in idx))
         memo = self.ctx.memo
@@ -367,7 +367,7 @@ class _Builder:
         elif node.op == "constant":
             v = self.lit(constant_array(node.attrs, node.type).reshape(()).item(), node.dtype)
         else:
-            rule = RULES.get(node.op) or rule_for(node.op)
+            rule = rule_for(node.op)
             if rule is None:
                 raise Unsupported(f"op {get_op(node.op).name} cannot be fused by the "
                                   f"{self.caps.name} backend", nid)

@@ -11,10 +11,9 @@ slice by offset and stride, pad and concatenate by clamped loads under a select.
 
 from __future__ import annotations
 
-from workbench.codegen.kernel_ir import Contraction, Ix
+from workbench.codegen.kernel_ir import Ix
 from workbench.codegen.lower import NeedsMaterialize, Unsupported, linear
 from workbench.ir.ops import Category, get_op
-from workbench.ir.ops.contraction import conv_geometry, dot_dims, dot_mnk
 
 # ----- elementwise ------------------------------------------------------------------------------
 
@@ -31,7 +30,13 @@ def rule_elementwise(b, node, idx):
 
 
 def rule_for(op: str):
-    """The rule of an op not in :data:`RULES`: elementwise ops share one rule."""
+    """The lowering rule of ``op``, or None if the code generator cannot lower it."""
+    if op in RULES:
+        return RULES[op]
+    if op in ("dot", "convolution"):
+        from workbench.codegen.lower_contraction import rule_convolution, rule_dot
+
+        return rule_dot if op == "dot" else rule_convolution
     opdef = get_op(op)
     if opdef.category == Category.ELEMENTWISE and not opdef.composite:
         return rule_elementwise
@@ -280,133 +285,6 @@ def rule_reduce_window(b, node, idx):
     return b.reduction(node.dtype, reducer, initv, list(size), idx, body, True, node.id)
 
 
-# ----- contractions -----------------------------------------------------------------------------
-
-
-def _operand_buffer(b, oid):
-    base = alias_base(b, oid)
-    if base is None and b.caps.phases:
-        raise NeedsMaterialize(oid)
-    return base
-
-
-def arm_contraction(b, nid):
-    """A :class:`Contraction` for computing ``nid`` block-wise in the current nest, or None."""
-    node = b.g.node(nid)
-    if node.dtype not in ("f32", "f64"):
-        return None
-    lt, rt = (b.type(o) for o in node.operands)
-    if node.op == "dot" and (b.caps.blas_dot or b.caps.tiled_dot):
-        lb, lc, lf, rb, rc, rf = dot_dims(node.attrs, lt.rank, rt.rank)
-        geometry = {"lhs_perm": lb + lf + lc, "rhs_perm": rb + rc + rf,
-                    "rhs_perm_t": rb + rf + rc, "dims": (lb, lc, lf, rb, rc, rf)}
-        B, M, N, K = dot_mnk(lt, rt, node.attrs)
-        nb, nf = len(lb), len(lf)
-        batch, rows = tuple(range(nb)), tuple(range(nb, nb + nf))
-        cols = tuple(range(nb + nf, node.type.rank))
-    elif node.op == "convolution" and b.caps.blas_conv:
-        geometry = conv_geometry(lt, rt, node.attrs)
-        rank = node.type.rank
-        if geometry["out_map"]["f"] != rank - 1 or any(v != 1 for v in geometry["lhs_dilation"]):
-            return None
-        batch, rows, cols = (), tuple(range(rank - 1)), (rank - 1,)
-        B, N = 1, geometry["out_features"]
-        M = node.type.size // max(N, 1)
-        K = (geometry["in_features"] // geometry["groups"]) * _prod(geometry["kernel"])
-    else:
-        return None
-    lhs, rhs = (_operand_buffer(b, o) for o in node.operands)
-    if lhs is None or rhs is None:
-        return None
-    return Contraction(node.op if node.op == "dot" else "conv", lhs, rhs, lt.shape, rt.shape,
-                       batch, rows, cols, B, M, N, K, geometry, nid)
-
-
-def _prod(xs):
-    n = 1
-    for x in xs:
-        n *= x
-    return n
-
-
-def rule_dot(b, node, idx):
-    c = b.ctx.contraction
-    if c is not None and c.node == node.id and tuple(idx) == b.ctx.idx:
-        return b.contraction_value(node.dtype, node.id)
-    if b.caps.phases and node.id != b.ctx.target and node.dtype in ("f32", "f64"):
-        raise NeedsMaterialize(node.id)
-    lhs, rhs = node.operands
-    lt, rt = b.type(lhs), b.type(rhs)
-    lb, lc, lf, rb, rc, rf = dot_dims(node.attrs, lt.rank, rt.rank)
-    nb, nf = len(lb), len(lf)
-
-    def body(r):
-        li, ri = [None] * lt.rank, [None] * rt.rank
-        for k, (dl, dr) in enumerate(zip(lb, rb)):
-            li[dl] = ri[dr] = idx[k]
-        for k, d in enumerate(lf):
-            li[d] = idx[nb + k]
-        for k, d in enumerate(rf):
-            ri[d] = idx[nb + nf + k]
-        for k, (dl, dr) in enumerate(zip(lc, rc)):
-            li[dl] = ri[dr] = r[k]
-        return b.let("multiply", node.dtype, (b.value(lhs, tuple(li)), b.value(rhs, tuple(ri))),
-                     {"in": node.dtype}, node.id)
-
-    return b.reduction(node.dtype, "add", b.lit(0, node.dtype), [lt.shape[d] for d in lc], idx,
-                       body, contiguous=bool(lc) and lc[-1] == lt.rank - 1, node=node.id)
-
-
-def rule_convolution(b, node, idx):
-    c = b.ctx.contraction
-    if c is not None and c.node == node.id and tuple(idx) == b.ctx.idx:
-        return b.contraction_value(node.dtype, node.id)
-    if (b.caps.phases and node.id != b.ctx.target and node.dtype in ("f32", "f64")
-            and b.caps.blas_conv):
-        raise NeedsMaterialize(node.id)
-    return _conv_inline(b, node, idx)
-
-
-def _conv_inline(b, node, idx):
-    x, w = node.operands
-    xt, wt = b.type(x), b.type(w)
-    g = conv_geometry(xt, wt, node.attrs)
-    n = len(g["kernel"])
-    lm, rm, om = g["lhs_map"], g["rhs_map"], g["out_map"]
-    cg = g["in_features"] // g["groups"]
-    og = g["out_features"] // g["groups"]
-    o = idx[om["f"]]
-    grp = b.index_op("floordiv", o, og) if g["groups"] > 1 else Ix.of(0)
-    zero = b.lit(0, node.dtype)
-
-    def body(r):
-        xi, wi, valid = [None] * xt.rank, [None] * wt.rank, None
-        xi[lm["b"]] = idx[om["b"]]
-        xi[lm["f"]] = grp * cg + r[n]
-        wi[rm["o"]], wi[rm["i"]] = o, r[n]
-        for i in range(n):
-            wi[rm[i]] = r[i]
-            q = idx[om[i]] * g["stride"][i] - g["padding"][i][0] + r[i] * g["rhs_dilation"][i]
-            dil = g["lhs_dilation"][i]
-            size = (g["spatial_in"][i] - 1) * dil + 1
-            q_hi = ((g["spatial_out"][i] - 1) * g["stride"][i] - g["padding"][i][0]
-                    + (g["kernel"][i] - 1) * g["rhs_dilation"][i])
-            if g["padding"][i][0] <= 0 and q_hi < size and dil == 1:
-                xi[lm[i]] = q
-                continue
-            xi[lm[i]] = b.index_op("floordiv", b.index_op("clamp", q, 0, size - 1), dil)
-            v = _in_range(b, q, 0, size, node.id)
-            if dil > 1:
-                v = _and(b, v, b.let("divisible", "pred", (q, Ix.of(dil)), {}, node.id), node.id)
-            valid = _and(b, valid, v, node.id)
-        p = b.let("multiply", node.dtype, (b.value(x, tuple(xi)), b.value(w, tuple(wi))),
-                  {"in": node.dtype}, node.id)
-        return p if valid is None else b.let("select", node.dtype, (valid, p, zero), {}, node.id)
-
-    return b.reduction(node.dtype, "add", zero, list(g["kernel"]) + [cg], idx, body, True,
-                       node.id)
-
-
 RULES = {
     "broadcast": rule_broadcast,
     "transpose": rule_transpose,
@@ -420,6 +298,4 @@ RULES = {
     "iota": rule_iota,
     "reduce": rule_reduce,
     "reduce-window": rule_reduce_window,
-    "dot": rule_dot,
-    "convolution": rule_convolution,
 }

@@ -13,14 +13,14 @@ import ctypes
 import glob
 import os
 
-_DONE: list = []
+_SETTER: list = []
 
 
-def single_thread_scipy_blas() -> bool:
-    """Set scipy's bundled OpenBLAS to one thread; True if it was found (idempotent)."""
-    if _DONE:
-        return _DONE[0]
-    ok = False
+def _setter():
+    """scipy's OpenBLAS ``set_num_threads`` function, or None (found once)."""
+    if _SETTER:
+        return _SETTER[0]
+    fn = None
     try:
         import scipy
 
@@ -28,12 +28,36 @@ def single_thread_scipy_blas() -> bool:
         for path in glob.glob(os.path.join(libs, "libscipy_openblas*.so*")):
             lib = ctypes.CDLL(path)
             for sym in ("scipy_openblas_set_num_threads", "openblas_set_num_threads"):
-                fn = getattr(lib, sym, None)
-                if fn is not None:
-                    fn(ctypes.c_int(1))
-                    ok = True
-                    break
+                fn = fn or getattr(lib, sym, None)
     except (ImportError, OSError):
-        ok = False
-    _DONE.append(ok)
-    return ok
+        fn = None
+    _SETTER.append(fn)
+    return fn
+
+
+def set_scipy_blas_threads(n: int) -> bool:
+    """Set scipy's bundled OpenBLAS to ``n`` threads (0: every core); True if it was found."""
+    fn = _setter()
+    if fn is None:
+        return False
+    fn(ctypes.c_int(n or os.cpu_count() or 1))
+    return True
+
+
+def single_thread_scipy_blas() -> bool:
+    """Set scipy's bundled OpenBLAS to one thread; True if it was found."""
+    return set_scipy_blas_threads(1)
+
+
+def with_blas_threads(launch, n: int):
+    """``launch`` wrapped to run with ``n`` BLAS threads (0: every core), then one again."""
+    if _setter() is None:
+        return launch
+
+    def wrapped(arrays):
+        set_scipy_blas_threads(n)
+        try:
+            launch(arrays)
+        finally:
+            set_scipy_blas_threads(1)
+    return wrapped

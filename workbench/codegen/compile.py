@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from workbench.codegen.backend import capabilities, fast_math_table, resolve_backend
-from workbench.codegen.blas import single_thread_scipy_blas
+from workbench.codegen.blas import single_thread_scipy_blas, with_blas_threads
 from workbench.codegen.cache import load_module
 from workbench.codegen.lower import Unsupported, group_members, lower_group
 from workbench.codegen.runtime import fallback_launcher
@@ -201,7 +201,8 @@ def _render(kir, backend, table, fast_hash):
 def _launcher(module, backend):
     fn = module.kernel
     if backend == "cpu":
-        return lambda arrays: fn(*arrays)
+        launch = lambda arrays: fn(*arrays)  # noqa: E731
+        return with_blas_threads(launch, 0) if module.BLAS_THREADS == 0 else launch
     grid, block = module.GRID, module.BLOCK
     if module.COOPERATIVE and backend == "cuda":  # all blocks must be resident at once
         compiled = next(iter(fn.overloads.values()))

@@ -27,8 +27,14 @@ PARALLEL_MIN_WORK = 1 << 20
 #: block-wise dots/convolutions below this many multiply-adds run serially (~50 us on one core);
 #: BLAS itself is single-threaded (see workbench.codegen.blas)
 PARALLEL_MIN_MACS = 1 << 20
-#: row blocks a block-wise dot aims for, so that numba's threads share the work
+#: row blocks a block-wise dot aims for, so that numba's threads share the work, and the
+#: fewest rows a block gets (a BLAS call on fewer rows runs far below the machine's peak)
 TARGET_BLOCKS = 8
+MIN_BLOCK_ROWS = 16
+#: below this many rows (batch x M) a dot is one BLAS call per batch, with BLAS's own threads
+#: (the module says BLAS_THREADS = 0 and the launcher lifts the one-thread limit around it):
+#: measured on the mlp ([32, 256] x [256, 512] ...), 340 us against 400-460 us in row blocks
+BLOCKED_MIN_ROWS = 64
 FASTMATH_FLAGS = "{'reassoc', 'contract'}"
 #: ops for which workbench.codegen.fastmath has float32 functions
 FASTMATH_OPS = ("exponential", "log", "tanh", "logistic", "erf")
@@ -79,6 +85,9 @@ def render_cpu(kir: KernelIR, math_table: str | None = None, fast_hash: str = ""
     w.line("")
     w.line(f"SIGNATURE = {signature(kir)!r}")
     w.line("PARALLEL = " + repr(parallel))
+    contractions = [n.contraction for n in kir.nests if n.contraction is not None]
+    threads = 0 if contractions and not any(_blocked(c) for c in contractions) else 1
+    w.line(f"BLAS_THREADS = {threads}  # 0: BLAS may use every core (no dot runs in a prange)")
     w.line("")
     w.line(f"@njit(SIGNATURE, parallel=PARALLEL, cache=True, fastmath={FASTMATH_FLAGS}, "
            "error_model='numpy', boundscheck=False, nogil=True)")
@@ -89,10 +98,15 @@ def render_cpu(kir: KernelIR, math_table: str | None = None, fast_hash: str = ""
     return w.text(), w.origin
 
 
+def _blocked(c) -> bool:
+    """True if a contraction runs as row blocks in a prange (else one BLAS call per batch)."""
+    return c.B * c.M >= BLOCKED_MIN_ROWS and c.B * c.M * c.N * max(c.K, 1) >= PARALLEL_MIN_MACS
+
+
 def _parallel_worthy(nest: Nest) -> bool:
     c = nest.contraction
     if c is not None:
-        return c.B * c.M * c.N * max(c.K, 1) >= PARALLEL_MIN_MACS
+        return _blocked(c)
     return nest.rank > 0 and nest.shape[0] > 1 and nest_work(nest) >= PARALLEL_MIN_WORK
 
 
@@ -136,7 +150,9 @@ def _contraction_nest(w: Writer, nest: Nest, cx, parallel: bool):
     itemsize = 4 if c.lhs.dtype == "f32" else 8
     cache_rows = BLOCK_BYTES // max(1, itemsize * max(c.N, c.K))
     share_rows = -(-c.M * c.B // TARGET_BLOCKS) if c.B < TARGET_BLOCKS else c.M
-    bm = max(1, min(c.M, cache_rows, share_rows))
+    bm = max(1, min(c.M, max(min(cache_rows, share_rows), MIN_BLOCK_ROWS)))
+    if not _blocked(c):
+        bm = max(c.M, 1)
     nmb = -(-c.M // bm)
     emit_stmts(w, levels[0], CPU_TABLE, cx)
     if c.kind == "dot":

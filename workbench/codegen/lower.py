@@ -225,8 +225,10 @@ class _Builder:
 
         cands = [m for m in self.order if self.g.node(m).op in ("dot", "convolution")
                  and self.type(m).shape == tuple(shape) and (m not in self.scratch or m == target)]
-        if target is not None:
-            cands = [target] if target in cands else []
+        if target in cands:
+            cands = [target]
+        elif target is not None:   # a scratch nest of an epilogue value: its own contraction
+            cands = [m for m in cands if m in self.g.ancestors(target)]
         return arm_contraction(self, cands[-1]) if cands else None
 
     # ----- names, types, placement ---------------------------------------------------------

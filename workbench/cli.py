@@ -204,7 +204,7 @@ def _load_extra_commands() -> None:
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as exc:
-            if exc.name != mod:
+            if exc.name is None or not mod.startswith(exc.name):
                 raise
             continue
         _EXTRA_COMMANDS.append(m.register)

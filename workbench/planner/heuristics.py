@@ -1,0 +1,378 @@
+"""The fusion planner: ``plan_graph(graph, policy, device, constraints) -> Plan``.
+
+Policies (:data:`POLICIES`):
+
+``priority`` (default)
+    XLA GPU's priority fusion (xla/service/gpu/transforms/priority_fusion.cc). Named patterns
+    first (:mod:`~workbench.planner.patterns`). Then, repeatedly, the producer group with the
+    largest estimated benefit, ``time unfused - time fused`` with ``time unfused = t(producer) +
+    sum t(consumer)`` and ``time fused = sum t(consumer + producer)`` (XLA's
+    ``GpuPerformanceModel::EstimateRunTimes``), is fused into *all* of its consumers or none,
+    duplicated when it has several. Priorities live in a heap with lazy invalidation: after a
+    fusion only the new groups and their producers are re-estimated. A producer that writes
+    several values, a graph output with several consumers, and a group holding a contraction or
+    a reduction are not duplicated (XLA fuses such producers only into a single consumer). Then
+    sibling (multi-output) fusion: groups that read one large input are merged when legal and
+    profitable, so the input is read once (XLA's multi-output fusion; Sin and Cos of one tensor
+    become one kernel).
+``xla-cpu``
+    XLA:CPU's rule-based instruction fusion, to compare with XLA's real decisions: see
+    :mod:`workbench.planner.xla_cpu`.
+``greedy``
+    The textbook planner: patterns first, then every producer with a single user is fused into
+    it, producers with the largest outputs (the most expensive to materialise) first, unless
+    the legality checker refuses (register estimate above the cap included). No duplication, no
+    sibling fusion.
+
+Every decision, taken or refused, is logged with its reason and numbers (see
+:class:`~workbench.planner.plan.Decision`); the app steps through them with
+:func:`~workbench.planner.plan.replay`.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from workbench.errors import InputError
+from workbench.ir.graph import Graph
+from workbench.planner.driver import PlannerRun, saved_bytes_text
+from workbench.planner.explain import fmt_bytes, fmt_time, name_list
+from workbench.planner.legality import Refusal
+from workbench.planner.plan import Constraints, Plan
+from workbench.planner.state import Group
+
+#: planner policies, selectable by name
+POLICIES = ("priority", "xla-cpu", "greedy")
+
+
+def plan_graph(graph: Graph, policy: str = "priority", device="cpu",
+               constraints: Constraints | None = None) -> Plan:
+    """Plan the fusion of ``graph``.
+
+    Parameters
+    ----------
+    graph : Graph
+        A verified graph; it is not changed.
+    policy : str
+        One of :data:`POLICIES`.
+    device : str or DeviceProfile
+        The cost model's device (``cpu``, ``h100``, ``h200``, ``a100``).
+    constraints : Constraints, optional
+        Forbidden pairs and pinned groups to honour.
+
+    Returns
+    -------
+    Plan
+        With the full decision log. Deterministic: the same inputs give the same plan text.
+
+    Raises
+    ------
+    InputError
+        For an unknown policy or device.
+    PlanError, LegalityError
+        If the constraints name unknown nodes or pinned groups can no longer be formed.
+    """
+    if policy not in POLICIES:
+        raise InputError(f"unknown policy {policy!r} (known: {', '.join(POLICIES)})")
+    if policy == "xla-cpu":
+        from workbench.planner.xla_cpu import plan_xla_cpu
+
+        return plan_xla_cpu(graph, device, constraints)
+    run = PriorityRun(graph, policy, device, constraints) if policy == "priority" else \
+        GreedyRun(graph, policy, device, constraints)
+    run.pin_groups()
+    run.apply_patterns()
+    run.plan()
+    return run.finish()
+
+
+class PriorityRun(PlannerRun):
+    """XLA GPU's priority fusion followed by sibling fusion (see the module notes)."""
+
+    def plan(self) -> None:
+        self.version: dict[int, int] = {}
+        self.heap: list = []
+        for g in sorted(self.state.groups.values(), key=lambda g: g.rank):
+            self.push(g)
+        while self.heap:
+            neg, _, gid, ver = heapq.heappop(self.heap)
+            if self.version.get(gid) != ver or gid not in self.state.groups:
+                continue
+            if -neg <= 0:
+                break
+            cand = self.evaluate(self.state.groups[gid])
+            if isinstance(cand, Candidate) and cand.benefit > 0:
+                self.take(cand)
+        self.log_leftovers()
+        SiblingFusion(self).apply()
+
+    def push(self, g: Group) -> None:
+        ver = self.version.get(g.gid, 0) + 1
+        self.version[g.gid] = ver
+        cand = self.evaluate(g)
+        if isinstance(cand, Candidate) and cand.benefit > 0:
+            heapq.heappush(self.heap, (-cand.benefit, g.rank, g.gid, ver))
+
+    def evaluate(self, p: Group):
+        """A :class:`Candidate` for fusing ``p`` into all its consumers, a :class:`Refusal`, or
+        None when it has no consumers."""
+        st, ix = self.state, self.ix
+        consumers = sorted((st.groups[c] for c in st.succ[p.gid]), key=lambda g: g.rank)
+        if not consumers:
+            return None
+        k = len(consumers)
+        r = self._structural(p, consumers)
+        if r is not None:
+            return Candidate(p, consumers, refusal=r)
+        keep = [v for v in p.outs if ix.output[v]]
+        t_unfused, t_fused, fused_bytes = st.time(p), 0.0, []
+        for c in consumers:
+            shared = p.members & c.members
+            sf = sum(ix.flops[m] for m in shared)
+            st_ = sum(ix.trans[m] for m in shared)
+            counts = self.union_counts(p, c, bool(p.select(ix.reduction)), sorted(c.roots))
+            counts["n_outputs"] = len(c.outs) + len(keep)
+            r = self.check([p.members, c.members], counts, upstream=0)
+            if r is not None:
+                return Candidate(p, consumers, refusal=r, consumer=c)
+            _, in_bytes = st.merged_inputs(c, p)
+            out = c.out_bytes + sum(ix.nbytes[v] for v in keep if v not in c.outs)
+            nbytes = in_bytes + out
+            t_fused += st.time_of(c.flops + p.flops - sf, c.trans + p.trans - st_, nbytes)
+            t_unfused += st.time(c)
+            fused_bytes.append((c.flops + p.flops - sf, c.trans + p.trans - st_, nbytes))
+        return Candidate(p, consumers, t_unfused=t_unfused, t_fused=t_fused, k=k,
+                         fused=fused_bytes)
+
+    def _structural(self, p: Group, consumers) -> Refusal | None:
+        ix = self.ix
+        k = len(consumers)
+        if p.pinned or any(c.pinned for c in consumers):
+            return Refusal("pinned", "a pinned group is kept exactly as it is")
+        if len(p.outs) > 1:
+            return Refusal("multi-output", f"it writes {len(p.outs)} values "
+                           f"({name_list(self.names(p.outs))}); a multi-output producer is not "
+                           "fused into its consumers")
+        if k > 1:
+            if any(ix.output[v] for v in p.outs):
+                return Refusal("graph-output", "its value is a graph output, written anyway; "
+                               "copying it into its consumers saves nothing")
+            if p.select(ix.contraction):
+                return Refusal("duplicate-contraction", f"it holds a contraction, which would be "
+                               f"recomputed {k} times")
+            if p.select(ix.reduction):
+                return Refusal("duplicate-reduction", f"it holds a reduction, which would be "
+                               f"recomputed {k} times")
+        return None
+
+    def take(self, cand: "Candidate") -> None:
+        st, ix, p = self.state, self.ix, cand.producer
+        before = [set(p.members)] + [set(c.members) for c in cand.consumers]
+        pdesc, saved = self.desc(p), p.out_bytes
+        ptrans = p.trans
+        consumers = st.fuse_into_consumers(p, cand.consumers)
+        if self.dev.is_gpu:
+            for c in consumers:
+                st.exact_live(c)
+        flops, trans, nbytes = cand.fused[0]
+        kind = self.kind(consumers[0])
+        bound = self.bound_of(flops, trans, nbytes)
+        if cand.k == 1:
+            msg = (f"fused {pdesc} into {self.desc(consumers[0])}: saves "
+                   f"{fmt_time(cand.benefit)} ({saved_bytes_text(saved)}) — {bound}-bound "
+                   f"{kind} fusion")
+        else:
+            extra = (f"; its {_count(ptrans)} transcendentals are computed {cand.k}x"
+                     if ptrans else "")
+            msg = (f"fused {pdesc} into its {cand.k} consumers "
+                   f"({name_list(self.desc(c) for c in consumers)}), duplicating it: saves "
+                   f"{fmt_time(cand.benefit)} ({saved_bytes_text(saved)}{extra}) — "
+                   f"{bound}-bound {kind} fusions")
+        self.log("fuse", True, "benefit" if cand.k == 1 else "duplicate", msg,
+                 nodes=(ix.ids[max(p.roots)],) + tuple(ix.ids[max(c.roots)] for c in consumers),
+                 members=[c.members for c in consumers], removed=before,
+                 numbers={"time_unfused_s": cand.t_unfused, "time_fused_s": cand.t_fused,
+                          "benefit_s": cand.benefit, "bytes_saved": saved,
+                          "consumers": cand.k})
+        touched = set()
+        for c in consumers:
+            touched.add(c.gid)
+            touched |= st.pred[c.gid]
+        for gid in sorted(touched, key=lambda g: st.groups[g].rank):
+            self.push(st.groups[gid])
+
+    def log_leftovers(self) -> None:
+        """One refusal per producer left unfused, with its reason (the planner's verdict)."""
+        st, ix = self.state, self.ix
+        for g in sorted(st.groups.values(), key=lambda g: g.rank):
+            cand = self.evaluate(g)
+            if cand is None:
+                continue
+            nodes = (ix.ids[max(g.roots)],) + tuple(ix.ids[max(c.roots)]
+                                                   for c in cand.consumers)
+            cdesc = (self.desc(cand.consumers[0]) if cand.k == 1
+                     else f"its {cand.k} consumers ({name_list(self.desc(c) for c in cand.consumers)})")
+            if cand.refusal is not None:
+                target = self.desc(cand.consumer) if cand.consumer is not None else cdesc
+                self.log("fuse", False, cand.refusal.code, f"kept {self.desc(g)} separate from "
+                         f"{target}: {cand.refusal.message}", nodes=nodes)
+                continue
+            dup = (f"; duplicating it would compute it {cand.k}x" if cand.k > 1 else "")
+            self.log("fuse", False, "not-profitable",
+                     f"kept {self.desc(g)} separate from {cdesc}: fusing would cost "
+                     f"{fmt_time(-cand.benefit)} more than it saves{dup}", nodes=nodes,
+                     numbers={"time_unfused_s": cand.t_unfused, "time_fused_s": cand.t_fused,
+                              "benefit_s": cand.benefit})
+
+
+def _count(n: int) -> str:
+    from workbench.planner.explain import fmt_count
+
+    return fmt_count(n)
+
+
+class Candidate:
+    """Fusing a producer into all its consumers: the estimate, or why it is refused."""
+
+    __slots__ = ("producer", "consumers", "refusal", "consumer", "t_unfused", "t_fused", "k",
+                 "fused")
+
+    def __init__(self, producer, consumers, refusal=None, consumer=None, t_unfused=0.0,
+                 t_fused=0.0, k=0, fused=()):
+        self.producer, self.consumers = producer, consumers
+        self.refusal, self.consumer = refusal, consumer
+        self.t_unfused, self.t_fused = t_unfused, t_fused
+        self.k = k or len(consumers)
+        self.fused = fused
+
+    @property
+    def benefit(self) -> float:
+        return self.t_unfused - self.t_fused if self.refusal is None else float("-inf")
+
+
+class SiblingFusion:
+    """Multi-output (sibling) fusion after priority fusion: groups that read one large input
+    become one kernel, which reads it once (XLA's multi-output fusion,
+    xla/service/gpu/transforms/multi_output_fusion.cc)."""
+
+    def __init__(self, run: PlannerRun):
+        self.run = run
+
+    def apply(self) -> None:
+        st, ix = self.run.state, self.run.ix
+        for v in range(len(ix)):
+            if not ix.read_bytes[v] or len(ix.users[v]) < 2:
+                continue
+            readers = sorted({h for u in ix.users[v] for h in st.node_groups[u]
+                              if v not in st.groups[h].members}, key=lambda h: st.groups[h].rank)
+            readers = [st.groups[h] for h in readers if self._eligible(st.groups[h], v)]
+            accs: list[Group] = []
+            for g in readers:
+                for i, a in enumerate(accs):
+                    merged = self.try_merge(a, g, v)
+                    if merged is not None:
+                        accs[i] = merged
+                        break
+                else:
+                    accs.append(g)
+
+    def _eligible(self, g: Group, v: int) -> bool:
+        ix = self.run.ix
+        if g.pinned:
+            return False
+        span = max(_iteration_elements(ix, r) for r in g.roots)
+        return ix.elements[v] >= span
+
+    def try_merge(self, a: Group, b: Group, v: int):
+        run, st, ix = self.run, self.run.state, self.run.ix
+        counts = run.union_counts(a, b, False, sorted(a.roots | b.roots))
+        r = run.check([a.members, b.members], counts)
+        _, in_bytes = st.merged_inputs(a, b)
+        out_bytes = a.out_bytes + b.out_bytes
+        t_fused = st.time_of(a.flops + b.flops, a.trans + b.trans, in_bytes + out_bytes)
+        t_unfused = st.time(a) + st.time(b)
+        da, db, src = run.desc(a), run.desc(b), ix.ids[v]
+        nums = {"time_unfused_s": t_unfused, "time_fused_s": t_fused,
+                "benefit_s": t_unfused - t_fused}
+        if r is None and t_fused >= t_unfused:
+            r = Refusal("not-profitable", f"one kernel would take {fmt_time(t_fused)}, no less "
+                        f"than the two ({fmt_time(t_unfused)})")
+        before = [set(a.members), set(b.members)]
+        if r is None:
+            res = run.unite(a, b, direct_ok=False)
+            if not isinstance(res, Refusal):
+                run.log("sibling", True, "shared-input",
+                        f"fused {da} and {db} side by side: both read {src} "
+                        f"({fmt_bytes(ix.read_bytes[v])}), which one multi-output kernel reads "
+                        f"once — saves {fmt_time(t_unfused - t_fused)}",
+                        nodes=(src, ix.ids[max(a.roots)], ix.ids[max(b.roots)]),
+                        members=[res.members], removed=before, numbers=nums)
+                return res
+            r = res
+        run.log("sibling", False, r.code, f"kept {da} and {db} apart although both read {src}: "
+                f"{r.message}", nodes=(src, ix.ids[max(a.roots)], ix.ids[max(b.roots)]),
+                numbers=nums)
+        return None
+
+
+def _iteration_elements(ix, r: int) -> int:
+    if ix.reduction[r] and ix.operands[r]:
+        return ix.elements[ix.operands[r][0]]
+    return ix.elements[r]
+
+
+class GreedyRun(PlannerRun):
+    """The textbook greedy planner (see the module notes)."""
+
+    def plan(self) -> None:
+        st, ix = self.state, self.ix
+        edges, multi = [], []
+        for p in range(len(ix)):
+            if ix.source[p] or not ix.users[p]:
+                continue
+            if len(ix.users[p]) == 1 and not ix.output[p]:
+                edges.append((-ix.nbytes[p], p, ix.users[p][0]))
+            elif len(ix.users[p]) > 1:
+                multi.append(p)
+        for _, p, c in sorted(edges):
+            P, C = st.group_of(p), st.group_of(c)
+            if P is C:
+                continue
+            self.fuse_edge(p, c, P, C)
+        for p in multi:
+            P = st.group_of(p)
+            outside = [u for u in ix.users[p] if u not in P.members]
+            if outside:
+                self.log("fuse", False, "several-users",
+                         f"kept {ix.ids[p]} separate: it has {len(ix.users[p])} users "
+                         f"({name_list(ix.ids[u] for u in ix.users[p])}), and the greedy rule "
+                         "only fuses a producer with a single user", nodes=(ix.ids[p],))
+
+    def fuse_edge(self, p: int, c: int, P: Group, C: Group) -> None:
+        st, ix = self.state, self.ix
+        names = (ix.ids[p], ix.ids[c])
+        r = None
+        if P.pinned or C.pinned:
+            r = Refusal("pinned", "a pinned group is kept exactly as it is")
+        else:
+            counts = self.union_counts(P, C, bool(P.select(ix.reduction)))
+            r = self.check([P.members, C.members], counts, upstream=0)
+        t_unfused = st.time(P) + st.time(C)
+        before = [set(P.members), set(C.members)]
+        if r is None:
+            res = self.unite(P, C, direct_ok=True)
+            if not isinstance(res, Refusal):
+                t_fused = st.time(res)
+                self.log("fuse", True, "single-user",
+                         f"fused {names[0]} into {names[1]}: {names[0]} has one user and its "
+                         f"{fmt_bytes(ix.nbytes[p])} result is the largest left to keep out of "
+                         f"memory — saves {fmt_time(t_unfused - t_fused)} "
+                         f"({saved_bytes_text(ix.nbytes[p])})", nodes=names,
+                         members=[res.members], removed=before,
+                         numbers={"time_unfused_s": t_unfused, "time_fused_s": t_fused,
+                                  "benefit_s": t_unfused - t_fused,
+                                  "bytes_saved": ix.nbytes[p]})
+                return
+            r = res
+        self.log("fuse", False, r.code, f"kept {names[0]} separate from {names[1]}: "
+                 f"{r.message}", nodes=names)

@@ -165,6 +165,16 @@ def _machine_key() -> str:
     return f"{platform.node()}|{platform.machine()}|{os.cpu_count()}|v{_PROBE_VERSION}"
 
 
+def write_cpu_profile(profile: DeviceProfile, directory=None) -> Path:
+    """Store ``profile`` as this machine's cached ``cpu`` profile (in ``directory``, default
+    :func:`cache_dir`); tests use it to plan with fixed CPU numbers, without the probe."""
+    path = Path(directory or cache_dir()) / "cpu_profile.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"machine": _machine_key(), "profile": profile.to_json()},
+                               indent=1))
+    return path
+
+
 def cpu_profile() -> DeviceProfile:
     """The ``cpu`` profile: read from the cache, or probed once and cached.
 
@@ -180,9 +190,7 @@ def cpu_profile() -> DeviceProfile:
         pass
     prof = probe_cpu()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"machine": _machine_key(), "profile": prof.to_json()},
-                                   indent=1))
+        write_cpu_profile(prof, path.parent)
     except OSError:
         pass
     return prof

@@ -7,11 +7,12 @@ from __future__ import annotations
 from workbench.errors import LegalityError, PlanError
 from workbench.ir.graph import Graph
 from workbench.ir.attrs import Attrs
-from workbench.planner.cost_model import MEMORY_COMPUTE_PARALLELISM
+from workbench.planner.cost_model import BASE_REGISTERS, MEMORY_COMPUTE_PARALLELISM
 from workbench.planner.devices import get_device
 from workbench.planner.explain import describe, fmt_bytes, fmt_time
 from workbench.planner.index import graph_index
-from workbench.planner.legality import GroupView, Refusal, check_view
+from workbench.planner.legality import (MAX_OPERANDS_AND_OUTPUTS, GroupView, Refusal,
+                                        check_view)
 from workbench.planner.patterns import find_patterns
 from workbench.planner.plan import Constraints, Decision, Plan, make_plan
 from workbench.planner.state import FusionState, Group
@@ -42,28 +43,45 @@ class PlannerRun:
     def names(self, members) -> tuple[str, ...]:
         return self.ix.names(members)
 
+    def gnames(self, g: Group) -> tuple[str, ...]:
+        """A group's member ids in topological order (cached until the group changes)."""
+        if g.names is None:
+            g.names = self.ix.names(g.members)
+        return g.names
+
+    def _as_names(self, m) -> tuple[str, ...]:
+        if isinstance(m, Group):
+            return self.gnames(m)
+        if isinstance(m, tuple) and (not m or isinstance(m[0], str)):
+            return m
+        return self.names(m)
+
     def log(self, action: str, fused: bool, reason: str, message: str, nodes=(), members=(),
             removed=(), numbers: dict | None = None) -> None:
+        """Append a decision; ``members``/``removed`` are groups, index sets or id tuples."""
         self.decisions.append(Decision(
             len(self.decisions), action, fused, reason, message, tuple(nodes),
-            tuple(self.names(m) for m in members), Attrs(_round(numbers or {})),
-            tuple(self.names(m) for m in removed)))
+            tuple(self._as_names(m) for m in members), Attrs(_round(numbers or {})),
+            tuple(self._as_names(m) for m in removed)))
 
     def desc(self, g: Group) -> str:
         return describe(self.ix, g.members, _root(g))
 
     # ----- checks ----------------------------------------------------------------------------
 
-    def union_counts(self, a: Group, b: Group, upstream_reduces: bool, roots=None) -> dict:
+    def union_counts(self, a: Group, b: Group, upstream_reduces: bool, roots=None,
+                     n_out=None, n_in=None) -> dict:
         st, ix = self.state, self.ix
-        n_in, _ = st.merged_inputs(a, b)
-        both = {a.gid, b.gid}
-        n_out = sum(1 for v in a.outs | b.outs if _needs_write_union(st, v, both))
+        if n_in is None:
+            n_in, _ = st.merged_inputs(a, b)
+        if n_out is None:
+            both = {a.gid, b.gid}
+            n_out = sum(1 for v in a.outs | b.outs if _needs_write_union(st, v, both))
         if roots is None:
             mem = (a.members, b.members)
             roots = sorted(r for r in a.roots | b.roots
                            if not any(u in mem[0] or u in mem[1] for u in ix.users[r]))
-        special = sorted(a.special | b.special)
+        special = sorted(a.special | b.special) if a.special or b.special else []
         return {"size": len(a.members) + len(b.members), "n_inputs": n_in, "n_outputs": n_out,
                 "roots": roots, "live_bound": a.live + b.live,
                 "reductions": [m for m in special if ix.reduction[m]],
@@ -72,7 +90,19 @@ class PlannerRun:
                 "upstream_reduces": upstream_reduces}
 
     def check(self, parts, counts: dict, upstream=None) -> Refusal | None:
-        """Legality of a candidate union (the cycle is checked by the state's search)."""
+        """Legality of a candidate union (the cycle is checked by the state's search).
+
+        A union with no reduction, contraction or opaque op, one root, no forbidden pairs and
+        within the operand and register budgets passes every predicate; it is accepted without
+        building the view (the common case on large graphs).
+        """
+        if not (counts["reductions"] or counts["contractions"] or counts["opaque"]
+                or self.cons.forbidden or len(counts["roots"]) > 1
+                or counts["n_inputs"] + counts["n_outputs"] > MAX_OPERANDS_AND_OUTPUTS):
+            cap = self.dev.max_registers_per_thread
+            if not self.dev.is_gpu or cap is None or \
+                    counts["live_bound"] + BASE_REGISTERS <= cap:
+                return None
         return check_view(GroupView(self.ix, parts, upstream, counts), self.dev, self.cons,
                           skip=("cycle",))
 
@@ -86,9 +116,14 @@ class PlannerRun:
             return Refusal("cycle", "the reachability search between the two groups exceeded "
                            "its budget; refused to stay safe")
         g = self.state.union(a, b, ranks)
-        if self.dev.is_gpu:
-            self.state.exact_live(g)
+        self.tighten(g)
         return g
+
+    def tighten(self, g: Group) -> None:
+        """Recompute a GPU group's register bound when the cheap sum passes the cap."""
+        cap = self.dev.max_registers_per_thread
+        if self.dev.is_gpu and cap is not None and g.live + BASE_REGISTERS > cap:
+            self.state.exact_live(g)
 
     def bound_of(self, flops, trans, nbytes) -> str:
         d = self.dev

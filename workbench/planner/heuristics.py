@@ -31,6 +31,7 @@ Every decision, taken or refused, is logged with its reason and numbers (see
 
 from __future__ import annotations
 
+import gc
 import heapq
 
 from workbench.errors import InputError
@@ -74,6 +75,19 @@ def plan_graph(graph: Graph, policy: str = "priority", device="cpu",
     """
     if policy not in POLICIES:
         raise InputError(f"unknown policy {policy!r} (known: {', '.join(POLICIES)})")
+    # The planner allocates many small, short-lived objects and frees them by reference
+    # counting; the cyclic collector's full passes over a large graph's objects would make the
+    # run superlinear, so it is paused while planning.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _plan(graph, policy, device, constraints)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _plan(graph, policy, device, constraints) -> Plan:
     if policy == "xla-cpu":
         from workbench.planner.xla_cpu import plan_xla_cpu
 
@@ -91,6 +105,7 @@ class PriorityRun(PlannerRun):
 
     def plan(self) -> None:
         self.version: dict[int, int] = {}
+        self.cands: dict[int, Candidate] = {}
         self.heap: list = []
         for g in sorted(self.state.groups.values(), key=lambda g: g.rank):
             self.push(g)
@@ -100,8 +115,9 @@ class PriorityRun(PlannerRun):
                 continue
             if -neg <= 0:
                 break
-            cand = self.evaluate(self.state.groups[gid])
-            if isinstance(cand, Candidate) and cand.benefit > 0:
+            cand = self.cands.pop(gid)
+            refused = self.legality(cand)
+            if refused is None:
                 self.take(cand)
         self.log_leftovers()
         SiblingFusion(self).apply()
@@ -111,38 +127,53 @@ class PriorityRun(PlannerRun):
         self.version[g.gid] = ver
         cand = self.evaluate(g)
         if isinstance(cand, Candidate) and cand.benefit > 0:
+            self.cands[g.gid] = cand
             heapq.heappush(self.heap, (-cand.benefit, g.rank, g.gid, ver))
 
-    def evaluate(self, p: Group):
-        """A :class:`Candidate` for fusing ``p`` into all its consumers, a :class:`Refusal`, or
-        None when it has no consumers."""
+    def evaluate(self, p: Group, full: bool = False):
+        """A :class:`Candidate` for fusing ``p`` into all its consumers, or None when it has no
+        consumers. Only with ``full`` is legality checked here (the loop checks it when it pops
+        a candidate); a structural refusal is always reported."""
         st, ix = self.state, self.ix
         consumers = sorted((st.groups[c] for c in st.succ[p.gid]), key=lambda g: g.rank)
         if not consumers:
             return None
-        k = len(consumers)
         r = self._structural(p, consumers)
         if r is not None:
             return Candidate(p, consumers, refusal=r)
         keep = [v for v in p.outs if ix.output[v]]
-        t_unfused, t_fused, fused_bytes = st.time(p), 0.0, []
+        t_unfused, t_fused, fused, ins = st.time(p), 0.0, [], []
         for c in consumers:
-            shared = p.members & c.members
-            sf = sum(ix.flops[m] for m in shared)
-            st_ = sum(ix.trans[m] for m in shared)
-            counts = self.union_counts(p, c, bool(p.select(ix.reduction)), sorted(c.roots))
-            counts["n_outputs"] = len(c.outs) + len(keep)
+            shared = p.members & c.members if p.dup or c.dup else ()
+            flops = c.flops + p.flops - sum(ix.flops[m] for m in shared)
+            trans = c.trans + p.trans - sum(ix.trans[m] for m in shared)
+            n_in, in_bytes = st.merged_inputs(c, p)
+            nbytes = in_bytes + c.out_bytes + sum(ix.nbytes[v] for v in keep if v not in c.outs)
+            t_fused += st.time_of(flops, trans, nbytes)
+            t_unfused += st.time(c)
+            fused.append((flops, trans, nbytes))
+            ins.append(n_in)
+        cand = Candidate(p, consumers, t_unfused=t_unfused, t_fused=t_fused, fused=fused,
+                         n_inputs=ins)
+        if full:
+            return self.legality(cand) or cand
+        return cand
+
+    def legality(self, cand: "Candidate"):
+        """Check every producer-consumer union of ``cand``; a refused :class:`Candidate`, or
+        None when legal. Done only for candidates that would pay off (when popped from the
+        heap, or for the final report), as XLA's priority fusion checks ``CanFuse`` only for
+        the producers it is about to fuse."""
+        p, ix = cand.producer, self.ix
+        keep = [v for v in p.outs if ix.output[v]]
+        upstream_reduces = bool(p.select(ix.reduction))
+        for c, n_in in zip(cand.consumers, cand.n_inputs):
+            counts = self.union_counts(p, c, upstream_reduces, list(c.roots),
+                                       n_out=len(c.outs) + len(keep), n_in=n_in)
             r = self.check([p.members, c.members], counts, upstream=0)
             if r is not None:
-                return Candidate(p, consumers, refusal=r, consumer=c)
-            _, in_bytes = st.merged_inputs(c, p)
-            out = c.out_bytes + sum(ix.nbytes[v] for v in keep if v not in c.outs)
-            nbytes = in_bytes + out
-            t_fused += st.time_of(c.flops + p.flops - sf, c.trans + p.trans - st_, nbytes)
-            t_unfused += st.time(c)
-            fused_bytes.append((c.flops + p.flops - sf, c.trans + p.trans - st_, nbytes))
-        return Candidate(p, consumers, t_unfused=t_unfused, t_fused=t_fused, k=k,
-                         fused=fused_bytes)
+                return Candidate(p, cand.consumers, refusal=r, consumer=c)
+        return None
 
     def _structural(self, p: Group, consumers) -> Refusal | None:
         ix = self.ix
@@ -167,13 +198,12 @@ class PriorityRun(PlannerRun):
 
     def take(self, cand: "Candidate") -> None:
         st, ix, p = self.state, self.ix, cand.producer
-        before = [set(p.members)] + [set(c.members) for c in cand.consumers]
+        before = [self.gnames(p)] + [self.gnames(c) for c in cand.consumers]
         pdesc, saved = self.desc(p), p.out_bytes
         ptrans = p.trans
         consumers = st.fuse_into_consumers(p, cand.consumers)
-        if self.dev.is_gpu:
-            for c in consumers:
-                st.exact_live(c)
+        for c in consumers:
+            self.tighten(c)
         flops, trans, nbytes = cand.fused[0]
         kind = self.kind(consumers[0])
         bound = self.bound_of(flops, trans, nbytes)
@@ -190,7 +220,7 @@ class PriorityRun(PlannerRun):
                    f"{bound}-bound {kind} fusions")
         self.log("fuse", True, "benefit" if cand.k == 1 else "duplicate", msg,
                  nodes=(ix.ids[max(p.roots)],) + tuple(ix.ids[max(c.roots)] for c in consumers),
-                 members=[c.members for c in consumers], removed=before,
+                 members=consumers, removed=before,
                  numbers={"time_unfused_s": cand.t_unfused, "time_fused_s": cand.t_fused,
                           "benefit_s": cand.benefit, "bytes_saved": saved,
                           "consumers": cand.k})
@@ -205,7 +235,7 @@ class PriorityRun(PlannerRun):
         """One refusal per producer left unfused, with its reason (the planner's verdict)."""
         st, ix = self.state, self.ix
         for g in sorted(st.groups.values(), key=lambda g: g.rank):
-            cand = self.evaluate(g)
+            cand = self.evaluate(g, full=True)
             if cand is None:
                 continue
             nodes = (ix.ids[max(g.roots)],) + tuple(ix.ids[max(c.roots)]
@@ -235,15 +265,16 @@ class Candidate:
     """Fusing a producer into all its consumers: the estimate, or why it is refused."""
 
     __slots__ = ("producer", "consumers", "refusal", "consumer", "t_unfused", "t_fused", "k",
-                 "fused")
+                 "fused", "n_inputs")
 
     def __init__(self, producer, consumers, refusal=None, consumer=None, t_unfused=0.0,
-                 t_fused=0.0, k=0, fused=()):
+                 t_fused=0.0, k=0, fused=(), n_inputs=()):
         self.producer, self.consumers = producer, consumers
         self.refusal, self.consumer = refusal, consumer
         self.t_unfused, self.t_fused = t_unfused, t_fused
         self.k = k or len(consumers)
         self.fused = fused
+        self.n_inputs = n_inputs
 
     @property
     def benefit(self) -> float:
@@ -297,7 +328,7 @@ class SiblingFusion:
         if r is None and t_fused >= t_unfused:
             r = Refusal("not-profitable", f"one kernel would take {fmt_time(t_fused)}, no less "
                         f"than the two ({fmt_time(t_unfused)})")
-        before = [set(a.members), set(b.members)]
+        before = [run.gnames(a), run.gnames(b)]
         if r is None:
             res = run.unite(a, b, direct_ok=False)
             if not isinstance(res, Refusal):
@@ -306,7 +337,7 @@ class SiblingFusion:
                         f"({fmt_bytes(ix.read_bytes[v])}), which one multi-output kernel reads "
                         f"once — saves {fmt_time(t_unfused - t_fused)}",
                         nodes=(src, ix.ids[max(a.roots)], ix.ids[max(b.roots)]),
-                        members=[res.members], removed=before, numbers=nums)
+                        members=[res], removed=before, numbers=nums)
                 return res
             r = res
         run.log("sibling", False, r.code, f"kept {da} and {db} apart although both read {src}: "
@@ -358,7 +389,7 @@ class GreedyRun(PlannerRun):
             counts = self.union_counts(P, C, bool(P.select(ix.reduction)))
             r = self.check([P.members, C.members], counts, upstream=0)
         t_unfused = st.time(P) + st.time(C)
-        before = [set(P.members), set(C.members)]
+        before = [self.gnames(P), self.gnames(C)]
         if r is None:
             res = self.unite(P, C, direct_ok=True)
             if not isinstance(res, Refusal):
@@ -368,7 +399,7 @@ class GreedyRun(PlannerRun):
                          f"{fmt_bytes(ix.nbytes[p])} result is the largest left to keep out of "
                          f"memory — saves {fmt_time(t_unfused - t_fused)} "
                          f"({saved_bytes_text(ix.nbytes[p])})", nodes=names,
-                         members=[res.members], removed=before,
+                         members=[res], removed=before,
                          numbers={"time_unfused_s": t_unfused, "time_fused_s": t_fused,
                                   "benefit_s": t_unfused - t_fused,
                                   "bytes_saved": ix.nbytes[p]})

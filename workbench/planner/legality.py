@@ -37,7 +37,6 @@ The predicates, in the order they run:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 from workbench.errors import CycleError, LegalityError
 from workbench.ir.graph import Graph
@@ -113,70 +112,63 @@ class GroupView:
         Any of ``n_inputs``, ``n_outputs``, ``roots``, ``live_bound``.
     """
 
+    __slots__ = ("index", "parts", "upstream", "check_cycle", "live_bound", "_members", "size",
+                 "n_inputs", "n_outputs", "roots", "reductions", "contractions", "opaque",
+                 "upstream_reduces")
+
     def __init__(self, index: GraphIndex, parts, upstream: int | None = None,
                  counts: dict | None = None, check_cycle: bool = True):
         self.index = index
         self.parts = [p if isinstance(p, (set, frozenset)) else set(p) for p in parts]
         self.upstream = upstream
-        self._counts = counts or {}
         self.check_cycle = check_cycle
+        self._members = None
+        c = counts or {}
+        self.live_bound = c.get("live_bound")
+        ix = index
+        for key, flags in (("reductions", ix.reduction), ("contractions", ix.contraction),
+                           ("opaque", ix.opaque)):
+            setattr(self, key, c[key] if key in c else
+                    sorted({m for p in self.parts for m in p if flags[m]}))
+        self.size = c["size"] if "size" in c else len(self.members)
+        self.n_inputs = c["n_inputs"] if "n_inputs" in c else self._inputs()
+        self.n_outputs = c["n_outputs"] if "n_outputs" in c else self._outputs()
+        self.roots = c["roots"] if "roots" in c else self._roots()
+        if "upstream_reduces" in c:
+            self.upstream_reduces = bool(c["upstream_reduces"])
+        else:
+            self.upstream_reduces = upstream is None or any(
+                ix.reduction[m] for m in self.parts[upstream])
 
     def contains(self, i: int) -> bool:
-        return any(i in p for p in self.parts)
+        for p in self.parts:
+            if i in p:
+                return True
+        return False
 
-    @cached_property
+    @property
     def members(self) -> set[int]:
-        return set().union(*self.parts) if len(self.parts) > 1 else set(self.parts[0])
+        if self._members is None:
+            self._members = (set().union(*self.parts) if len(self.parts) > 1
+                             else set(self.parts[0]))
+        return self._members
 
-    @cached_property
-    def size(self) -> int:
-        return self._counts["size"] if "size" in self._counts else len(self.members)
-
-    def _count(self, key, fn):
-        return self._counts[key] if key in self._counts else fn()
-
-    @cached_property
-    def n_inputs(self) -> int:
+    def _inputs(self) -> int:
         ix, mem = self.index, self.members
-        return self._count("n_inputs", lambda: len({o for m in mem for o in ix.operands[m]
-                                                    if o not in mem and ix.read_bytes[o]}))
+        return len({o for m in mem for o in ix.operands[m] if o not in mem and ix.read_bytes[o]})
 
-    @cached_property
-    def n_outputs(self) -> int:
+    def _outputs(self) -> int:
         ix, mem = self.index, self.members
-        return self._count("n_outputs", lambda: sum(
-            1 for m in mem if ix.output[m] or any(u not in mem for u in ix.users[m])))
+        return sum(1 for m in mem if ix.output[m] or any(u not in mem for u in ix.users[m]))
 
-    @cached_property
-    def roots(self) -> list[int]:
+    def _roots(self) -> list[int]:
         ix, mem = self.index, self.members
-        return self._count("roots", lambda: sorted(
-            m for m in mem if not any(u in mem for u in ix.users[m])))
-
-    def _select(self, key, flags) -> list[int]:
-        return self._count(key, lambda: sorted({m for p in self.parts for m in p if flags[m]}))
-
-    @cached_property
-    def reductions(self) -> list[int]:
-        return self._select("reductions", self.index.reduction)
-
-    @cached_property
-    def contractions(self) -> list[int]:
-        return self._select("contractions", self.index.contraction)
-
-    @cached_property
-    def opaque(self) -> list[int]:
-        return self._select("opaque", self.index.opaque)
+        return sorted(m for m in mem if not any(u in mem for u in ix.users[m]))
 
     def new_reduction_structure(self) -> bool:
         """Whether the union may create new reduction-to-member relations worth checking: a
         plain group, or an upstream part that holds a reduction."""
-        if "upstream_reduces" in self._counts:
-            return bool(self._counts["upstream_reduces"])
-        if self.upstream is None:
-            return True
-        ix = self.index
-        return any(ix.reduction[m] for m in self.parts[self.upstream])
+        return self.upstream_reduces
 
 
 def _name(ix: GraphIndex, i: int) -> str:
@@ -342,7 +334,7 @@ def register_cap(v: GroupView, device: DeviceProfile, constraints) -> Refusal | 
     cap = device.max_registers_per_thread
     if not device.is_gpu or cap is None:
         return None
-    bound = v._counts.get("live_bound")
+    bound = v.live_bound
     if bound is not None and BASE_REGISTERS + bound <= cap:
         return None
     regs = BASE_REGISTERS + peak_live(v.index, v.members)

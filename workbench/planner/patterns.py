@@ -26,6 +26,7 @@ convolution folds into the convolution's weights and a bias.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
 from workbench.ir.ops import Category, get_op
@@ -39,6 +40,7 @@ __all__ = ["PatternMatch", "find_patterns", "fold_batch_norm", "match_contractio
 _CHAIN_OPS = ("broadcast", "reshape", "bitcast")
 _WINDOW = 400       # topological distance a pattern may span
 _MAX_CLOSURE = 64   # ops in an activation closure
+_MAX_REGION = 128   # ops in a row-normalization region
 
 
 @dataclass(frozen=True)
@@ -118,15 +120,15 @@ def _closure_sink(ix: GraphIndex, acc: set, start: set, need: set | None = None)
 
 def _activation(ix: GraphIndex, s: int, claimed: set):
     """The activation applied to ``s``: (label, members) or None."""
-    cand, stack = set(), list(ix.users[s])
-    while stack and len(cand) < _MAX_CLOSURE:
-        i = stack.pop()
+    cand, queue = set(), deque(ix.users[s])
+    while queue and len(cand) < _MAX_CLOSURE:
+        i = queue.popleft()
         if i in cand or i in claimed or i - s > _WINDOW:
             continue
         if get_op(ix.ops[i]).category != Category.ELEMENTWISE:
             continue
         cand.add(i)
-        stack.extend(ix.users[i])
+        queue.extend(ix.users[i])
     acc, side = set(), set()
     for i in sorted(cand):
         chains = [[] if (o == s or o in acc) else _side_ok(ix, o, 1) for o in ix.operands[i]]
@@ -213,13 +215,13 @@ def match_row_normalization(ix: GraphIndex, r: int, claimed: set) -> PatternMatc
     full, rows = ix.elements[x], ix.elements[r]
     if not rows or full // rows < 2:
         return None
-    cand, stack = set(), list(ix.users[x])
-    while stack:
-        i = stack.pop()
+    cand, queue = set(), deque(ix.users[x])
+    while queue and len(cand) < _MAX_REGION:
+        i = queue.popleft()
         if i in cand or i in claimed or i - r > _WINDOW or not _row_op(ix, i, full, rows):
             continue
         cand.add(i)
-        stack.extend(ix.users[i])
+        queue.extend(ix.users[i])
     acc, side = set(), set()
     for i in sorted(cand):
         chains = [[] if (o == x or o in acc) else _side_ok(ix, o, full // rows)

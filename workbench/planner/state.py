@@ -39,7 +39,7 @@ class Group:
     """One group of the working state (node indices; see :class:`FusionState`)."""
 
     __slots__ = ("gid", "members", "ext", "ext_bytes", "outs", "out_bytes", "flops", "trans",
-                 "rank", "roots", "live", "pattern", "pinned", "special")
+                 "rank", "roots", "live", "pattern", "pinned", "special", "dup", "names")
 
     def __init__(self, gid: int):
         self.gid = gid
@@ -57,6 +57,10 @@ class Group:
         self.pinned = False
         #: members that are reductions, contractions or opaque (what legality looks at)
         self.special: set[int] = set()
+        #: whether some member is also computed by another group (duplication)
+        self.dup = False
+        #: member ids in topological order, cached for the decision log (None: stale)
+        self.names: tuple | None = None
 
     def select(self, flags) -> list[int]:
         """Sorted special members with ``flags[i]`` set."""
@@ -98,7 +102,8 @@ class FusionState:
         g.ext = {o: ix.read_bytes[o] for o in ix.operands[i] if ix.read_bytes[o]}
         g.ext_bytes = sum(g.ext.values())
         g.flops, g.trans, g.rank = ix.flops[i], ix.trans[i], i
-        g.live = peak_live(ix, (i,))
+        g.live = ix.reg_width[i] + sum(ix.reg_width[o] for o in ix.operands[i]
+                                       if ix.read_bytes[o])
         g.roots = {i}
         if ix.reduction[i] or ix.contraction[i] or ix.opaque[i]:
             g.special = {i}
@@ -149,12 +154,15 @@ class FusionState:
             c.ext, c.ext_bytes = ext, sum(ext.values())
             shared = pm & c.members
             c.members |= pm
+            c.names = None
             for v in pm:
                 self.node_groups[v].add(c.gid)
             c.flops += p.flops - sum(ix.flops[m] for m in shared)
             c.trans += p.trans - sum(ix.trans[m] for m in shared)
             c.live += p.live
             c.special |= p.special
+            c.pattern = c.pattern or p.pattern
+            c.dup = c.dup or p.dup or len(consumers) > 1
             c.outs |= keep_outs
             c.out_bytes = sum(ix.nbytes[v] for v in c.outs)
             self.pred[c.gid].discard(p.gid)
@@ -236,6 +244,7 @@ class FusionState:
             if self.home[v] == b.gid:
                 self.home[v] = a.gid
         a.members = members
+        a.names = None
         a.ext, a.ext_bytes = ext, sum(ext.values())
         a.outs = {v for v in a.outs | b.outs if self.needs_write(v, a.gid)}
         a.out_bytes = sum(ix.nbytes[v] for v in a.outs)
@@ -244,6 +253,7 @@ class FusionState:
         a.trans += b.trans
         a.live += b.live
         a.special |= b.special
+        a.dup = a.dup or b.dup
         a.pattern = a.pattern or b.pattern
         for side, other in ((self.succ, self.pred), (self.pred, self.succ)):
             side[a.gid] |= side[b.gid]

@@ -207,7 +207,8 @@ def _load_extra_commands() -> None:
             if exc.name is None or not mod.startswith(exc.name):
                 raise
             continue
-        _EXTRA_COMMANDS.append(m.register)
+        if m.register not in _EXTRA_COMMANDS:
+            _EXTRA_COMMANDS.append(m.register)
 
 
 def main(argv=None) -> int:

@@ -173,8 +173,9 @@ class PlannerRun:
 
     def _gather(self, idx, why: str) -> Group | None:
         st = self.state
+        idx = sorted(idx)
         acc = st.group_of(idx[0])
-        for i in sorted(idx)[1:]:
+        for i in idx[1:]:
             g = st.group_of(i)
             if g is acc:
                 continue

@@ -135,9 +135,13 @@ class PriorityRun(PlannerRun):
         consumers. Only with ``full`` is legality checked here (the loop checks it when it pops
         a candidate); a structural refusal is always reported."""
         st, ix = self.state, self.ix
-        consumers = sorted((st.groups[c] for c in st.succ[p.gid]), key=lambda g: g.rank)
-        if not consumers:
+        succ = st.succ[p.gid]
+        if not succ:
             return None
+        if len(succ) == 1:
+            consumers = [st.groups[next(iter(succ))]]
+        else:
+            consumers = sorted((st.groups[c] for c in succ), key=lambda g: g.rank)
         r = self._structural(p, consumers)
         if r is not None:
             return Candidate(p, consumers, refusal=r)

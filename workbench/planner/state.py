@@ -39,7 +39,7 @@ class Group:
     """One group of the working state (node indices; see :class:`FusionState`)."""
 
     __slots__ = ("gid", "members", "ext", "ext_bytes", "outs", "out_bytes", "flops", "trans",
-                 "rank", "roots", "live", "pattern", "pinned", "special", "dup", "names")
+                 "rank", "roots", "live", "pattern", "pinned", "special", "dup", "names", "t")
 
     def __init__(self, gid: int):
         self.gid = gid
@@ -61,6 +61,8 @@ class Group:
         self.dup = False
         #: member ids in topological order, cached for the decision log (None: stale)
         self.names: tuple | None = None
+        #: cached predicted time (None: stale)
+        self.t: float | None = None
 
     def select(self, flags) -> list[int]:
         """Sorted special members with ``flags[i]`` set."""
@@ -119,8 +121,10 @@ class FusionState:
     # ----- costs -----------------------------------------------------------------------------
 
     def time(self, g: Group) -> float:
-        """Predicted seconds of group ``g`` as one kernel."""
-        return kernel_time(g.flops, g.trans, g.ext_bytes + g.out_bytes, self.device)
+        """Predicted seconds of group ``g`` as one kernel (cached until the group changes)."""
+        if g.t is None:
+            g.t = kernel_time(g.flops, g.trans, g.ext_bytes + g.out_bytes, self.device)
+        return g.t
 
     def time_of(self, flops: float, trans: float, nbytes: float) -> float:
         return kernel_time(flops, trans, nbytes, self.device)
@@ -154,7 +158,7 @@ class FusionState:
             c.ext, c.ext_bytes = ext, sum(ext.values())
             shared = pm & c.members
             c.members |= pm
-            c.names = None
+            c.names = c.t = None
             for v in pm:
                 self.node_groups[v].add(c.gid)
             c.flops += p.flops - sum(ix.flops[m] for m in shared)
@@ -244,7 +248,7 @@ class FusionState:
             if self.home[v] == b.gid:
                 self.home[v] = a.gid
         a.members = members
-        a.names = None
+        a.names = a.t = None
         a.ext, a.ext_bytes = ext, sum(ext.values())
         a.outs = {v for v in a.outs | b.outs if self.needs_write(v, a.gid)}
         a.out_bytes = sum(ix.nbytes[v] for v in a.outs)

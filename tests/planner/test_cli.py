@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from conftest import HLO, SAMPLES
+from planner_helpers import HLO, SAMPLES
 
 from workbench.cli import main
 

@@ -1,7 +1,7 @@
 """Agreement with XLA's fusions (the importer's tags are the answer key)."""
 
 import pytest
-from conftest import HLO, hlo, sample
+from planner_helpers import HLO, hlo, sample
 
 from workbench.errors import PlanError
 from workbench.ir import GraphBuilder

@@ -6,7 +6,7 @@ are cheap and checked separately: a splat is fused into the kernel of its consum
 """
 
 import pytest
-from conftest import sample
+from planner_helpers import sample
 
 from workbench.planner import plan_graph
 

@@ -2,7 +2,7 @@
 
 import math
 
-from conftest import sample
+from planner_helpers import sample
 
 from workbench.ir import Attrs, GraphBuilder, Node, TensorType
 from workbench.planner import Constraints, check_group

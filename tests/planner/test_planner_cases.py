@@ -4,7 +4,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from conftest import hlo, sample
+from planner_helpers import hlo, sample
 
 from workbench.errors import InputError
 from workbench.ir import GraphBuilder, evaluate, make_inputs

@@ -65,7 +65,9 @@ class PlannerRun:
             tuple(self._as_names(m) for m in removed)))
 
     def desc(self, g: Group) -> str:
-        return describe(self.ix, g.members, _root(g))
+        """The group as the log names it (see :func:`~workbench.planner.explain.describe`)."""
+        root = self.ix.ids[max(g.roots)] if g.roots else None
+        return describe(self.gnames(g), root, g.pattern)
 
     # ----- checks ----------------------------------------------------------------------------
 
@@ -233,10 +235,6 @@ class PlannerRun:
         return make_plan(self.graph, sets, policy=self.policy, device=self.dev.name,
                          decisions=self.decisions, constraints=self.cons, patterns=patterns,
                          pinned=pinned)
-
-
-def _root(g: Group):
-    return max(g.roots) if g.roots else None
 
 
 def _needs_write_union(st: FusionState, v: int, gids: set) -> bool:

@@ -44,13 +44,23 @@ def name_list(names, limit: int = 4) -> str:
     return ", ".join(names[:limit]) + f" and {len(names) - limit} more"
 
 
-def describe(ix, members, root=None) -> str:
-    """``multiply.7`` for one op, ``the 3-op fusion ending at multiply.7`` for a group."""
-    members = sorted(members)
-    if len(members) == 1:
-        return ix.ids[members[0]]
-    last = root if root is not None else members[-1]
-    return f"the {len(members)}-op fusion ending at {ix.ids[last]}"
+def describe(names, root: str | None = None, pattern: str | None = None) -> str:
+    """How the log names a group from its member ids (topological order): ``multiply.7`` for
+    one op, ``(a, b, c)`` for up to three, ``the 5-op fusion ending at x`` for more; a pattern
+    group by its pattern."""
+    if len(names) == 1:
+        return names[0]
+    last = root or names[-1]
+    if pattern:
+        return f"the {pattern} kernel ({last})"
+    if len(names) <= 3:
+        return "(" + ", ".join(names) + ")"
+    return f"the {len(names)}-op fusion ending at {last}"
+
+
+def plural(n: int, word: str) -> str:
+    """``1 fusion``, ``2 fusions``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def breakdown_line(c: CostBreakdown) -> str:
@@ -94,10 +104,46 @@ def plan_report(graph, plan, cost: PlanCost, explain: bool = False) -> str:
     return "\n".join(lines)
 
 
+_PHASES = {
+    "pin": "Pinned groups (kept as you left them)",
+    "pattern": "Named patterns, matched first",
+    ("fuse", True): "Producer-consumer fusion, most profitable first",
+    ("fuse", False): "Kept separate",
+    "sibling": "Sibling (multi-output) fusion of kernels that read the same input",
+    "edit": "Your edits",
+}
+
+
+def _phase(d, policy: str) -> str:
+    if policy == "xla-cpu" and d.action == "fuse" and len(d.nodes) > 1:
+        return f"The kernel rooted at {d.nodes[1]} (grown from its consumer end, as XLA:CPU does)"
+    return _PHASES.get(d.action) or _PHASES.get((d.action, d.fused), d.action)
+
+
+def summarize_decisions(plan) -> str:
+    """One paragraph: how many fusions of each kind, and the commonest reasons for refusals."""
+    from collections import Counter
+
+    taken = Counter(d.action for d in plan.decisions if d.fused)
+    refused = Counter(d.reason for d in plan.decisions if not d.fused)
+    parts = [plural(n, what) for what, n in (
+        ("pattern fusion", taken.get("pattern", 0)),
+        ("producer-consumer fusion", taken.get("fuse", 0)),
+        ("sibling fusion", taken.get("sibling", 0)), ("edit", taken.get("edit", 0))) if n]
+    why = ", ".join(f"{n} {r}" for r, n in refused.most_common(4))
+    text = f"{len(plan.decisions)} decisions: " + (", ".join(parts) or "no fusion")
+    if refused:
+        text += f"; {plural(sum(refused.values()), 'refusal')} ({why})"
+    return text + "."
+
+
 def explain_decisions(plan) -> list[str]:
-    """The decision log as numbered sentences (taken steps marked +, refusals -)."""
-    out = []
+    """The decision log as numbered sentences under phase headings (+ taken, - refused)."""
+    out, phase = ["  " + summarize_decisions(plan)], None
     for d in plan.decisions:
+        if _phase(d, plan.policy) != phase:
+            phase = _phase(d, plan.policy)
+            out.append(f"  {phase}:")
         mark = "+" if d.fused else "-"
-        out.append(f"  {d.step:3d} {mark} {d.message}")
+        out.append(f"  {d.step:4d} {mark} {d.message}")
     return out

@@ -204,6 +204,7 @@ class PriorityRun(PlannerRun):
         st, ix, p = self.state, self.ix, cand.producer
         before = [self.gnames(p)] + [self.gnames(c) for c in cand.consumers]
         pdesc, saved = self.desc(p), p.out_bytes
+        cdescs = [self.desc(c) for c in cand.consumers]
         ptrans = p.trans
         consumers = st.fuse_into_consumers(p, cand.consumers)
         for c in consumers:
@@ -212,14 +213,14 @@ class PriorityRun(PlannerRun):
         kind = self.kind(consumers[0])
         bound = self.bound_of(flops, trans, nbytes)
         if cand.k == 1:
-            msg = (f"fused {pdesc} into {self.desc(consumers[0])}: saves "
+            msg = (f"fused {pdesc} into {cdescs[0]}: saves "
                    f"{fmt_time(cand.benefit)} ({saved_bytes_text(saved)}) — {bound}-bound "
                    f"{kind} fusion")
         else:
             extra = (f"; its {_count(ptrans)} transcendentals are computed {cand.k}x"
                      if ptrans else "")
             msg = (f"fused {pdesc} into its {cand.k} consumers "
-                   f"({name_list(self.desc(c) for c in consumers)}), duplicating it: saves "
+                   f"({name_list(cdescs)}), duplicating it: saves "
                    f"{fmt_time(cand.benefit)} ({saved_bytes_text(saved)}{extra}) — "
                    f"{bound}-bound {kind} fusions")
         self.log("fuse", True, "benefit" if cand.k == 1 else "duplicate", msg,

@@ -326,11 +326,12 @@ class XlaCpuRun:
             "output-fusible-elsewhere": f"{pn} is kept for an output fusion with its dot",
             "concatenate": "a concatenation along the minor dimension (or of many operands) is "
                            "faster as a plain copy",
-            "expensive-reuse": f"{op} is expensive and the fusion reads each of its elements "
-                               "several times (through a broadcast), so it would be recomputed "
-                               "for every use",
-            "expensive-duplication": f"{op} is expensive and has {k} other user(s); fusing it "
-                                     "would compute it again",
+            "expensive-reuse": f"{op} is expensive and the kernel reads each of its elements "
+                               "several times (through a broadcast or a window), so it would be "
+                               "recomputed for every use",
+            "expensive-duplication": f"{op} is expensive and has "
+                                     f"{'another user' if k == 1 else f'{k} other users'}; "
+                                     "fusing it would compute it again",
             "too-many-reductions": f"the fusion already holds {_MAX_REDUCTIONS} reductions",
             "producer-is-fusion": f"{pn} already heads a fusion of its own",
             "consumer-not-fusible": f"XLA:CPU does not fuse into {ix.ops[f.root]} (a library "

@@ -37,7 +37,7 @@ import heapq
 from workbench.errors import InputError
 from workbench.ir.graph import Graph
 from workbench.planner.driver import PlannerRun, saved_bytes_text
-from workbench.planner.explain import fmt_bytes, fmt_time, name_list
+from workbench.planner.explain import fmt_time, name_list
 from workbench.planner.legality import Refusal
 from workbench.planner.plan import Constraints, Plan
 from workbench.planner.state import Group
@@ -92,6 +92,8 @@ def _plan(graph, policy, device, constraints) -> Plan:
         from workbench.planner.xla_cpu import plan_xla_cpu
 
         return plan_xla_cpu(graph, device, constraints)
+    from workbench.planner.greedy import GreedyRun
+
     run = PriorityRun(graph, policy, device, constraints) if policy == "priority" else \
         GreedyRun(graph, policy, device, constraints)
     run.pin_groups()
@@ -120,6 +122,8 @@ class PriorityRun(PlannerRun):
             if refused is None:
                 self.take(cand)
         self.log_leftovers()
+        from workbench.planner.sibling import SiblingFusion
+
         SiblingFusion(self).apply()
 
     def push(self, g: Group) -> None:
@@ -284,131 +288,3 @@ class Candidate:
     @property
     def benefit(self) -> float:
         return self.t_unfused - self.t_fused if self.refusal is None else float("-inf")
-
-
-class SiblingFusion:
-    """Multi-output (sibling) fusion after priority fusion: groups that read one large input
-    become one kernel, which reads it once (XLA's multi-output fusion,
-    xla/service/gpu/transforms/multi_output_fusion.cc)."""
-
-    def __init__(self, run: PlannerRun):
-        self.run = run
-
-    def apply(self) -> None:
-        st, ix = self.run.state, self.run.ix
-        for v in range(len(ix)):
-            if not ix.read_bytes[v] or len(ix.users[v]) < 2:
-                continue
-            readers = sorted({h for u in ix.users[v] for h in st.node_groups[u]
-                              if v not in st.groups[h].members}, key=lambda h: st.groups[h].rank)
-            readers = [st.groups[h] for h in readers if self._eligible(st.groups[h], v)]
-            accs: list[Group] = []
-            for g in readers:
-                for i, a in enumerate(accs):
-                    merged = self.try_merge(a, g, v)
-                    if merged is not None:
-                        accs[i] = merged
-                        break
-                else:
-                    accs.append(g)
-
-    def _eligible(self, g: Group, v: int) -> bool:
-        ix = self.run.ix
-        if g.pinned:
-            return False
-        span = max(_iteration_elements(ix, r) for r in g.roots)
-        return ix.elements[v] >= span
-
-    def try_merge(self, a: Group, b: Group, v: int):
-        run, st, ix = self.run, self.run.state, self.run.ix
-        counts = run.union_counts(a, b, False, sorted(a.roots | b.roots))
-        r = run.check([a.members, b.members], counts)
-        _, in_bytes = st.merged_inputs(a, b)
-        out_bytes = a.out_bytes + b.out_bytes
-        t_fused = st.time_of(a.flops + b.flops, a.trans + b.trans, in_bytes + out_bytes)
-        t_unfused = st.time(a) + st.time(b)
-        da, db, src = run.desc(a), run.desc(b), ix.ids[v]
-        nums = {"time_unfused_s": t_unfused, "time_fused_s": t_fused,
-                "benefit_s": t_unfused - t_fused}
-        if r is None and t_fused >= t_unfused:
-            r = Refusal("not-profitable", f"one kernel would take {fmt_time(t_fused)}, no less "
-                        f"than the two ({fmt_time(t_unfused)})")
-        before = [run.gnames(a), run.gnames(b)]
-        if r is None:
-            res = run.unite(a, b, direct_ok=False)
-            if not isinstance(res, Refusal):
-                run.log("sibling", True, "shared-input",
-                        f"fused {da} and {db} side by side: both read {src} "
-                        f"({fmt_bytes(ix.read_bytes[v])}), which one multi-output kernel reads "
-                        f"once — saves {fmt_time(t_unfused - t_fused)}",
-                        nodes=(src, ix.ids[max(a.roots)], ix.ids[max(b.roots)]),
-                        members=[res], removed=before, numbers=nums)
-                return res
-            r = res
-        run.log("sibling", False, r.code, f"kept {da} and {db} apart although both read {src}: "
-                f"{r.message}", nodes=(src, ix.ids[max(a.roots)], ix.ids[max(b.roots)]),
-                numbers=nums)
-        return None
-
-
-def _iteration_elements(ix, r: int) -> int:
-    if ix.reduction[r] and ix.operands[r]:
-        return ix.elements[ix.operands[r][0]]
-    return ix.elements[r]
-
-
-class GreedyRun(PlannerRun):
-    """The textbook greedy planner (see the module notes)."""
-
-    def plan(self) -> None:
-        st, ix = self.state, self.ix
-        edges, multi = [], []
-        for p in range(len(ix)):
-            if ix.source[p] or not ix.users[p]:
-                continue
-            if len(ix.users[p]) == 1 and not ix.output[p]:
-                edges.append((-ix.nbytes[p], p, ix.users[p][0]))
-            elif len(ix.users[p]) > 1:
-                multi.append(p)
-        for _, p, c in sorted(edges):
-            P, C = st.group_of(p), st.group_of(c)
-            if P is C:
-                continue
-            self.fuse_edge(p, c, P, C)
-        for p in multi:
-            P = st.group_of(p)
-            outside = [u for u in ix.users[p] if u not in P.members]
-            if outside:
-                self.log("fuse", False, "several-users",
-                         f"kept {ix.ids[p]} separate: it has {len(ix.users[p])} users "
-                         f"({name_list(ix.ids[u] for u in ix.users[p])}), and the greedy rule "
-                         "only fuses a producer with a single user", nodes=(ix.ids[p],))
-
-    def fuse_edge(self, p: int, c: int, P: Group, C: Group) -> None:
-        st, ix = self.state, self.ix
-        names = (ix.ids[p], ix.ids[c])
-        r = None
-        if P.pinned or C.pinned:
-            r = Refusal("pinned", "a pinned group is kept exactly as it is")
-        else:
-            counts = self.union_counts(P, C, bool(P.select(ix.reduction)))
-            r = self.check([P.members, C.members], counts, upstream=0)
-        t_unfused = st.time(P) + st.time(C)
-        before = [self.gnames(P), self.gnames(C)]
-        if r is None:
-            res = self.unite(P, C, direct_ok=True)
-            if not isinstance(res, Refusal):
-                t_fused = st.time(res)
-                self.log("fuse", True, "single-user",
-                         f"fused {names[0]} into {names[1]}: {names[0]} has one user and its "
-                         f"{fmt_bytes(ix.nbytes[p])} result is the largest left to keep out of "
-                         f"memory — saves {fmt_time(t_unfused - t_fused)} "
-                         f"({saved_bytes_text(ix.nbytes[p])})", nodes=names,
-                         members=[res], removed=before,
-                         numbers={"time_unfused_s": t_unfused, "time_fused_s": t_fused,
-                                  "benefit_s": t_unfused - t_fused,
-                                  "bytes_saved": ix.nbytes[p]})
-                return
-            r = res
-        self.log("fuse", False, r.code, f"kept {names[0]} separate from {names[1]}: "
-                 f"{r.message}", nodes=names)

@@ -171,7 +171,7 @@ class Graph:
     @cached_property
     def _users(self) -> dict[str, tuple[str, ...]]:
         users: dict[str, list[str]] = {n.id: [] for n in self.nodes}
-        for n in self.topo_order:
+        for n in self.topo_nodes():
             for o in dict.fromkeys(n.operands):
                 users[o].append(n.id)
         return {k: tuple(v) for k, v in users.items()}

@@ -199,6 +199,9 @@ _EXTRA_COMMANDS: list = []
 def _load_extra_commands() -> None:
     import importlib
 
+    if _EXTRA_COMMANDS:
+        return
+
     for mod in ("workbench.planner.cli_commands", "workbench.profiler.cli_commands",
                 "workbench.app.cli_commands"):
         try:

@@ -156,7 +156,8 @@ def get_op(name: str) -> OpDef:
     except KeyError:
         import difflib
 
-        near = difflib.get_close_matches(str(name), REGISTRY, n=3)
+        near = [n for n in sorted(REGISTRY) if n.startswith(str(name))][:3]
+        near += [n for n in difflib.get_close_matches(str(name), REGISTRY, n=3) if n not in near]
         hint = f" (did you mean {', '.join(near)}?)" if near else ""
         raise UnknownOpError(f"unknown op {name!r}{hint}") from None
 

@@ -230,7 +230,7 @@ def _convert_ref(xs, attrs, out_type):
     if x.dtype.kind == "f" and target.kind in "iu":
         info = np.iinfo(target)
         with np.errstate(invalid="ignore"):
-            y = np.trunc(np.nan_to_num(x, nan=0.0))
+            y = np.trunc(np.nan_to_num(x.astype(np.float64), nan=0.0))
             y = np.clip(y, info.min, info.max)
         return y.astype(target)
     return x.astype(target)

@@ -210,8 +210,7 @@ def _load_extra_commands() -> None:
             if exc.name is None or not mod.startswith(exc.name):
                 raise
             continue
-        if m.register not in _EXTRA_COMMANDS:
-            _EXTRA_COMMANDS.append(m.register)
+        _EXTRA_COMMANDS.append(m.register)
 
 
 def main(argv=None) -> int:

@@ -1,22 +1,15 @@
 """Plan edits: legality through the one checker, constraints that survive re-planning, history."""
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
+from tests.planner.planner_helpers import sample
 from workbench.editing import (Forbid, History, Merge, Move, Pin, Reject, Replan, Reset, Split,
                                apply_edit, apply_edits, edit_from_json, edit_to_json)
 from workbench.errors import LegalityError, PlanError
-from workbench.importers import load_graph
 from workbench.ir import GraphBuilder
 from workbench.planner import plan_graph, replay, unfused_plan
-
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_graphs"
-
-
-def sample(name):
-    return load_graph(SAMPLES / f"{name}.json")
 
 
 def diamond():

@@ -3,8 +3,8 @@
 import json
 
 import pytest
-from planner_helpers import HLO, SAMPLES
 
+from tests.planner.planner_helpers import HLO, SAMPLES
 from workbench.cli import main
 
 

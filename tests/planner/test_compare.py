@@ -1,8 +1,8 @@
 """Agreement with XLA's fusions (the importer's tags are the answer key)."""
 
 import pytest
-from planner_helpers import HLO, hlo, sample
 
+from tests.planner.planner_helpers import HLO, hlo, sample
 from workbench.errors import PlanError
 from workbench.ir import GraphBuilder
 from workbench.planner import compare_with_xla, make_plan, plan_graph

@@ -6,8 +6,8 @@ are cheap and checked separately: a splat is fused into the kernel of its consum
 """
 
 import pytest
-from planner_helpers import sample
 
+from tests.planner.planner_helpers import sample
 from workbench.planner import plan_graph
 
 DEVICES = ("h100", "cpu")     # "cpu" is the fixed test profile (20 GB/s, 2 us launches)

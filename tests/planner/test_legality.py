@@ -2,8 +2,7 @@
 
 import math
 
-from planner_helpers import sample
-
+from tests.planner.planner_helpers import sample
 from workbench.ir import Attrs, GraphBuilder, Node, TensorType
 from workbench.planner import Constraints, check_group
 from workbench.planner.devices import with_register_cap

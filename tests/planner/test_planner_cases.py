@@ -4,8 +4,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from planner_helpers import hlo, sample
 
+from tests.planner.planner_helpers import hlo, sample
 from workbench.errors import InputError
 from workbench.ir import GraphBuilder, evaluate, make_inputs
 from workbench.ir.attrs import Attrs

@@ -121,6 +121,7 @@ def test_register_cap_of_the_device():
     assert check_group(g, ops, "h100") is None
     r = assert_refused(check_group(g, ops, with_register_cap("h100", 18)), "registers")
     assert "cap of 18" in r.message
+    assert_refused(check_group(g, ops, "h100-r18"), "registers")    # the same device by name
     assert check_group(g, ops, "cpu") is None     # no register model on the CPU
 
 

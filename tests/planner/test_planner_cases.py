@@ -9,7 +9,8 @@ from tests.planner.planner_helpers import hlo, sample
 from workbench.errors import InputError
 from workbench.ir import GraphBuilder, evaluate, make_inputs
 from workbench.ir.attrs import Attrs
-from workbench.planner import (POLICIES, fold_batch_norm, plan_from_json, plan_graph, replay)
+from workbench.planner import (POLICIES, fold_batch_norm, group_cost, plan_from_json,
+                               plan_graph, replay)
 
 
 def test_ten_op_chain_is_one_loop_fusion():
@@ -155,3 +156,17 @@ def test_unknown_policy_and_device():
         plan_graph(g, "fastest")
     with pytest.raises(InputError, match="unknown device"):
         plan_graph(g, "priority", "tpu-v9")
+
+
+def test_greedy_refuses_fusions_above_the_register_cap():
+    g = sample("chain10")
+    assert plan_graph(g, "greedy", "h100").num_kernels == 1
+    tight = plan_graph(g, "greedy", "h100-r18")     # 16 base + 2 live values at most
+    refused = [d for d in tight.decisions if d.reason == "registers"]
+    assert tight.num_kernels > 1 and refused
+    assert "above h100-r18's cap of 18" in refused[0].message
+    # every fused kernel stays under the cap (a lone op, such as mul1 = x * y with three live
+    # values, is a kernel whatever its registers)
+    fused = [grp for grp in tight.groups if grp.size > 1]
+    assert fused and all(group_cost(g, grp.nodes, "h100-r18").registers_per_thread <= 18
+                         for grp in fused)

@@ -197,7 +197,8 @@ def cpu_profile() -> DeviceProfile:
 
 
 def get_device(device) -> DeviceProfile:
-    """A :class:`DeviceProfile` from a name (``cpu``, ``h100``, ``h200``, ``a100``) or a profile.
+    """A :class:`DeviceProfile` from a name (``cpu``, ``h100``, ``h200``, ``a100``, or a GPU
+    with another register cap, ``h100-r64``) or a profile.
 
     Raises
     ------
@@ -211,10 +212,15 @@ def get_device(device) -> DeviceProfile:
         return cpu_profile()
     if name in GPU_PROFILES:
         return GPU_PROFILES[name]
-    raise InputError(f"unknown device {device!r} (known: {', '.join(DEVICES)})")
+    base, _, cap = name.rpartition("-r")
+    if base in GPU_PROFILES and cap.isdigit():
+        return with_register_cap(base, int(cap))
+    raise InputError(f"unknown device {device!r} (known: {', '.join(DEVICES)}; a GPU with "
+                     "another register cap: h100-r64)")
 
 
 def with_register_cap(device, cap: int) -> DeviceProfile:
-    """A copy of a GPU profile with another register cap (to explore register pressure)."""
-    return replace(get_device(device), max_registers_per_thread=int(cap),
-                   name=f"{get_device(device).name}-r{cap}")
+    """A copy of a GPU profile with another register cap (to explore register pressure); its
+    name, ``<gpu>-r<cap>``, is accepted by :func:`get_device`."""
+    base = get_device(device)
+    return replace(base, max_registers_per_thread=int(cap), name=f"{base.name}-r{int(cap)}")

@@ -30,6 +30,7 @@ deep diamonds), and XLA:CPU's other passes (the reduce splitting into ``reduce-w
 
 from __future__ import annotations
 
+from workbench.errors import PlanError
 from workbench.ir.attrs import Attrs
 from workbench.ir.graph import Graph
 from workbench.ir.types import TensorType
@@ -69,8 +70,10 @@ class XlaCpuRun:
         self.pinned_of: dict[int, int] = {}
         for k, names in enumerate(self.cons.pinned):
             for nm in names:
-                if nm in ix.pos:
-                    self.pinned_of[ix.pos[nm]] = k
+                if nm not in ix.pos:
+                    raise PlanError(f"a pinned group names node {nm!r}, which is not in graph "
+                                    f"{graph.name!r}", node=nm)
+                self.pinned_of[ix.pos[nm]] = k
         self.decisions: list[Decision] = []
         self._reach: dict = {}
         self.do_not_duplicate = self._globally_unfusible()

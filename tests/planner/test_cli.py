@@ -12,7 +12,8 @@ def test_plan_prints_groups_totals_and_explanation(capsys):
     assert main(["plan", str(SAMPLES / "transformer_block.json"), "--device", "h100",
                  "--explain"]) == 0
     out = capsys.readouterr().out
-    assert "policy priority, device h100, 11 kernels (unfused: 35)" in out
+    assert "policy priority, device h100, 11 kernels per call (unfused: 35)" in out
+    assert "h100 profile: 3.35 TB/s, 67 TFLOP/s FP32, 1 µs per launch" in out
     assert "g1 output [matmul+bias]" in out and "total unfused: 35 kernels" in out
     assert "How the planner got there:" in out
     assert "kept ln1 separate from" in out and "reads its operands from memory" in out

@@ -39,7 +39,9 @@ def test_group_bytes_flops_and_time_by_hand():
     assert c.compute_s == pytest.approx(compute)
     assert c.memory_s == pytest.approx(memory)
     assert c.predicted_s == pytest.approx(compute + memory - 0.95 * min(compute, memory) + 1e-6)
-    assert c.arithmetic_intensity == pytest.approx(2048 / 12288)
+    # Intensity counts FLOP-equivalents (what compute time counts): 2048 + 8 * 1024 per 12 KiB.
+    assert c.flop_equivalents == 2048 + 8 * 1024
+    assert c.arithmetic_intensity == pytest.approx((2048 + 8 * 1024) / 12288)
     assert c.bound == "launch"                   # 1 us launch > 3.7 ns of memory traffic
 
 

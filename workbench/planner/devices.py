@@ -21,9 +21,11 @@ kernels run on):
   special-function (exp2, log2, rsqrt, sin, cos) results: one transcendental costs 8 FLOPs on
   Hopper and 4 on Ampere.
 
-The ``cpu`` profile is measured by :func:`probe_cpu` (a streaming copy for bandwidth, a float32
-matrix product for peak, a one-element ufunc call for the per-kernel overhead), once per machine,
-and cached as JSON in ``$WORKBENCH_CACHE_DIR`` (default ``~/.cache/fusion-workbench``). A
+The ``cpu`` profile is measured by :func:`probe_cpu` (a 64 MiB copy for bandwidth, a 512^3 BLAS
+sgemm for peak, a one-element ufunc call for the per-kernel overhead; each the best of many short
+trials, about 0.6 s in all), once per machine, and cached as JSON in ``$WORKBENCH_CACHE_DIR``
+(default ``~/.cache/fusion-workbench``); ``workbench devices`` shows every profile and
+``workbench devices --refresh`` measures the CPU again. A
 transcendental is charged 10 FLOPs on the CPU: a vectorised ``exp``/``tanh`` is a range reduction
 plus a polynomial of about that many multiply-adds (XLA:CPU's polynomial approximations,
 xla/service/cpu/polynomial_approximations.cc). The CPU has no register-file occupancy model:
@@ -112,7 +114,10 @@ GPU_PROFILES = {
 #: names accepted by :func:`get_device`
 DEVICES = ("cpu", "h100", "h200", "a100")
 
-_PROBE_VERSION = 1
+_PROBE_VERSION = 2
+
+#: wall-clock budget of each measurement of the probe, seconds (about 0.6 s in all)
+PROBE_BUDGET_S = {"bandwidth": 0.2, "peak": 0.3, "launch": 0.05}
 
 
 def cache_dir() -> Path:
@@ -121,44 +126,68 @@ def cache_dir() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "fusion-workbench"
 
 
-def _best_time(fn, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
+def cpu_profile_path() -> Path:
+    """Where the measured ``cpu`` profile is cached."""
+    return cache_dir() / "cpu_profile.json"
+
+
+def _best_time(fn, budget_s: float, min_trials: int = 3, max_trials: int = 200):
+    """(best seconds of one call, trials run): ``fn`` once to warm up (page faults, BLAS
+    threads, caches), then repeated until ``budget_s`` has passed (at least ``min_trials``).
+
+    The best trial is the estimate: on a shared machine interference only ever slows a trial
+    down, so the fastest is the closest to what the hardware sustains.
+    """
+    fn()
+    best, trials = float("inf"), 0
+    start = time.perf_counter()
+    while trials < min_trials or (time.perf_counter() - start < budget_s
+                                  and trials < max_trials):
         t0 = time.perf_counter()
         fn()
         best = min(best, time.perf_counter() - t0)
-    return best
+        trials += 1
+    return best, trials
 
 
 def probe_cpu() -> DeviceProfile:
-    """Measure this machine (about half a second): bandwidth, FP32 peak, per-call overhead.
+    """Measure this machine in about 0.6 s: bandwidth, FP32 peak, per-call overhead.
 
-    Bandwidth: copying a 32 MiB float32 array (read + write counted). Peak: a 512x512 float32
-    matrix product (2 n^3 FLOP) through numpy's BLAS. Launch overhead: a ufunc on a one-element
-    array, the cost of dispatching a compiled kernel from Python. Best of several runs each.
+    Each number is the best of many short trials after a warm-up call (see
+    :func:`_best_time`), so one slow trial on a busy machine does not set it.
+
+    * Bandwidth: copying a 64 MiB float32 array into another (``np.copyto``; 128 MiB moved per
+      trial, read and write counted), larger than any last-level cache: best of the trials in
+      0.2 s.
+    * Peak: a 512 x 512 x 512 float32 matrix product (2 n^3 FLOP) through numpy's BLAS sgemm,
+      which at n / 6 = 85 FLOP per byte is compute-bound on any CPU: best of the trials in 0.3 s.
+    * Launch overhead: a ufunc on a one-element array, the cost of dispatching a compiled kernel
+      from Python: best mean of 200 calls, over 0.05 s.
     """
     import numpy as np
 
-    a = np.ones(8 << 20, dtype=np.float32)
+    a = np.ones(16 << 20, dtype=np.float32)
     b = np.empty_like(a)
-    t_copy = _best_time(lambda: np.copyto(b, a), 5)
+    t_copy, n_copy = _best_time(lambda: np.copyto(b, a), PROBE_BUDGET_S["bandwidth"])
     n = 512
-    m1 = np.ones((n, n), dtype=np.float32)
-    m2 = np.ones((n, n), dtype=np.float32)
-    t_mm = _best_time(lambda: m1 @ m2, 5)
+    m1 = np.full((n, n), 0.5, dtype=np.float32)
+    m2 = np.full((n, n), 0.25, dtype=np.float32)
+    out = np.empty((n, n), dtype=np.float32)
+    t_mm, n_mm = _best_time(lambda: np.matmul(m1, m2, out=out), PROBE_BUDGET_S["peak"])
     one = np.ones(1, dtype=np.float32)
-    out = np.empty_like(one)
+    res = np.empty_like(one)
 
     def calls():
         for _ in range(200):
-            np.add(one, one, out=out)
-    t_call = _best_time(calls, 5) / 200
+            np.add(one, one, out=res)
+    t_call, _ = _best_time(calls, PROBE_BUDGET_S["launch"])
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime())
     return DeviceProfile(
         "cpu", "cpu", bandwidth_Bps=2 * a.nbytes / t_copy, peak_flops=2 * n ** 3 / t_mm,
         sm_count=None, registers_per_sm=None, max_registers_per_thread=None,
-        launch_overhead_s=max(t_call, 1e-7), transcendental_flops=10.0,
-        source=f"measured on {platform.node()} ({os.cpu_count()} CPUs): numpy copy, 512^3 "
-               "matmul, one-element ufunc call")
+        launch_overhead_s=max(t_call / 200, 1e-7), transcendental_flops=10.0,
+        source=f"measured on {platform.node()} ({os.cpu_count()} CPUs) at {when}: 64 MiB numpy "
+               f"copy (best of {n_copy}), 512^3 sgemm (best of {n_mm}), one-element ufunc call")
 
 
 def _machine_key() -> str:
@@ -170,30 +199,49 @@ def write_cpu_profile(profile: DeviceProfile, directory=None) -> Path:
     :func:`cache_dir`); tests use it to plan with fixed CPU numbers, without the probe."""
     path = Path(directory or cache_dir()) / "cpu_profile.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"machine": _machine_key(), "profile": profile.to_json()},
-                               indent=1))
+    path.write_text(json.dumps({"machine": _machine_key(), "measured_at": time.time(),
+                                "profile": profile.to_json()}, indent=1))
     return path
 
 
-def cpu_profile() -> DeviceProfile:
-    """The ``cpu`` profile: read from the cache, or probed once and cached.
-
-    A cache file for another machine (host name, architecture, CPU count) is ignored and
-    replaced; an unwritable cache directory only costs a new probe next time.
-    """
-    path = cache_dir() / "cpu_profile.json"
+def cached_cpu_profile() -> DeviceProfile | None:
+    """The cached ``cpu`` profile for this machine, or None (no cache, another machine's, an
+    older probe's, or unreadable)."""
     try:
-        doc = json.loads(path.read_text())
+        doc = json.loads(cpu_profile_path().read_text())
         if doc.get("machine") == _machine_key():
             return DeviceProfile(**doc["profile"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
+    return None
+
+
+def cpu_profile(refresh: bool = False) -> DeviceProfile:
+    """The ``cpu`` profile: read from the cache, or probed (:func:`probe_cpu`) and cached.
+
+    Parameters
+    ----------
+    refresh : bool
+        Probe again and replace the cache (``workbench devices --refresh``).
+
+    A cache file for another machine (host name, architecture, CPU count) or an older probe is
+    ignored and replaced; an unwritable cache directory only costs a new probe next time.
+    """
+    if not refresh:
+        prof = cached_cpu_profile()
+        if prof is not None:
+            return prof
     prof = probe_cpu()
     try:
-        write_cpu_profile(prof, path.parent)
+        write_cpu_profile(prof, cpu_profile_path().parent)
     except OSError:
         pass
     return prof
+
+
+def all_profiles(refresh: bool = False) -> list[DeviceProfile]:
+    """Every named profile, ``cpu`` first (probed when not cached, or when ``refresh``)."""
+    return [cpu_profile(refresh)] + [GPU_PROFILES[n] for n in DEVICES if n != "cpu"]
 
 
 def get_device(device) -> DeviceProfile:

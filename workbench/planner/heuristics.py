@@ -99,6 +99,7 @@ def _plan(graph, policy, device, constraints) -> Plan:
     run.pin_groups()
     run.apply_patterns()
     run.plan()
+    run.log_dead()
     return run.finish()
 
 

@@ -115,24 +115,48 @@ def test_devices_by_name_and_errors():
         get_device("tpu")
 
 
-def test_cpu_probe_is_cached_and_refreshed(tmp_path, monkeypatch):
+def _fake_probes(monkeypatch, tmp_path, busy=False):
     from workbench.planner import devices
 
     monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path))
     probes = []
 
-    def fake_probe():
+    def fake_measure():
         probes.append(1)
-        return DeviceProfile("cpu", "cpu", 1e10 * len(probes), 5e10, None, None, None, 1e-6,
-                             f"fake probe {len(probes)}", transcendental_flops=10.0)
+        k = len(probes)
+        return DeviceProfile("cpu", "cpu", 1e10 * k, 5e10 / k, None, None, None, 1e-6,
+                             f"fake probe {k}", transcendental_flops=10.0), busy
 
-    monkeypatch.setattr(devices, "probe_cpu", fake_probe)
+    monkeypatch.setattr(devices, "measure_cpu", fake_measure)
+    return probes
+
+
+def test_cpu_probe_is_cached_and_refreshed(tmp_path, monkeypatch):
+    probes = _fake_probes(monkeypatch, tmp_path)
     first = cpu_profile()                        # probes and writes the cache
     assert (tmp_path / "cpu_profile.json").exists() and first.source == "fake probe 1"
     assert cpu_profile() == first and len(probes) == 1   # read back, not probed again
     again = cpu_profile(refresh=True)            # `workbench devices --refresh`
     assert again.source == "fake probe 2" and again.bandwidth_Bps == 2e10
     assert cpu_profile() == again and len(probes) == 2
+
+
+def test_a_profile_measured_on_a_busy_machine_is_measured_again_when_idle(tmp_path,
+                                                                           monkeypatch):
+    from workbench.planner import devices
+
+    probes = _fake_probes(monkeypatch, tmp_path, busy=True)
+    monkeypatch.setattr(devices, "machine_busy", lambda: False)
+    first = cpu_profile()
+    assert cpu_profile() == first and len(probes) == 1   # too soon to measure again
+    monkeypatch.setattr(devices, "REPROBE_AFTER_S", 0)
+    second = cpu_profile()
+    assert len(probes) == 2
+    # each number the better of the two probes: bandwidth from the second, peak from the first
+    assert (second.bandwidth_Bps, second.peak_flops) == (2e10, 5e10)
+    assert second.source == "fake probe 2; the better of two probes"
+    monkeypatch.setattr(devices, "machine_busy", lambda: True)
+    assert cpu_profile() == second and len(probes) == 2  # still busy: keep what we have
 
 
 def test_probe_is_the_best_of_several_trials_after_a_warm_up():

@@ -179,6 +179,6 @@ def register(subparsers) -> None:
     s = subparsers.add_parser("devices", help="list the cost model's device profiles with their "
                                               "numbers and sources")
     s.add_argument("--refresh", action="store_true",
-                   help="measure the cpu profile again (about 0.6 s) and replace the cache")
+                   help="measure the cpu profile again (about 0.7 s) and replace the cache")
     s.add_argument("--json", action="store_true", help="print the profiles as JSON")
     s.set_defaults(func=cmd_devices)

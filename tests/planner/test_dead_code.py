@@ -45,6 +45,8 @@ def test_dead_consumers_do_not_block_live_fusion(policy):
     plan = plan_graph(g, policy, "h100")
     # p fuses into r as if the dead chain were not there (planned as DCE would leave it)
     assert set(plan.group_of("r").nodes) == {"p", "r"}
+    # and p is not written for the dead reader: the live kernel writes only r
+    assert plan.group_of("r").outputs == ("r",) and plan.group_of("r").kind == "loop"
     assert plan.group_of("d1").nodes == ("d1",) and plan.group_of("d2").nodes == ("d2",)
     assert {gr.role for gr in plan.groups_of("d1") + plan.groups_of("d2")} == {"dead"}
 

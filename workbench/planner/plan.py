@@ -7,6 +7,11 @@ node in several groups is a *duplicated* producer (recomputed in each). Each mem
 read outside its group, or is a graph output, is an *output* of one group (the first, in plan
 order, that computes it), which writes it to memory.
 
+Dead groups (no graph output depends on any member; XLA's DCE would remove them) are listed for
+the record but are not part of the per-call plan: a live value only they read is not written by
+the live kernels, so they cannot run as planned, and back ends should skip them
+(``FusionGroup.role == "dead"``).
+
 Plans are immutable values with a deterministic text form and JSON. :func:`make_plan` builds a
 plan from member sets and derives everything else (kinds, outputs, order); it is the one place
 where a plan's invariants are checked.
@@ -436,13 +441,17 @@ def make_plan(graph: Graph, member_sets: Sequence[Iterable[str]], *, policy: str
     dag = nx.DiGraph()
     dag.add_nodes_from(range(len(sets)))
     needs_output: dict[int, set] = {gi: set() for gi in range(len(sets))}
+    ix = _index(graph)
+    live = ix.live
     for gi, s in enumerate(sets):
+        dead_reader = not any(live[ix.pos[n]] for n in s)
         for n in s:
             for o in graph.node(n).operands:
                 if o in s or is_source(graph, o):
                     continue
                 provider = computing[o][0]
-                needs_output[provider].add(o)
+                if not (dead_reader and live[ix.pos[o]]):
+                    needs_output[provider].add(o)
                 dag.add_edge(provider, gi)
     for o in graph.outputs:
         if not is_source(graph, o):
@@ -470,10 +479,14 @@ def make_plan(graph: Graph, member_sets: Sequence[Iterable[str]], *, policy: str
                 tuple(decisions), constraints or Constraints())
 
 
-def _role(graph: Graph, nodes) -> str:
+def _index(graph: Graph):
     from workbench.planner.index import graph_index
 
-    ix = graph_index(graph)
+    return graph_index(graph)
+
+
+def _role(graph: Graph, nodes) -> str:
+    ix = _index(graph)
     idx = [ix.pos[n] for n in nodes]
     if not any(ix.live[i] for i in idx):
         return GroupRole.DEAD

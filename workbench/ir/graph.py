@@ -154,7 +154,8 @@ class Graph:
         try:
             return self._index[node_id]
         except KeyError:
-            raise DanglingReferenceError("no node with this id in the graph", node=node_id) from None
+            raise DanglingReferenceError("no node with this id in the graph",
+                                         node=node_id) from None
 
     def __contains__(self, node_id) -> bool:
         return node_id in self._index
@@ -171,7 +172,7 @@ class Graph:
     @cached_property
     def _users(self) -> dict[str, tuple[str, ...]]:
         users: dict[str, list[str]] = {n.id: [] for n in self.nodes}
-        for n in self.topo_order:
+        for n in self.topo_nodes():
             for o in dict.fromkeys(n.operands):
                 users[o].append(n.id)
         return {k: tuple(v) for k, v in users.items()}

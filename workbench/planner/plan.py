@@ -7,6 +7,11 @@ node in several groups is a *duplicated* producer (recomputed in each). Each mem
 read outside its group, or is a graph output, is an *output* of one group (the first, in plan
 order, that computes it), which writes it to memory.
 
+Dead groups (no graph output depends on any member; XLA's DCE would remove them) are listed for
+the record but are not part of the per-call plan: a live value only they read is not written by
+the live kernels, so they cannot run as planned, and back ends should skip them
+(``FusionGroup.role == "dead"``).
+
 Plans are immutable values with a deterministic text form and JSON. :func:`make_plan` builds a
 plan from member sets and derives everything else (kinds, outputs, order); it is the one place
 where a plan's invariants are checked.
@@ -45,6 +50,16 @@ class FusionKind:
 SOURCE_OPS = frozenset({"parameter", "constant"})
 
 
+class GroupRole:
+    """When a group's kernel runs."""
+
+    CALL = "call"          #: on every call (the plan proper)
+    OFFLINE = "offline"    #: once, when the weights are loaded (batch-norm folding's weight ops)
+    DEAD = "dead"          #: never needed: no graph output depends on it (XLA's DCE removes it)
+
+    ALL = (CALL, OFFLINE, DEAD)
+
+
 def is_source(graph: Graph, node_id: str) -> bool:
     """True for parameters and constants, which belong to no group."""
     return graph.node(node_id).op in SOURCE_OPS
@@ -53,10 +68,14 @@ def is_source(graph: Graph, node_id: str) -> bool:
 def group_kind(graph: Graph, members: Iterable[str], n_outputs: int = 1) -> str:
     """The fusion kind of a group with these members.
 
-    Output if it holds a dot or convolution (its epilogue fused after it); else input if it holds
-    a reduction (or a normalization composite); else multi-output if it writes several values;
+    Output if it holds a dot or convolution (its epilogue fused after it); else multi-output if
+    it writes several values; else input if it holds a reduction (or a composite that reduces:
+    softmax, layer norm; an inference batch norm is a per-channel affine map and does not);
     else loop. A group of one opaque op is opaque.
     """
+    from workbench.planner.index import is_reduction
+
+    members = list(members)
     cats = [get_op(graph.node(m).op).category for m in members]
     if Category.OPAQUE in cats:
         return FusionKind.OPAQUE
@@ -64,7 +83,8 @@ def group_kind(graph: Graph, members: Iterable[str], n_outputs: int = 1) -> str:
         return FusionKind.OUTPUT
     if n_outputs > 1:
         return FusionKind.MULTI_OUTPUT
-    if Category.REDUCTION in cats or Category.NORMALIZATION in cats:
+    if any(is_reduction(graph, m) for m, c in zip(members, cats)
+           if c in (Category.REDUCTION, Category.NORMALIZATION)):
         return FusionKind.INPUT
     return FusionKind.LOOP
 
@@ -89,6 +109,10 @@ class FusionGroup:
         The named pattern that formed the group (``"matmul+bias+relu"``), if any.
     pinned : bool
         Kept as is when re-planning.
+    role : str
+        A :class:`GroupRole`: ``"call"``; ``"offline"`` when every member only transforms
+        weights (run once, when they are loaded); ``"dead"`` when no graph output depends on
+        any member.
     """
 
     id: str
@@ -98,6 +122,7 @@ class FusionGroup:
     duplicated: tuple[str, ...] = ()
     pattern: str | None = None
     pinned: bool = False
+    role: str = GroupRole.CALL
 
     @property
     def size(self) -> int:
@@ -113,7 +138,20 @@ class FusionGroup:
             d["pattern"] = self.pattern
         if self.pinned:
             d["pinned"] = True
+        if self.role != GroupRole.CALL:
+            d["role"] = self.role
         return d
+
+    def note(self) -> str:
+        """`` (dead: ...)`` / `` (offline: ...)`` for the listings; empty for a per-call group."""
+        return ROLE_NOTES.get(self.role, "")
+
+
+#: how the listings mark groups that are not per-call kernels
+ROLE_NOTES = {
+    GroupRole.DEAD: " (dead: no graph output depends on it; XLA's DCE would remove it)",
+    GroupRole.OFFLINE: " (offline: folds weights once, when they are loaded; not run per call)",
+}
 
 
 @dataclass(frozen=True)
@@ -140,6 +178,11 @@ class Decision:
     numbers : Attrs
         The cost-model numbers behind it (seconds, bytes), e.g. ``time_unfused_s``,
         ``time_fused_s``, ``benefit_s``.
+    removed : tuple of tuple of str
+        For a taken step: the exact member sets of the groups it replaced. When given,
+        :func:`replay` removes exactly these (a duplicated producer's own group survives a step
+        that copies it into one consumer); when empty, replay removes every group that is a
+        subset of the new groups' union.
     """
 
     step: int
@@ -150,12 +193,15 @@ class Decision:
     nodes: tuple[str, ...] = ()
     members: tuple[tuple[str, ...], ...] = ()
     numbers: Attrs = EMPTY
+    removed: tuple[tuple[str, ...], ...] = ()
 
     def to_json(self) -> dict:
         d = {"step": self.step, "action": self.action, "fused": self.fused,
              "reason": self.reason, "message": self.message, "nodes": list(self.nodes)}
         if self.members:
             d["members"] = [list(m) for m in self.members]
+        if self.removed:
+            d["removed"] = [list(m) for m in self.removed]
         if self.numbers:
             d["numbers"] = self.numbers.to_json()
         return d
@@ -165,7 +211,8 @@ class Decision:
         return Decision(int(d["step"]), str(d["action"]), bool(d["fused"]), str(d["reason"]),
                         str(d["message"]), tuple(d.get("nodes", ())),
                         tuple(tuple(m) for m in d.get("members", ())),
-                        Attrs(d.get("numbers", {})))
+                        Attrs(d.get("numbers", {})),
+                        tuple(tuple(m) for m in d.get("removed", ())))
 
 
 @dataclass(frozen=True)
@@ -298,15 +345,17 @@ class Plan:
 
     def text(self, graph: Graph | None = None) -> str:
         """A readable, deterministic listing: one line per group, ops in order."""
+        n = len(self.groups)
         lines = [f"plan for {self.graph_name} (policy {self.policy}, device {self.device}): "
-                 f"{len(self.groups)} kernels"]
+                 f"{n} kernel{'' if n == 1 else 's'}"]
         for g in self.groups:
             ops = ", ".join(
                 (f"{n}:{graph.node(n).op}" if graph is not None else n)
                 + ("*" if n in g.duplicated else "") for n in g.nodes)
             extra = f" [{g.pattern}]" if g.pattern else ""
             pin = " (pinned)" if g.pinned else ""
-            lines.append(f"  {g.id} {g.kind}{extra}{pin} -> {', '.join(g.outputs) or '-'}: {ops}")
+            lines.append(f"  {g.id} {g.kind}{extra}{pin}{g.note()} -> "
+                         f"{', '.join(g.outputs) or '-'}: {ops}")
         if any(g.duplicated for g in self.groups):
             lines.append("  (* duplicated: recomputed in each group that lists it)")
         return "\n".join(lines)
@@ -392,13 +441,17 @@ def make_plan(graph: Graph, member_sets: Sequence[Iterable[str]], *, policy: str
     dag = nx.DiGraph()
     dag.add_nodes_from(range(len(sets)))
     needs_output: dict[int, set] = {gi: set() for gi in range(len(sets))}
+    ix = _index(graph)
+    live = ix.live
     for gi, s in enumerate(sets):
+        dead_reader = not any(live[ix.pos[n]] for n in s)
         for n in s:
             for o in graph.node(n).operands:
                 if o in s or is_source(graph, o):
                     continue
                 provider = computing[o][0]
-                needs_output[provider].add(o)
+                if not (dead_reader and live[ix.pos[o]]):
+                    needs_output[provider].add(o)
                 dag.add_edge(provider, gi)
     for o in graph.outputs:
         if not is_source(graph, o):
@@ -421,9 +474,25 @@ def make_plan(graph: Graph, member_sets: Sequence[Iterable[str]], *, policy: str
         outs = tuple(sorted(needs_output[gi], key=pos.__getitem__))
         dup = tuple(n for n in nodes if len(computing[n]) > 1)
         groups.append(FusionGroup(f"g{k}", nodes, group_kind(graph, nodes, len(outs)), outs, dup,
-                                  patterns.get(s), s in pinned_sets))
+                                  patterns.get(s), s in pinned_sets, _role(graph, nodes)))
     return Plan(graph.name, graph.fingerprint, policy, device, tuple(groups),
                 tuple(decisions), constraints or Constraints())
+
+
+def _index(graph: Graph):
+    from workbench.planner.index import graph_index
+
+    return graph_index(graph)
+
+
+def _role(graph: Graph, nodes) -> str:
+    ix = _index(graph)
+    idx = [ix.pos[n] for n in nodes]
+    if not any(ix.live[i] for i in idx):
+        return GroupRole.DEAD
+    if all(ix.offline[i] for i in idx):
+        return GroupRole.OFFLINE
+    return GroupRole.CALL
 
 
 def unfused_plan(graph: Graph, device: str = "cpu") -> Plan:
@@ -453,8 +522,8 @@ def xla_plan(graph: Graph, device: str = "cpu") -> Plan:
         else:
             groups.setdefault(tag, []).append(n)
     if not groups:
-        raise PlanError(f"graph {graph.name!r} has no XLA fusion tags: load an optimised "
-                        "(.after.hlo) module to see XLA's grouping")
+        raise PlanError(f"graph {graph.name!r} has no XLA fusion tags: load a module XLA has "
+                        "optimised (*.after_noynn.hlo, or *.after.hlo) to see XLA's grouping")
     return make_plan(graph, list(groups.values()) + singles, policy="xla", device=device)
 
 
@@ -495,14 +564,25 @@ def plan_from_json(doc, graph: Graph) -> Plan:
 def replay(plan: Plan, graph: Graph, upto: int | None = None) -> list[frozenset]:
     """The groups after the first ``upto`` decisions, starting from every op alone.
 
-    Each taken decision's ``members`` replace the groups they absorb (every existing group that
-    is a subset of their union). With ``upto=None`` all decisions are replayed.
+    Each taken decision's ``members`` replace the groups it absorbed: exactly its ``removed``
+    sets when it lists them, else every existing group that is a subset of the new groups'
+    union. With ``upto=None`` all decisions are replayed.
     """
     state = [frozenset([n]) for n in graph.topo_order if not is_source(graph, n)]
     for d in plan.decisions[:upto]:
         if not d.fused or not d.members:
             continue
         new = [frozenset(m) for m in d.members]
-        union = frozenset().union(*new)
-        state = [s for s in state if not s <= union] + new
+        if d.removed:
+            gone = [frozenset(m) for m in d.removed]
+            kept = []
+            for s in state:
+                if s in gone:
+                    gone.remove(s)
+                else:
+                    kept.append(s)
+            state = kept + [s for s in new if s not in kept]
+        else:
+            union = frozenset().union(*new)
+            state = [s for s in state if not s <= union] + new
     return state

@@ -63,7 +63,8 @@ class OpDef:
         Minimum and maximum number of operands (``None``: any number).
     infer : callable(operand_types, attrs, declared) -> Type
         The shape and dtype rule. ``declared`` is the node's declared type (or ``None``); only
-        ops whose type cannot be inferred (parameter, constant, opaque) use it. Raises :class:`~workbench.errors.ShapeError` or
+        ops whose type cannot be inferred (parameter, constant, opaque) use it. Raises
+        :class:`~workbench.errors.ShapeError` or
         :class:`~workbench.errors.AttributeError_` with a message (the verifier adds the node).
     reference : callable(operands, attrs, out_type) -> numpy.ndarray, optional
         The numpy reference implementation; ``None`` when the op cannot be evaluated.
@@ -80,6 +81,8 @@ class OpDef:
         True for the workbench's composite ops (they have an ``expand``).
     doc : str
         One sentence for the op's tooltip.
+    attributes : tuple of str, or None
+        The attribute names the op accepts (the verifier refuses others); None: any.
     """
 
     name: str
@@ -94,6 +97,7 @@ class OpDef:
     expand: Callable | None = None
     composite: bool = False
     doc: str = ""
+    attributes: tuple[str, ...] | None = ()
 
     # ----- cost counts -----------------------------------------------------------------------
 
@@ -156,7 +160,8 @@ def get_op(name: str) -> OpDef:
     except KeyError:
         import difflib
 
-        near = difflib.get_close_matches(str(name), REGISTRY, n=3)
+        near = [n for n in sorted(REGISTRY) if n.startswith(str(name))][:3]
+        near += [n for n in difflib.get_close_matches(str(name), REGISTRY, n=3) if n not in near]
         hint = f" (did you mean {', '.join(near)}?)" if near else ""
         raise UnknownOpError(f"unknown op {name!r}{hint}") from None
 

@@ -1,0 +1,132 @@
+"""Micro-benchmark of workbench.codegen.fastmath against numpy and libm loops.
+
+For each op, over 2**22 float32 elements (by default), time
+
+* ``numpy``       -- numpy's own ufunc (numpy has no erf: scipy.special.erf if
+                     installed, else skipped; logistic is ``1 / (1 + exp(-x))``),
+* ``libm loop``   -- an ``@njit`` loop calling the ``EXACT`` (``math.*``) function,
+* ``fast loop``   -- the same loop calling the ``FAST`` function (parallel=False),
+* ``fast prange`` -- ``@njit(parallel=True)`` with ``prange`` and the ``FAST`` function,
+
+after a warm-up call (compilation), as the median of ``--repeats`` runs, and print
+a table with the ratios libm-loop / fast-loop and numpy / fast-loop (so > 1 means
+the fast loop is faster).  The last column is the max ulp difference between the
+fast loop and the libm loop on the benchmark inputs, as a sanity check.
+
+Run: ``PYTHONPATH=. python bench/bench_fastmath.py [--log2n 22] [--repeats 9]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from workbench.codegen import fastmath as fm
+
+
+def _loop(fn):
+    @njit
+    def apply(x, out):
+        for i in range(x.size):
+            out[i] = fn(x[i])
+
+    return apply
+
+
+def _ploop(fn):
+    @njit(parallel=True)
+    def apply(x, out):
+        for i in prange(x.size):
+            out[i] = fn(x[i])
+
+    return apply
+
+
+def _numpy_logistic(x):
+    with np.errstate(over="ignore"):
+        return np.float32(1) / (np.float32(1) + np.exp(-x))
+
+
+def _numpy_funcs():
+    funcs = {"exponential": np.exp, "log": np.log, "tanh": np.tanh, "logistic": _numpy_logistic}
+    try:
+        from scipy.special import erf
+    except ImportError:
+        erf = None
+    funcs["erf"] = erf
+    return funcs
+
+
+def _inputs(op, n, rng):
+    if op == "exponential":
+        return rng.uniform(-80, 80, n).astype(np.float32)
+    if op == "log":
+        return np.exp(rng.uniform(-20, 20, n)).astype(np.float32)
+    if op == "tanh":
+        return rng.uniform(-10, 10, n).astype(np.float32)
+    if op == "logistic":
+        return rng.uniform(-20, 20, n).astype(np.float32)
+    return rng.uniform(-4, 4, n).astype(np.float32)  # erf
+
+
+def _median_time(f, repeats):
+    f()  # warm-up (compiles on first call)
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
+
+
+def _max_ulp(a, b):
+    ia = a.view(np.int32).astype(np.int64)
+    ib = b.view(np.int32).astype(np.int64)
+    ia = np.where(ia < 0, -(2**31) - ia, ia)
+    ib = np.where(ib < 0, -(2**31) - ib, ib)
+    return int(np.max(np.abs(ia - ib)))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--log2n", type=int, default=22)
+    ap.add_argument("--repeats", type=int, default=9)
+    args = ap.parse_args(argv)
+
+    n = 1 << args.log2n
+    rng = np.random.default_rng(0)
+    numpy_funcs = _numpy_funcs()
+    print(f"n = 2**{args.log2n} float32, median of {args.repeats}; numba {numba.__version__}, "
+          f"numpy {np.__version__}, {platform.machine()} {numba.config.NUMBA_DEFAULT_NUM_THREADS} threads "
+          f"(os.cpu_count()={os.cpu_count()})")
+    header = (f"{'op':12s} {'numpy ms':>9s} {'libm loop':>10s} {'fast loop':>10s} {'fast prange':>12s} "
+              f"{'libm/fast':>10s} {'numpy/fast':>11s} {'ulp vs libm':>12s}")
+    print(header)
+    print("-" * len(header))
+    for op in ("exponential", "log", "tanh", "logistic", "erf"):
+        x = _inputs(op, n, rng)
+        out_libm = np.empty_like(x)
+        out_fast = np.empty_like(x)
+        out_par = np.empty_like(x)
+        libm, fast, par = _loop(fm.EXACT[op]), _loop(fm.FAST[op]), _ploop(fm.FAST[op])
+
+        np_fn = numpy_funcs[op]
+        t_np = _median_time(lambda: np_fn(x), args.repeats) if np_fn is not None else float("nan")
+        t_libm = _median_time(lambda: libm(x, out_libm), args.repeats)
+        t_fast = _median_time(lambda: fast(x, out_fast), args.repeats)
+        t_par = _median_time(lambda: par(x, out_par), args.repeats)
+        assert np.array_equal(out_fast.view(np.int32), out_par.view(np.int32))
+        ulp = _max_ulp(out_fast, out_libm)
+        print(f"{op:12s} {t_np * 1e3:9.3f} {t_libm * 1e3:10.3f} {t_fast * 1e3:10.3f} {t_par * 1e3:12.3f} "
+              f"{t_libm / t_fast:9.1f}x {t_np / t_fast:10.1f}x {ulp:12d}")
+    print("times in ms; numpy = nan: no numpy function for this op (erf needs scipy)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Install everything the test suite needs on a fresh Debian/Ubuntu machine, then run it all.
+#   Debian packages: chromium + chromium-driver (browser tests), graphviz (graph layout)
+#   Python: a virtual environment in .venv with the project and its [test] extra
+# Extra arguments go to pytest (e.g. `bash scripts/test.sh -k planner -x`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
+command -v dot >/dev/null 2>&1 || need_apt+=(graphviz)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  echo "installing Debian packages: ${need_apt[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+PYTHON="${PYTHON:-python3}"
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[test]'
+
+export DASH_TEST_CHROMEPATH="${DASH_TEST_CHROMEPATH:-/usr/bin/chromium}"
+export WORKBENCH_CACHE_DIR="${WORKBENCH_CACHE_DIR:-$PWD/.cache/workbench}"
+exec .venv/bin/python -m pytest --headless "$@"

@@ -1,0 +1,67 @@
+"""The command line: inspect, eval, and one-line errors with exit status 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tests.conftest import MODELS, REPO_ROOT, shared_hlo_dir
+from workbench.cli import main
+
+
+def cli(*args, cwd=REPO_ROOT):
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    return subprocess.run([sys.executable, "-m", "workbench", *map(str, args)], cwd=cwd,
+                          env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_inspect_lists_xla_fusions_of_the_transformer_block(capsys):
+    path = shared_hlo_dir() / "transformer_block.after_noynn.hlo"
+    assert main(["inspect", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "XLA fusions (26):" in out
+    assert "subtract_exponential_fusion [kLoop]" in out
+    assert "arg0  x.1: f32[2,64,128]" in out
+
+
+def test_inspect_json(capsys):
+    assert main(["inspect", "softmax", "--json"]) == 0       # a sample graph by name
+    info = json.loads(capsys.readouterr().out)
+    assert info["name"] == "softmax"
+    assert info["categories"]["reduction"] == 2
+    assert info["inputs"] == [{"id": "x", "index": 0, "type": "f32[256,1024]"}]
+    assert info["parameter_bytes"] == 256 * 1024 * 4
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_eval_matches_jax(model, tmp_path, capsys):
+    io = shared_hlo_dir() / f"{model}.io.npz"
+    out = tmp_path / "out.npz"
+    assert main(["eval", str(shared_hlo_dir() / f"{model}.before.hlo"), "--inputs", str(io),
+                 "--out", str(out)]) == 0
+    with np.load(io) as ref, np.load(out) as got:
+        outs = [k for k in ref.files if k.startswith("out")]
+        assert sorted(got.files) == sorted(outs)
+        for k in outs:
+            np.testing.assert_allclose(got[k], ref[k], rtol=1e-4, atol=1e-5)
+
+
+def test_errors_are_one_line_exit_2_no_traceback(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"nodes": [ }')
+    r = cli("inspect", bad)
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    assert r.stderr.startswith(f"error: {bad}:1:")
+    r = cli("eval", REPO_ROOT / "sample_graphs" / "chain10.json", "--inputs", tmp_path / "no.npz")
+    assert r.returncode == 2 and "cannot read inputs" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_python_dash_m_and_help():
+    r = cli("--help")
+    assert r.returncode == 0 and "inspect" in r.stdout and "eval" in r.stdout

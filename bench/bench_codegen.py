@@ -161,7 +161,7 @@ def bench_model(name, graph, args, backend, repeat, exact, cache):
            "fallbacks": sum(k.fallback for k in fused.kernels), "memory_bound": []}
     for k, v in t.items():
         row[f"{k}_s"], row[f"{k}_median_s"] = v["min"], v["median"]
-    for i, k in enumerate(fused.kernels):
+    for i, k in enumerate(fused.call):
         if k.kind != "output" and not k.fallback:
             best = min(run[i] for run in per_kernel)
             row["memory_bound"].append({"group": k.group_id,

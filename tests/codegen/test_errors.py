@@ -75,3 +75,31 @@ def test_auto_backend_without_gpu_is_cpu_with_a_note(kernel_cache):
     g = _graph()
     compiled = compile_plan(g, one_group_plan(g), cache_dir=kernel_cache)
     assert compiled.backend == "cpu" and "no GPU: ran on cpu" in compiled.notes
+
+
+def test_dead_groups_are_skipped_and_offline_groups_run_once(kernel_cache):
+    from workbench.planner import plan_graph
+    from workbench.planner.folding import fold_batch_norms
+    from small_graphs import load_hlo
+
+    b = GraphBuilder("dead")
+    x = b.parameter("x", (16,))
+    b.op("exponential", [x], node_id="unused")                 # dead code
+    g = verify(b.build([b.op("negate", [x])]))
+    compiled = compile_plan(g, unfused_plan(g), backend="cpu", cache_dir=kernel_cache)
+    assert compiled.skipped == ["g0"] and [k.group_id for k in compiled.kernels] == ["g1"]
+    assert compiled.run([np.ones(16, np.float32)])[0].tolist() == [-1.0] * 16
+
+    folded, _ = fold_batch_norms(load_hlo("resnet_block"))
+    plan = plan_graph(folded, "priority")
+    compiled = compile_plan(folded, plan, backend="cpu", cache_dir=kernel_cache)
+    roles = [k.role for k in compiled.kernels]
+    assert "offline" in roles and "call" in roles
+    assert len(compiled.call) == roles.count("call")
+    inputs = make_inputs(folded, seed=5)
+    env = compiled.prepare(inputs)
+    assert len(compiled.offline_s) == roles.count("offline")
+    times = []
+    outs = compiled.execute(env, times)
+    assert len(times) == roles.count("call")
+    assert_matches(folded, outs, inputs)

@@ -23,7 +23,7 @@ def _evil_graph(marker: Path):
     b = GraphBuilder(evil)
     x = b.parameter(evil, (16,))
     y = b.parameter(evil + "#2", (16,))
-    s = b.op("add", [x, y], node_id=f"{evil}\n    import os; os.system('touch {marker}')")
+    s = b.op("add", [x, y], node_id=f"{evil}; import os; os.system('touch {marker}')")
     t = b.op("tanh", [s], node_id='"""; ' + evil + '; """')
     c = b.constant(2.5, node_id=evil + "const")
     out = b.op("multiply", [t, b.op("broadcast", [c], shape=(16,), dimensions=())],

@@ -57,6 +57,8 @@ class CompiledKernel:
         Bytes of the kernel's scratch arrays.
     scratch : tuple of (int, numpy.dtype)
         CUDA: sizes and dtypes of the scratch arrays the runtime passes after the outputs.
+    role : str
+        The group's role: ``call`` (runs every call) or ``offline`` (weight folding, once).
     bytes_read, bytes_written : int
         Bytes of the kernel's arguments (each distinct input once) and results.
     flops, transcendentals : int
@@ -83,6 +85,7 @@ class CompiledKernel:
     outputs: tuple = ()
     scratch_bytes: int = 0
     scratch: tuple = ()
+    role: str = "call"
     bytes_read: int = 0
     bytes_written: int = 0
     flops: int = 0
@@ -95,7 +98,7 @@ class CompiledKernel:
         out = {k: getattr(self, k) for k in (
             "group_id", "kind", "backend", "fallback", "fallback_reason", "source_path",
             "compile_s", "cached", "registers", "spill_bytes", "shared_bytes", "bytes_read",
-            "bytes_written", "flops", "transcendentals")}
+            "bytes_written", "flops", "transcendentals", "role")}
         out["ops"] = list(self.ops)
         out["error"] = self.error
         return out
@@ -118,7 +121,7 @@ def compile_plan(graph, plan, backend: str = "auto", exact_math: bool = False, p
         approximations of :mod:`workbench.codegen.fastmath`.
     progress : callable(stage, k, n, message), optional
         Called before each group is compiled (``stage="compile"``, k = 1..n) and at the end
-        (k = n).
+        (k = n). Dead groups (``role == "dead"``) are skipped and not counted.
     cache_dir : path, optional
         The kernel cache (default: ``$WORKBENCH_CACHE_DIR`` or
         ``~/.cache/fusion-workbench/kernels``).
@@ -144,18 +147,23 @@ def compile_plan(graph, plan, backend: str = "auto", exact_math: bool = False, p
     xgraph = expand_composites(graph)
     caps = capabilities(name)
     kernels = []
-    n = len(plan.groups)
-    for k, group in enumerate(plan.groups, 1):
+    live = [g for g in plan.groups if getattr(g, "role", "call") != "dead"]
+    skipped = [g.id for g in plan.groups if getattr(g, "role", "call") == "dead"]
+    n = len(live)
+    for k, group in enumerate(live, 1):
         if progress is not None:
             progress("compile", k, n, f"compiling group {k} of {n} ({group.id}, {group.kind})")
-        kernels.append(_compile_group(graph, xgraph, group, name, caps, table, fast_hash,
-                                      cache_dir))
+        kernel = _compile_group(graph, xgraph, group, name, caps, table, fast_hash, cache_dir)
+        kernel.role = getattr(group, "role", "call")
+        kernels.append(kernel)
     if progress is not None:
         progress("compile", n, n, f"compiled {n} kernels")
     failed = [kk.group_id for kk in kernels if kk.error]
     if failed:
         notes.append(f"numba failed to compile {', '.join(failed)}: ran through numpy")
-    return CompiledPlan(graph, xgraph, plan, name, kernels, notes)
+    if skipped:
+        notes.append(f"dead code skipped (no output depends on it): {', '.join(skipped)}")
+    return CompiledPlan(graph, xgraph, plan, name, kernels, notes, skipped)
 
 
 def _compile_group(graph, xgraph, group, backend, caps, table, fast_hash, cache_dir):

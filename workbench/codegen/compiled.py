@@ -20,27 +20,37 @@ class CompiledPlan:
     plan : Plan
     backend : str
     kernels : list of CompiledKernel
-        One per group, in launch order.
+        One per group that runs, in launch order: ``role`` ``call`` (every call) or ``offline``
+        (weight folding: run once, by :meth:`prepare`). Dead groups get no kernel.
+    skipped : list of str
+        Ids of the plan's dead groups (no output depends on them), which back ends skip.
     notes : list of str
         Facts for the report ("no GPU: ran on cpu", kernels that fell back).
     peak_bytes : int
         Bytes of values alive at once while running (inputs, intermediates, outputs, scratch).
+    offline_s : list of float
+        Seconds each offline kernel took in the last :meth:`prepare`.
     """
 
-    def __init__(self, graph, xgraph, plan, backend, kernels, notes):
+    def __init__(self, graph, xgraph, plan, backend, kernels, notes, skipped=()):
         self.graph = graph
         self.xgraph = xgraph
         self.plan = plan
         self.backend = backend
         self.kernels = kernels
+        self.skipped = list(skipped)
         self.notes = notes
         self.executor = make_executor(backend)
         needed = {v for k in kernels for v in k.inputs}
         self.constants = {v: constant_array(xgraph.node(v).attrs, xgraph.node(v).type)
                           for v in sorted(needed) if xgraph.node(v).op == "constant"}
-        sources = [p.id for p in graph.parameters] + list(self.constants)
-        self.liveness = Liveness(kernels, graph.outputs, self._nbytes, sources)
+        self.offline = [k for k in kernels if k.role == "offline"]
+        self.call = [k for k in kernels if k.role != "offline"]
+        sources = ([p.id for p in graph.parameters] + list(self.constants)
+                   + [v for k in self.offline for v in k.outputs])
+        self.liveness = Liveness(self.call, graph.outputs, self._nbytes, sources)
         self.peak_bytes = self.liveness.peak_bytes
+        self.offline_s: list[float] = []
         self._pool: dict = {}
 
     def _nbytes(self, v) -> int:
@@ -65,17 +75,26 @@ class CompiledPlan:
                 f"{max_bytes / 2**20:.1f} MiB")
 
     def prepare(self, inputs, max_bytes: int | None = DEFAULT_MAX_BYTES) -> dict:
-        """Check the memory cap, then place inputs and constants on the device."""
+        """Check the memory cap, place inputs and constants on the device, and run the offline
+        (weight-folding) kernels once; returns the environment :meth:`execute` runs on."""
         self.check_memory(max_bytes)
         host = _coerce_inputs(self.graph, inputs)
         ex = self.executor
         env = {k: ex.to_device(v) for k, v in host.items()}
         for v, arr in self.constants.items():
             env[v] = ex.to_device(arr)
+        self.offline_s = []
+        for kern in self.offline:
+            outs = [ex.empty(self.xgraph.node(v).type.size, self.xgraph.node(v).type.np_dtype)
+                    for v in kern.outputs]
+            scratch = [ex.empty(size, dtype) for size, dtype in kern.scratch]
+            self.offline_s.append(ex.call(kern, [env[v] for v in kern.inputs] + outs + scratch))
+            env.update(zip(kern.outputs, outs))
         return env
 
     def execute(self, env: dict, times: list | None = None) -> tuple:
-        """Run every kernel once on prepared inputs; append per-kernel seconds to ``times``.
+        """Run the per-call kernels once on prepared inputs; append each one's seconds to
+        ``times`` (in the order of :attr:`call`).
 
         Intermediate, output and scratch arrays come from a pool kept between runs (as XLA's
         runtime reuses its buffers), so that repeated runs measure the kernels rather than the
@@ -85,7 +104,7 @@ class CompiledPlan:
         env = dict(env)
         owned = {}
         keep = set(self.graph.outputs)
-        for k, kern in enumerate(self.kernels):
+        for k, kern in enumerate(self.call):
             outs = [self._alloc(self.xgraph.node(v).type.size, self.xgraph.node(v).type.np_dtype)
                     for v in kern.outputs]
             scratch = [self._alloc(size, dtype) for size, dtype in kern.scratch]

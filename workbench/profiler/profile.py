@@ -157,14 +157,14 @@ def _time_plan(compiled, env, repeat, warmup, budget_s, tick, poll):
         compiled.execute(env)
         poll()
     runs, trace, t_start = [], [], time.perf_counter()
-    n = len(compiled.kernels)
+    n = len(compiled.call)
     for r in range(max(repeat, 1)):
         times: list[float] = []
         compiled.execute(env, times)
         runs.append(times)
         if r == 0:
             t = 0.0
-            for k, dt in zip(compiled.kernels, times):
+            for k, dt in zip(compiled.call, times):
                 trace.append((k.group_id, t, dt))
                 t += dt
         if tick is not None:
@@ -229,9 +229,13 @@ def _default_device(backend):
 
 
 def _kernel_reports(compiled, runs, pred):
+    """Per kernel, in launch order: per-call kernels timed over ``runs``; offline kernels
+    (weight folding) by their one run in ``prepare``."""
+    per_call = {k.group_id: [r[i] for r in runs] for i, k in enumerate(compiled.call)}
+    offline = {k.group_id: [t] for k, t in zip(compiled.offline, compiled.offline_s)}
     out = []
-    for i, k in enumerate(compiled.kernels):
-        t = Timing.of(r[i] for r in runs)
+    for k in compiled.kernels:
+        t = Timing.of(per_call.get(k.group_id) or offline.get(k.group_id, []))
         moved = k.bytes_read + k.bytes_written
         out.append(KernelReport(
             k.group_id, k.kind, k.backend, k.fallback, k.fallback_reason, t,
@@ -239,7 +243,7 @@ def _kernel_reports(compiled, runs, pred):
             k.flops, k.transcendentals, _rate(moved, t.median_s), _rate(k.flops, t.median_s),
             k.registers, k.spill_bytes, k.shared_bytes,
             (pred or {}).get("registers", {}).get(k.group_id), k.source_path, k.compile_s,
-            k.cached, tuple(k.ops), k.error))
+            k.cached, tuple(k.ops), k.error, k.role))
     return out
 
 
@@ -254,6 +258,9 @@ def _notes(compiled, pred):
     elif pred.get("error"):
         notes.append(pred["error"])
     fb = [k.group_id for k in compiled.kernels if k.fallback and not k.error]
+    if compiled.offline:
+        notes.append(f"{len(compiled.offline)} offline kernel(s) fold weights once, before the "
+                     "timed runs; they are not in the per-call totals")
     if fb:
         notes.append(f"{len(fb)} group(s) ran through the numpy reference: {', '.join(fb)}")
     return notes

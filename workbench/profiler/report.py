@@ -73,6 +73,8 @@ class KernelReport:
     cached : bool
     error : dict or None
         The compile error, when numba failed and the group fell back.
+    role : str
+        ``call``, or ``offline`` (weight folding: timed once, not in the per-call totals).
     """
 
     group_id: str
@@ -97,6 +99,7 @@ class KernelReport:
     cached: bool = False
     ops: tuple = ()
     error: dict | None = None
+    role: str = "call"
 
 
 @dataclass
@@ -108,7 +111,7 @@ class Report:
     graph, policy, backend, device : str
         What was run where (``device``: the cost-model profile predictions are for).
     kernels : list of KernelReport
-        The fused plan's kernels, in launch order.
+        The fused plan's kernels, in launch order (dead groups have none).
     unfused_kernels : list of KernelReport
         The baseline's kernels (one op each, same backend).
     fused, unfused, numpy : Timing

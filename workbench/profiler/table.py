@@ -30,6 +30,8 @@ def format_report(report) -> str:
     rows = [head]
     for k in report.kernels:
         note = "numpy fallback" if k.fallback else ""
+        if k.role == "offline":
+            note += " offline (once, not per call)"
         if k.predicted_registers is not None and k.registers is not None:
             note += f" (model: {k.predicted_registers} regs)"
         rows.append((k.group_id, k.kind, str(len(k.ops)), fmt_time(k.timing.median_s),

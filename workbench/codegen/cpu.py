@@ -31,9 +31,15 @@ PARALLEL_MIN_MACS = 1 << 20
 #: fewest rows a block gets (a BLAS call on fewer rows runs far below the machine's peak)
 TARGET_BLOCKS = 8
 MIN_BLOCK_ROWS = 16
-#: below this many rows (batch x M) a dot is one BLAS call per batch, with BLAS's own threads
-#: (the module says BLAS_THREADS = 0 and the launcher lifts the one-thread limit around it):
-#: measured on the mlp ([32, 256] x [256, 512] ...), 340 us against 400-460 us in row blocks
+#: a dot whose result is smaller than this (bytes), or has fewer rows (batch x M), is one BLAS
+#: call per batch with BLAS's own threads (the module says BLAS_THREADS = 0 and the launcher
+#: lifts the one-thread limit around it), then the epilogue: the result stays in cache anyway,
+#: and BLAS on all rows beats single-threaded calls on row blocks (measured on the transformer
+#: block's feed-forward dots, [128, 128] x [128, 512]: 150 us against 190-200 us, and the mlp's
+#: [32, 256] x [256, 512]: 340 us against 400-460 us); a convolution is always blocked when
+#: large enough, since gathering its patches (im2col) is work the blocks share (resnet block:
+#: 100 us against 150 us per convolution)
+BLOCKED_MIN_BYTES = 2 << 20
 BLOCKED_MIN_ROWS = 64
 FASTMATH_FLAGS = "{'reassoc', 'contract'}"
 #: ops for which workbench.codegen.fastmath has float32 functions
@@ -100,7 +106,10 @@ def render_cpu(kir: KernelIR, math_table: str | None = None, fast_hash: str = ""
 
 def _blocked(c) -> bool:
     """True if a contraction runs as row blocks in a prange (else one BLAS call per batch)."""
-    return c.B * c.M >= BLOCKED_MIN_ROWS and c.B * c.M * c.N * max(c.K, 1) >= PARALLEL_MIN_MACS
+    itemsize = 4 if c.lhs.dtype == "f32" else 8
+    big = c.kind == "conv" or c.B * c.M * c.N * itemsize >= BLOCKED_MIN_BYTES  # im2col pays
+    return (big and c.B * c.M >= BLOCKED_MIN_ROWS
+            and c.B * c.M * c.N * max(c.K, 1) >= PARALLEL_MIN_MACS)
 
 
 def _parallel_worthy(nest: Nest) -> bool:

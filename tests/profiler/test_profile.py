@@ -99,6 +99,7 @@ def test_progress_reports_each_group_and_timing(report):
     assert sorted({c[1] for c in calls if c[0] == "compile-unfused"}) == list(
         range(1, n_unfused + 1))
     assert {"check", "time", "time-unfused", "time-numpy"} <= set(stages)
+    assert ("time", 1, 1, "timing kernel 1 of 1 (g0, input)") in calls
 
 
 def test_cancel_stops_profiling(softmax, cache):

@@ -92,9 +92,10 @@ class CompiledPlan:
             env.update(zip(kern.outputs, outs))
         return env
 
-    def execute(self, env: dict, times: list | None = None) -> tuple:
+    def execute(self, env: dict, times: list | None = None, after_kernel=None) -> tuple:
         """Run the per-call kernels once on prepared inputs; append each one's seconds to
-        ``times`` (in the order of :attr:`call`).
+        ``times`` (in the order of :attr:`call`); call ``after_kernel(k, n, kernel)`` after
+        each (outside the timed launch).
 
         Intermediate, output and scratch arrays come from a pool kept between runs (as XLA's
         runtime reuses its buffers), so that repeated runs measure the kernels rather than the
@@ -111,6 +112,8 @@ class CompiledPlan:
             dt = self.executor.call(kern, [env[v] for v in kern.inputs] + outs + scratch)
             if times is not None:
                 times.append(dt)
+            if after_kernel is not None:
+                after_kernel(k + 1, len(self.call), kern)
             env.update(zip(kern.outputs, outs))
             owned.update(zip(kern.outputs, outs))
             for a in scratch:

@@ -38,8 +38,9 @@ def profile(graph, plan, inputs=None, *, backend="auto", repeat=REPEAT, warmup=W
     repeat, warmup : int
         Timed and untimed runs of each plan.
     progress : callable(stage, k, n, message), optional
-        Stages ``compile``, ``compile-unfused`` (per group), ``check``, ``time``,
-        ``time-unfused`` (per kernel, at most every 0.1 s), ``time-numpy``.
+        Stages ``compile``, ``compile-unfused`` (per group), ``check``, ``time`` and
+        ``time-unfused`` (per kernel in the first timed run, then per run with k = n; at most
+        every 0.1 s), ``time-numpy``.
     cancel : callable() -> bool, optional
         Polled between steps; when it returns true, :class:`Cancelled` is raised.
     device : str, optional
@@ -158,16 +159,19 @@ def _time_plan(compiled, env, repeat, warmup, budget_s, tick, poll):
         poll()
     runs, trace, t_start = [], [], time.perf_counter()
     n = len(compiled.call)
+    def each_kernel(k, n_kernels, kern):
+        tick(k, n_kernels, f"timing kernel {k} of {n_kernels} ({kern.group_id}, {kern.kind})")
+
     for r in range(max(repeat, 1)):
         times: list[float] = []
-        compiled.execute(env, times)
+        compiled.execute(env, times, each_kernel if r == 0 and tick is not None else None)
         runs.append(times)
         if r == 0:
             t = 0.0
             for k, dt in zip(compiled.call, times):
                 trace.append((k.group_id, t, dt))
                 t += dt
-        if tick is not None:
+        if tick is not None and r > 0:
             tick(n, n, f"run {r + 1} of {repeat}: {n} kernels")
         poll()
         if r >= 2 and time.perf_counter() - t_start > budget_s:
@@ -196,7 +200,9 @@ def _predictions(graph, plan, backend, device):
         return None
     name = device or _default_device(backend)
     if name is None:
-        return None
+        return {"device": None, "total": None, "groups": {}, "registers": {},
+                "error": f"no cost-model device profile for the {backend} backend (pass "
+                         "device=, e.g. h200): predicted times are not shown"}
     try:
         dev = get_device(name)
         pc = plan_cost(graph, plan, dev)

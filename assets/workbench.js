@@ -1,0 +1,52 @@
+/* Fusion Workbench: small clientside helpers that need the cytoscape instance.
+ * cytoscape.js registers itself on its container element as `_cyreg.cy`; dash-cytoscape puts
+ * the component's id on an ancestor of that container. */
+(function () {
+  function cyOf(id) {
+    var root = document.getElementById(id);
+    if (!root) { return null; }
+    if (root._cyreg && root._cyreg.cy) { return root._cyreg.cy; }
+    var inner = root.querySelectorAll("div");
+    for (var i = 0; i < inner.length; i++) {
+      if (inner[i]._cyreg && inner[i]._cyreg.cy) { return inner[i]._cyreg.cy; }
+    }
+    return null;
+  }
+  window.workbenchCy = cyOf;
+  window.dash_clientside = Object.assign({}, window.dash_clientside, {
+    workbench: {
+      fit: function (n, id) {
+        var cy = cyOf(id);
+        if (cy) { cy.fit(undefined, 20); }
+        return window.dash_clientside.no_update;
+      },
+      center: function (found, id) {
+        var cy = cyOf(id);
+        if (cy && found) {
+          var el = cy.getElementById(found);
+          if (el && el.length) {
+            cy.animate({center: {eles: el}, zoom: Math.max(cy.zoom(), 1.0)}, {duration: 300});
+          }
+        }
+        return window.dash_clientside.no_update;
+      }
+    }
+  });
+})();
+
+/* After a new graph is drawn (preset layout with fit), keep labels readable: if fitting the
+ * whole graph needs a zoom below READABLE, zoom to READABLE at the top of the graph instead. */
+(function () {
+  var READABLE = 0.75;
+  window.dash_clientside.workbench.readable = function (layout, id) {
+    if (!layout || !layout.fit) { return window.dash_clientside.no_update; }
+    setTimeout(function () {
+      var cy = window.workbenchCy(id);
+      if (!cy || cy.zoom() >= READABLE) { return; }
+      var bb = cy.elements().boundingBox();
+      cy.zoom(READABLE);
+      cy.pan({x: cy.width() / 2 - (bb.x1 + bb.x2) / 2 * READABLE, y: 20 - bb.y1 * READABLE});
+    }, 200);
+    return window.dash_clientside.no_update;
+  };
+})();

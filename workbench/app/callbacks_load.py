@@ -1,0 +1,127 @@
+"""Callbacks: the session key, choosing and uploading a graph, planner policy and device.
+
+Each callback reads its inputs, calls :mod:`.controller`, stores the new workspace and bumps
+``ids.VERSION`` (which the views listen to), or shows the error beside its control and changes
+nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+
+from dash import Input, Output, State, ctx, no_update
+from dash.exceptions import PreventUpdate
+
+from workbench.app import controller, ids
+from workbench.app.state import new_session_id
+from workbench.errors import InputError, WorkbenchError
+from workbench.importers import load_bytes
+
+
+def version(sid: str, graph_changed: bool = False) -> dict:
+    """The value written to ``ids.VERSION``: whose state changed, when, and whether the graph did."""
+    return {"sid": sid, "t": time.time_ns(), "graph": graph_changed}
+
+
+def decode_upload(contents: str, filename: str | None, max_bytes: int) -> bytes:
+    """The bytes of a ``dcc.Upload`` data URL (``data:...;base64,...``).
+
+    Raises
+    ------
+    InputError
+        If the upload is not a base64 data URL or is larger than ``max_bytes``.
+    """
+    head, sep, data = (contents or "").partition(",")
+    if not sep or ";base64" not in head:
+        raise InputError("the upload is not a file", file=filename or "<upload>")
+    if len(data) * 3 // 4 > max_bytes:
+        raise InputError(f"the file is larger than the {max_bytes >> 20} MiB upload limit",
+                         file=filename or "<upload>")
+    try:
+        return base64.b64decode(data, validate=True)
+    except ValueError:
+        raise InputError("the upload is not valid base64", file=filename or "<upload>") from None
+
+
+def start_session(services, sid=None) -> str:
+    """Create a session on the app's initial graph; returns its key."""
+    sid = sid or new_session_id()
+    graph, label = services.load_choice(services.initial_choice())
+    key = services.store.put_graph(graph)
+    ws = controller.open_workspace(key, graph, label, choice=services.initial_choice())
+    services.store.put_workspace(sid, ws)
+    return sid
+
+
+def register(app, services, upload_max_bytes: int) -> None:
+    """Attach the load-and-choose callbacks to ``app``."""
+
+    @app.callback(Output(ids.SESSION, "data"), Output(ids.VERSION, "data"),
+                  Input(ids.SESSION, "modified_timestamp"), State(ids.SESSION, "data"),
+                  State(ids.VERSION, "data"))
+    def init_session(_ts, sid, current):
+        if services.session(sid) is None:
+            sid = start_session(services)
+            return sid, version(sid, True)
+        if current is None:  # a reload: draw the session's state
+            return no_update, version(sid, True)
+        raise PreventUpdate
+
+    @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
+                  Output(ids.LOAD_MSG, "children"),
+                  Input(ids.GRAPH_CHOICE, "value"), State(ids.SESSION, "data"),
+                  State(ids.POLICY, "value"), State(ids.DEVICE, "value"),
+                  prevent_initial_call=True)
+    def choose_graph(choice, sid, policy, device):
+        s = services.session(sid)
+        if s is None or not choice or choice == s[0].choice:
+            raise PreventUpdate
+        try:
+            graph, label = services.load_choice(choice)
+            key = services.store.put_graph(graph)
+            ws = controller.open_workspace(key, graph, label, policy, device, choice)
+        except WorkbenchError as exc:
+            return no_update, controller.error_text(exc)
+        services.store.put_workspace(sid, ws)
+        services.store.put_report(sid, None)
+        return version(sid, True), ""
+
+    @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
+                  Output(ids.LOAD_MSG, "children", allow_duplicate=True),
+                  Output(ids.GRAPH_CHOICE, "value"),
+                  Input(ids.UPLOAD, "contents"), State(ids.UPLOAD, "filename"),
+                  State(ids.SESSION, "data"), State(ids.POLICY, "value"),
+                  State(ids.DEVICE, "value"), prevent_initial_call=True)
+    def upload_graph(contents, filename, sid, policy, device):
+        if services.session(sid) is None or contents is None:
+            raise PreventUpdate
+        name = str(filename or "upload")
+        try:
+            graph = load_bytes(decode_upload(contents, name, upload_max_bytes), name)
+            key = services.store.put_graph(graph)
+            ws = controller.open_workspace(key, graph, f"upload {name}", policy, device, None)
+        except WorkbenchError as exc:
+            return no_update, controller.error_text(exc), no_update
+        services.store.put_workspace(sid, ws)
+        services.store.put_report(sid, None)
+        return version(sid, True), "", None
+
+    @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
+                  Output(ids.REPLAN_MSG, "children"),
+                  Input(ids.POLICY, "value"), Input(ids.DEVICE, "value"),
+                  Input(ids.REPLAN, "n_clicks"), State(ids.SESSION, "data"),
+                  prevent_initial_call=True)
+    def replan(policy, device, _n, sid):
+        s = services.session(sid)
+        if s is None:
+            raise PreventUpdate
+        ws, graph = s
+        if ctx.triggered_id != ids.REPLAN and (policy, device) == (ws.policy, ws.device):
+            raise PreventUpdate  # the dropdowns were only set to show the session's choice
+        try:
+            ws = controller.replan(ws, graph, policy, device)
+        except WorkbenchError as exc:
+            return no_update, controller.error_text(exc)
+        services.store.put_workspace(sid, ws)
+        return version(sid), ""

@@ -1,0 +1,106 @@
+"""Callbacks of the compile & profile panel: a background job with progress and cancel."""
+
+from __future__ import annotations
+
+import time
+
+from dash import Input, Output, State, dcc, no_update
+from dash.exceptions import PreventUpdate
+
+from workbench.app import controller, ids, profiling
+from workbench.app.figures import empty_figure, profile_bars
+from workbench.errors import WorkbenchError
+
+DOWNLOADS = (ids.DOWNLOAD_PLAN, ids.DOWNLOAD_SOURCES, ids.DOWNLOAD_TRACE, ids.DOWNLOAD_REPORT)
+
+
+def register(app, services, manager) -> None:
+    """Attach the profile panel's callbacks; ``manager`` is the DiskcacheManager."""
+
+    @app.callback(Output(ids.PROFILE_VERSION, "data"), Output(ids.PROFILE_MSG, "children"),
+                  Input(ids.PROFILE_RUN, "n_clicks"), State(ids.SESSION, "data"),
+                  background=True, manager=manager, prevent_initial_call=True,
+                  running=[(Output(ids.PROFILE_RUN, "disabled"), True, False),
+                           (Output(ids.PROFILE_CANCEL, "disabled"), False, True)],
+                  progress=[Output(ids.PROFILE_PROGRESS, "value"),
+                            Output(ids.PROFILE_PROGRESS, "max"),
+                            Output(ids.PROFILE_STATUS, "children")],
+                  cancel=[Input(ids.PROFILE_CANCEL, "n_clicks")])
+    def run(set_progress, _n, sid):
+        s = services.session(sid)
+        if s is None:
+            raise PreventUpdate
+        ws, graph = s
+
+        def progress(stage, k, n, message=""):
+            set_progress((str(k), str(max(n, 1)), profiling.progress_text(stage, k, n, message)))
+
+        set_progress(("0", "1", "starting…"))
+        try:
+            report = profiling.run_profile(graph, ws.plan, progress)
+        except WorkbenchError as exc:
+            set_progress(("0", "1", "failed"))
+            return no_update, controller.error_text(exc)
+        record = profiling.report_record(ws.plan, report)
+        services.store.put_report(sid, record)
+        set_progress(("1", "1", "done"))
+        return {"sid": sid, "t": time.time_ns()}, profiling.mismatch_text(record["report"])
+
+    @app.callback(Output(ids.PROFILE_SUMMARY, "children"), Output(ids.PROFILE_TABLE, "data"),
+                  Output(ids.PROFILE_BARS, "figure"), Output(ids.CORRECTNESS, "data"),
+                  Input(ids.PROFILE_VERSION, "data"), Input(ids.VERSION, "data"))
+    def show_report(_pv, version_):
+        sid = (version_ or {}).get("sid")
+        s = services.session(sid)
+        if s is None:
+            raise PreventUpdate
+        ws, _ = s
+        record = services.store.report(sid)
+        if not record:
+            return ("Not profiled yet: press Compile & profile.", [],
+                    empty_figure("no profile yet"), [])
+        report = record["report"]
+        summary = profiling.summary_text(report)
+        if record["plan"] != profiling.plan_key(ws.plan):
+            summary = "This report is for an earlier plan; profile again. · " + summary
+        rows = profiling.kernel_rows(report, ws.plan)
+        return summary, rows, profile_bars(rows), profiling.correctness_rows(report)
+
+    @app.callback(Output(ids.KERNEL_SOURCE, "children"), Input(ids.SELECTED, "data"),
+                  Input(ids.PROFILE_VERSION, "data"), State(ids.VERSION, "data"))
+    def show_source(selected, _pv, version_):
+        sid = (version_ or {}).get("sid")
+        s = services.session(sid)
+        record = services.store.report(sid) if s else None
+        if not record:
+            return "Profile the plan to see the generated kernels."
+        group = controller.group_of_node([g.to_json() for g in s[0].plan.groups], selected)
+        sources = profiling.kernel_sources(record["report"])
+        if group is None:
+            return "Select a group to see its kernel's source."
+        return sources.get(group["id"], f"No source for {group['id']} in the report.")
+
+    @app.callback(Output(ids.DOWNLOAD, "data"), *[Input(b, "n_clicks") for b in DOWNLOADS],
+                  State(ids.SESSION, "data"), prevent_initial_call=True)
+    def download(*args):
+        from dash import ctx
+
+        sid = args[-1]
+        s = services.session(sid)
+        if s is None:
+            raise PreventUpdate
+        ws, graph = s
+        if ctx.triggered_id == ids.DOWNLOAD_PLAN:
+            return dcc.send_string(ws.plan.dumps(), f"{graph.name}.plan.json")
+        record = services.store.report(sid)
+        if not record:
+            raise PreventUpdate
+        if ctx.triggered_id == ids.DOWNLOAD_SOURCES:
+            return dcc.send_string(profiling.sources_file(record["report"]),
+                                   f"{graph.name}.kernels.py")
+        if ctx.triggered_id == ids.DOWNLOAD_TRACE:
+            return dcc.send_string(profiling.trace_file(record), f"{graph.name}.trace.json")
+        import json
+
+        return dcc.send_string(json.dumps(record["report"], indent=1),
+                               f"{graph.name}.report.json")

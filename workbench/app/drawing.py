@@ -1,0 +1,127 @@
+"""What the graph view draws: a plan's groups and ops as vertices and edges (no Dash here).
+
+A *drawing* is the graph as the canvas shows it under one grouping. Every op is a vertex; a
+producer that several groups recompute (a *duplicated* producer) gets one vertex per group that
+computes it, so that each group shows everything it computes. Parameters and constants are
+vertices outside every group. Edges run from the vertex that provides a value to the vertex that
+reads it: inside a group from the group's own copy, across groups from the value's home group
+(the one that writes it).
+
+Vertex ids are made here (``v12``, ``v12@g3``), never taken from the input file, so that they can
+be passed to Graphviz and used as cytoscape ids without escaping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from workbench.ir.graph import Graph
+from workbench.planner.plan import is_source
+
+
+@dataclass(frozen=True)
+class Vertex:
+    """One drawn node: an op (or a source) as computed by one group.
+
+    Parameters
+    ----------
+    id : str
+        Drawing id (``v12`` for the op's home copy, ``v12@g3`` for a duplicate).
+    node : str
+        The graph node's id (from the input file: text, never code).
+    group : int or None
+        Index of the group (in the grouping) that draws it; None for parameters and constants.
+    copy : bool
+        True for a duplicated producer's extra copy.
+    """
+
+    id: str
+    node: str
+    group: int | None
+    copy: bool = False
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A tensor flowing from one drawn vertex to another; ``nbytes`` is its size in bytes."""
+
+    source: str
+    target: str
+    value: str
+    nbytes: int
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """The vertices and edges of one graph under one grouping (see the module docstring)."""
+
+    vertices: tuple[Vertex, ...]
+    edges: tuple[Edge, ...]
+    groups: tuple[frozenset, ...]
+
+    def members_of(self, group: int) -> list[Vertex]:
+        """The vertices drawn inside group number ``group``."""
+        return [v for v in self.vertices if v.group == group]
+
+
+def vertex_ids(graph: Graph) -> dict[str, str]:
+    """The drawing id of each node's home vertex: ``v<k>`` with k its topological position."""
+    return {nid: f"v{k}" for k, nid in enumerate(graph.topo_order)}
+
+
+def home_groups(graph: Graph, groups: Sequence[Iterable[str]]) -> dict[str, int]:
+    """For each grouped node, the index of the group that provides its value to others.
+
+    The first group (in the given order) that computes the node; like
+    :meth:`~workbench.planner.plan.Plan.group_of` for plans, but for bare member sets (the
+    replay steps of the explain view have no plan).
+    """
+    home: dict[str, int] = {}
+    for i, members in enumerate(groups):
+        for n in members:
+            home.setdefault(n, i)
+    return home
+
+
+def build_drawing(graph: Graph, groups: Sequence[Iterable[str]]) -> Drawing:
+    """The drawing of ``graph`` with these groups (member sets, in plan order).
+
+    Parameters
+    ----------
+    graph : Graph
+    groups : sequence of iterables of node ids
+        One member set per group; a node in several sets is a duplicated producer.
+
+    Returns
+    -------
+    Drawing
+    """
+    sets = tuple(frozenset(g) for g in groups)
+    vid = vertex_ids(graph)
+    home = home_groups(graph, sets)
+    pos = {nid: k for k, nid in enumerate(graph.topo_order)}
+    vertices: list[Vertex] = []
+    for nid in graph.topo_order:
+        if is_source(graph, nid):
+            vertices.append(Vertex(vid[nid], nid, None))
+        elif nid in home:
+            vertices.append(Vertex(vid[nid], nid, home[nid]))
+    for gi, members in enumerate(sets):
+        for nid in sorted(members, key=pos.__getitem__):
+            if home.get(nid) != gi:
+                vertices.append(Vertex(f"{vid[nid]}@g{gi}", nid, gi, copy=True))
+
+    def provider(value: str, reader_group: int | None) -> str:
+        if reader_group is not None and value in sets[reader_group]:
+            if home[value] != reader_group:
+                return f"{vid[value]}@g{reader_group}"
+        return vid[value]
+
+    edges: list[Edge] = []
+    for v in vertices:
+        node = graph.node(v.node)
+        for o in dict.fromkeys(node.operands):
+            t = graph.node(o).type
+            edges.append(Edge(provider(o, v.group), v.id, o, int(getattr(t, "nbytes", 0))))
+    return Drawing(tuple(vertices), tuple(edges), sets)

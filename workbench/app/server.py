@@ -1,0 +1,127 @@
+"""The app's server-side services: configuration, the graph choices, the session store, layouts.
+
+One :class:`Services` object is made per app (by :func:`workbench.app.create_app`) and handed to
+the callbacks; nothing here is a module global. Graph choices are addressed by keys the server
+made (``sample:mlp``, ``file:2``), so a browser can only ask for files the person who started
+the server pointed at.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from workbench.app.drawing import build_drawing
+from workbench.app.graph_layout import Layout, LayoutCache, compute_layout, grouping_key
+from workbench.app.state import SessionStore, Workspace
+from workbench.errors import InputError
+from workbench.importers import load_graph
+from workbench.ir.graph import Graph
+
+#: the sample graph the app opens on
+DEFAULT_SAMPLE = "transformer_block"
+GRAPH_SUFFIXES = (".hlo", ".json", ".txt")
+
+
+def sample_dir() -> Path:
+    """The repository's sample_graphs/ directory."""
+    return Path(__file__).resolve().parents[2] / "sample_graphs"
+
+
+def cache_root() -> Path:
+    """Where the app keeps its session store: ``$WORKBENCH_CACHE_DIR/app`` or a temp dir."""
+    base = os.environ.get("WORKBENCH_CACHE_DIR")
+    if base:
+        return Path(base) / "app"
+    return Path(tempfile.gettempdir()) / f"fusion-workbench-{os.getuid()}" / "app"
+
+
+@dataclass
+class AppConfig:
+    """How the app was started.
+
+    Parameters
+    ----------
+    initial : str or None
+        A graph file to open on; None opens the default sample (the transformer block).
+    graph_files : list of str
+        HLO/JSON files offered in the graph chooser besides the samples.
+    store_dir : str or None
+        The session store's directory (default: under :func:`cache_root`).
+    """
+
+    initial: str | None = None
+    graph_files: list = field(default_factory=list)
+    store_dir: str | None = None
+
+
+def graph_files_in(directory) -> list[str]:
+    """The HLO and JSON files in ``directory``, sorted by name."""
+    return sorted(str(q) for q in Path(directory).glob("*")
+                  if q.suffix in GRAPH_SUFFIXES and q.is_file())
+
+
+def files_near(path: str) -> list[str]:
+    """``path`` and the graph files beside it, for the chooser."""
+    return [str(path)] + [f for f in graph_files_in(Path(path).parent) if f != str(path)]
+
+
+class Services:
+    """Configuration, graph choices, the session store and the layout cache of one app."""
+
+    def __init__(self, config: AppConfig):
+        self.config = config
+        files = list(config.graph_files)
+        if config.initial and config.initial not in files:
+            files.insert(0, config.initial)
+        self.files = [str(Path(f)) for f in files]
+        self.samples = sorted(p.stem for p in sample_dir().glob("*.json"))
+        store_dir = config.store_dir or str(cache_root() / "sessions")
+        self.store = SessionStore(store_dir)
+        self.layouts = LayoutCache()
+
+    # ----- graph choices ---------------------------------------------------------------------
+
+    def choices(self) -> list[dict]:
+        """Options for the graph chooser: the given files, then the samples."""
+        opts = [{"label": f"file: {Path(f).name}", "value": f"file:{i}"}
+                for i, f in enumerate(self.files)]
+        opts += [{"label": f"sample: {s}", "value": f"sample:{s}"} for s in self.samples]
+        return opts
+
+    def initial_choice(self) -> str:
+        """The chooser key the app opens on."""
+        return "file:0" if self.config.initial else f"sample:{DEFAULT_SAMPLE}"
+
+    def path_of(self, choice: str) -> str:
+        """The file behind a chooser key; raises :class:`InputError` for an unknown key."""
+        kind, _, rest = str(choice).partition(":")
+        if kind == "sample" and rest in self.samples:
+            return str(sample_dir() / f"{rest}.json")
+        if kind == "file" and rest.isdigit() and int(rest) < len(self.files):
+            return self.files[int(rest)]
+        raise InputError(f"unknown graph choice {choice!r}")
+
+    def load_choice(self, choice: str) -> tuple[Graph, str]:
+        """Load the graph behind a chooser key; returns it and a label of its source."""
+        path = self.path_of(choice)
+        label = f"sample {Path(path).stem}" if choice.startswith("sample:") else Path(path).name
+        return load_graph(path), label
+
+    # ----- sessions --------------------------------------------------------------------------
+
+    def session(self, sid) -> tuple[Workspace, Graph] | None:
+        """The session's workspace and graph, or None if the session is unknown or expired."""
+        ws = self.store.workspace(sid)
+        if ws is None:
+            return None
+        graph = self.store.graph(ws.graph_key)
+        return (ws, graph) if graph is not None else None
+
+    def layout_for(self, ws: Workspace, graph: Graph) -> Layout:
+        """Positions for the graph view, laid out for ``ws.layout_plan``'s grouping (cached)."""
+        sets = [g.nodes for g in ws.layout_plan.groups]
+        key = (graph.fingerprint, grouping_key(sets))
+        return self.layouts.get(key, lambda: compute_layout(build_drawing(graph, sets)))

@@ -199,12 +199,15 @@ _EXTRA_COMMANDS: list = []
 def _load_extra_commands() -> None:
     import importlib
 
+    if _EXTRA_COMMANDS:
+        return
+
     for mod in ("workbench.planner.cli_commands", "workbench.profiler.cli_commands",
                 "workbench.app.cli_commands"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as exc:
-            if exc.name != mod:
+            if exc.name is None or not mod.startswith(exc.name):
                 raise
             continue
         _EXTRA_COMMANDS.append(m.register)

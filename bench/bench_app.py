@@ -95,37 +95,35 @@ def first_render(port: int, timeout: float = 120.0) -> tuple[float, int, int]:
         driver.quit()
 
 
-def server_breakdown(path: str) -> dict:
-    """Seconds spent in each server-side step for one graph, in this process."""
-    from workbench.app.drawing import build_drawing
+def server_breakdown(path: str, cache: str) -> dict:
+    """Seconds spent in each server-side step for one graph's first view, in this process."""
+    from workbench.app import controller
     from workbench.app.graph_figure import default_collapsed, graph_elements, grouping_from_plan
-    from workbench.app.graph_layout import compute_layout
+    from workbench.app.server import AppConfig, Services
     from workbench.importers import load_graph
-    from workbench.planner import plan_graph
     from workbench.planner.cost_model import plan_cost
 
+    services = Services(AppConfig(store_dir=cache))
     t = {}
     t0 = time.perf_counter()
     g = load_graph(path)
     t["load"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    p = plan_graph(g)
+    ws = controller.open_workspace("bench", g, path)
     t["plan"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    plan_cost(g, p, "cpu")
+    plan_cost(g, ws.plan, "cpu")
     t["cost"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    groups = grouping_from_plan(p)
-    d = build_drawing(g, [x["nodes"] for x in groups])
-    t["drawing"] = time.perf_counter() - t0
+    groups = grouping_from_plan(ws.plan)
+    drawing, layout = services.drawing_for(ws, g, groups, default_collapsed(g, groups))
+    t["drawing+layout"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    lay = compute_layout(d)
-    t["layout"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    els = graph_elements(g, groups, lay, default_collapsed(g, groups), d)
+    els = graph_elements(g, groups, drawing, layout)
     t["elements"] = time.perf_counter() - t0
     t.update(ops=sum(1 for n in g.nodes if n.op not in ("parameter", "constant")),
-             nodes=len(g.nodes), groups=len(p.groups), drawn=len(els), engine=lay.engine)
+             nodes=len(g.nodes), groups=len(ws.plan.groups), drawn=len(els),
+             engine=layout.engine)
     return t
 
 
@@ -144,7 +142,7 @@ def main() -> int:
               str(ROOT.parent / "shared" / "hlo" / "transformer_block.after_noynn.hlo")),
              (f"synthetic deep MLP ({args.ops} ops)", synth)]
     for label, path in cases:
-        b = server_breakdown(path)
+        b = server_breakdown(path, os.path.join(tmp, "breakdown"))
         port = free_port()
         proc = start_server(path, port, os.path.join(tmp, "cache"))
         try:
@@ -158,7 +156,7 @@ def main() -> int:
         print(f"  time to first render: cold {secs[0]:.2f} s, warm median "
               f"{statistics.median(secs[1:] or secs):.2f} s  (target <= 3 s)")
         print("  server steps (s): " + ", ".join(
-            f"{k} {b[k]:.3f}" for k in ("load", "plan", "cost", "drawing", "layout", "elements"))
+            f"{k} {b[k]:.3f}" for k in ("load", "plan", "cost", "drawing+layout", "elements"))
               + f"  [layout engine: {b['engine']}]")
     return 0
 

@@ -36,14 +36,14 @@ def deep_mlp_graph(n_ops: int = 2000, rows: int = 64, width: int = 128):
     Parameters
     ----------
     n_ops : int
-        Target number of nodes that are not parameters (constants included).
+        Target number of ops (nodes that are neither parameters nor constants).
     rows, width : int
         Activation shape (rows x width, f32).
     """
     b = GraphBuilder(f"deep_mlp_{n_ops}")
     h = b.parameter("x", (rows, width))
     i = 0
-    while sum(1 for n in b.nodes if n.op != "parameter") < n_ops:
+    while sum(1 for n in b.nodes if n.op not in ("parameter", "constant")) < n_ops:
         h = _layer(b, h, i, rows, width)
         i += 1
     return verify(b.build([h], meta={"description": f"{i} dense+GELU+layer-norm layers"}))

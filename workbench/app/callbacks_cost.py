@@ -31,11 +31,11 @@ def register(app, services) -> None:
     @app.callback(Output(ids.COST_GROUP, "children"), Output(ids.COST_TOTAL, "children"),
                   Output(ids.COST_BARS, "figure"), Output(ids.ROOFLINE, "figure"),
                   Input(ids.VERSION, "data"), Input(ids.SELECTED, "data"),
-                  Input(ids.PROFILE_VERSION, "data"))
-    def show_costs(version_, selected, _profile):
+                  Input(ids.PROFILE_VERSION, "data"), Input(ids.TABS, "value"))
+    def show_costs(version_, selected, _profile, tab):
         s = services.session((version_ or {}).get("sid"))
-        if s is None:
-            raise PreventUpdate
+        if s is None or tab != ids.TAB_COST:
+            raise PreventUpdate  # drawn when its tab is shown
         ws, graph = s
         from workbench.planner.cost_model import get_device
 
@@ -58,13 +58,14 @@ def register(app, services) -> None:
         return left, right, bars, roof
 
     @app.callback(Output(ids.DECISION_LOG, "data"), Output(ids.XLA_TOGGLE, "options"),
-                  Output(ids.XLA_AGREEMENT, "children"), Input(ids.VERSION, "data"))
-    def show_log(version_):
+                  Output(ids.XLA_AGREEMENT, "children"), Input(ids.VERSION, "data"),
+                  Input(ids.TABS, "value"))
+    def show_log(version_, tab):
         s = services.session((version_ or {}).get("sid"))
-        if s is None:
-            raise PreventUpdate
+        if s is None or tab != ids.TAB_EXPLAIN:
+            raise PreventUpdate  # drawn when its tab is shown
         ws, graph = s
-        rows = decision_rows(ws.proposal.decisions)
+        rows = decision_rows(ws.plan.decisions)
         if not controller.has_xla_grouping(graph):
             return rows, [], ("XLA's own grouping is available for optimised HLO modules "
                               "(*.after*.hlo).")
@@ -75,13 +76,13 @@ def register(app, services) -> None:
         return rows, [{"label": " Show XLA's own grouping", "value": "xla"}], text
 
     @app.callback(Output(ids.STEP_TEXT, "children"), Input(ids.STEP_SLIDER, "value"),
-                  State(ids.VERSION, "data"))
-    def show_step(step, version_):
+                  Input(ids.TABS, "value"), State(ids.VERSION, "data"))
+    def show_step(step, tab, version_):
         s = services.session((version_ or {}).get("sid"))
-        if s is None or step is None:
+        if s is None or step is None or tab != ids.TAB_EXPLAIN:
             raise PreventUpdate
         ws, _ = s
-        status, head, reason = decision_text(ws.proposal.decisions, step)
+        status, head, reason = decision_text(ws.plan.decisions, step)
         label = {"fused": "taken", "refused": "refused"}.get(status, "")
         return [html.Span(label + " ", className=status), html.Span(head),
                 html.Div(reason, className="hint")]

@@ -49,7 +49,8 @@ def start_session(services, sid=None) -> str:
     sid = sid or new_session_id()
     graph, label = services.load_choice(services.initial_choice())
     key = services.store.put_graph(graph)
-    ws = controller.open_workspace(key, graph, label, choice=services.initial_choice())
+    ws = controller.open_workspace(key, graph, label, choice=services.initial_choice(),
+                                   planner=services.propose)
     services.store.put_workspace(sid, ws)
     return sid
 
@@ -80,7 +81,8 @@ def register(app, services, upload_max_bytes: int) -> None:
         try:
             graph, label = services.load_choice(choice)
             key = services.store.put_graph(graph)
-            ws = controller.open_workspace(key, graph, label, policy, device, choice)
+            ws = controller.open_workspace(key, graph, label, policy, device, choice,
+                                           planner=services.propose)
         except WorkbenchError as exc:
             return no_update, controller.error_text(exc)
         services.store.put_workspace(sid, ws)
@@ -100,7 +102,8 @@ def register(app, services, upload_max_bytes: int) -> None:
         try:
             graph = load_bytes(decode_upload(contents, name, upload_max_bytes), name)
             key = services.store.put_graph(graph)
-            ws = controller.open_workspace(key, graph, f"upload {name}", policy, device, None)
+            ws = controller.open_workspace(key, graph, f"upload {name}", policy, device, None,
+                                           planner=services.propose)
         except WorkbenchError as exc:
             return no_update, controller.error_text(exc), no_update
         services.store.put_workspace(sid, ws)
@@ -120,7 +123,7 @@ def register(app, services, upload_max_bytes: int) -> None:
         if ctx.triggered_id != ids.REPLAN and (policy, device) == (ws.policy, ws.device):
             raise PreventUpdate  # the dropdowns were only set to show the session's choice
         try:
-            ws = controller.replan(ws, graph, policy, device)
+            ws = controller.replan(ws, graph, policy, device, services.propose)
         except WorkbenchError as exc:
             return no_update, controller.error_text(exc)
         services.store.put_workspace(sid, ws)

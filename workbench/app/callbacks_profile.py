@@ -48,12 +48,13 @@ def register(app, services, manager) -> None:
 
     @app.callback(Output(ids.PROFILE_SUMMARY, "children"), Output(ids.PROFILE_TABLE, "data"),
                   Output(ids.PROFILE_BARS, "figure"), Output(ids.CORRECTNESS, "data"),
-                  Input(ids.PROFILE_VERSION, "data"), Input(ids.VERSION, "data"))
-    def show_report(_pv, version_):
+                  Input(ids.PROFILE_VERSION, "data"), Input(ids.VERSION, "data"),
+                  Input(ids.TABS, "value"))
+    def show_report(_pv, version_, tab):
         sid = (version_ or {}).get("sid")
         s = services.session(sid)
-        if s is None:
-            raise PreventUpdate
+        if s is None or tab != ids.TAB_PROFILE:
+            raise PreventUpdate  # drawn when its tab is shown
         ws, _ = s
         record = services.store.report(sid)
         if not record:
@@ -67,10 +68,13 @@ def register(app, services, manager) -> None:
         return summary, rows, profile_bars(rows), profiling.correctness_rows(report)
 
     @app.callback(Output(ids.KERNEL_SOURCE, "children"), Input(ids.SELECTED, "data"),
-                  Input(ids.PROFILE_VERSION, "data"), State(ids.VERSION, "data"))
-    def show_source(selected, _pv, version_):
+                  Input(ids.PROFILE_VERSION, "data"), Input(ids.TABS, "value"),
+                  State(ids.VERSION, "data"))
+    def show_source(selected, _pv, tab, version_):
         sid = (version_ or {}).get("sid")
         s = services.session(sid)
+        if tab != ids.TAB_PROFILE:
+            raise PreventUpdate
         record = services.store.report(sid) if s else None
         if not record:
             return "Profile the plan to see the generated kernels."

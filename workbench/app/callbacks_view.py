@@ -68,7 +68,7 @@ def register(app, services) -> None:
         if s is None:
             raise PreventUpdate
         ws, graph = s
-        n = len(ws.proposal.decisions)
+        n = len(ws.plan.decisions)
         triggers = triggered_ids()
         if not triggers or ids.VERSION in triggers:
             step = n  # a new plan: show it, not an old replay step
@@ -76,11 +76,12 @@ def register(app, services) -> None:
             view = controller.current_view(ws, graph, step, bool(xla))
         except WorkbenchError as exc:
             return no_update, no_update, controller.error_text(exc), n, step
-        layout = services.layout_for(ws, graph)
         collapsed = collapsed_ids(stored, ws.graph_key, graph, view.groups)
-        elements = graph_elements(graph, view.groups, layout, collapsed)
+        drawing, layout = services.drawing_for(ws, graph, view.groups, collapsed)
+        elements = graph_elements(graph, view.groups, drawing, layout)
         banner = " · ".join(x for x in (view.banner, layout.note) if x)
-        fit = not triggers or (ids.VERSION in triggers and bool(version.get("graph")))
+        fit = not triggers or ids.COLLAPSED in triggers or (
+            ids.VERSION in triggers and bool(version.get("graph")))
         return elements, {"name": "preset", "fit": fit, "padding": 20}, banner, n, step
 
     @app.callback(Output(ids.COLLAPSED, "data"),

@@ -36,15 +36,19 @@ def make_proposal(graph: Graph, policy: str, device: str, constraints=None) -> P
 
 
 def open_workspace(graph_key: str, graph: Graph, source: str, policy: str = DEFAULT_POLICY,
-                   device: str = DEFAULT_DEVICE, choice: str | None = None) -> Workspace:
+                   device: str = DEFAULT_DEVICE, choice: str | None = None,
+                   planner=make_proposal) -> Workspace:
     """A fresh workspace for ``graph``: the planner's proposal is the current plan.
+
+    ``planner(graph, policy, device, constraints)`` makes the plan (:func:`make_proposal`, or
+    a cached equivalent).
 
     Raises
     ------
     WorkbenchError
         If the planner refuses the graph.
     """
-    plan = make_proposal(graph, policy, device)
+    plan = planner(graph, policy, device, None)
     return Workspace(graph_key=graph_key, source=source, policy=policy, device=device,
                      proposal=plan, history=(plan,), position=0, layout_plan=plan, choice=choice)
 
@@ -55,13 +59,14 @@ def push(ws: Workspace, plan: Plan, **changes) -> Workspace:
     return ws.replace(history=history, position=len(history) - 1, **changes)
 
 
-def replan(ws: Workspace, graph: Graph, policy: str, device: str) -> Workspace:
+def replan(ws: Workspace, graph: Graph, policy: str, device: str,
+           planner=make_proposal) -> Workspace:
     """Re-run the planner with the current plan's constraints (forbidden pairs, pinned groups).
 
     The new proposal becomes the current plan (undo returns to the previous one) and the graph
     view is laid out afresh for it.
     """
-    plan = make_proposal(graph, policy, device, ws.plan.constraints)
+    plan = planner(graph, policy, device, ws.plan.constraints)
     return push(ws, plan, proposal=plan, policy=policy, device=device, layout_plan=plan)
 
 
@@ -123,8 +128,9 @@ def current_view(ws: Workspace, graph: Graph, step: int | None = None,
     Parameters
     ----------
     step : int, optional
-        Draw the groups after the proposal's first ``step`` decisions (the explain slider);
-        None, or the number of decisions, draws the current plan.
+        Draw the groups after the current plan's first ``step`` decisions (the explain slider:
+        the planner's, then the user's edits); None, or the number of decisions, draws the
+        current plan.
     show_xla : bool
         Draw XLA's own grouping (an optimised HLO module only).
 
@@ -137,9 +143,9 @@ def current_view(ws: Workspace, graph: Graph, step: int | None = None,
         xp = xla_plan(graph, ws.device)
         return View(grouping_from_plan(xp), f"XLA's own grouping: {xp.num_kernels} kernels",
                     "xla")
-    n = len(ws.proposal.decisions)
+    n = len(ws.plan.decisions)
     if step is not None and 0 <= step < n:
-        sets = replay(ws.proposal, graph, step)
+        sets = replay(ws.plan, graph, step)
         return View(grouping_from_sets(graph, sets),
                     f"Planner replay: step {step} of {n} ({len(sets)} kernels)", "replay")
     return View(grouping_from_plan(ws.plan), "", "plan")
@@ -215,7 +221,7 @@ def make_edit(action: str, plan: Plan, nodes: list[str], selected: str | None,
         node = nodes[0] if len(nodes) == 1 else None
         if node is None or not target:
             raise PlanError("select one node on the graph and choose the group to move it to")
-        return editing.Move(node, plan.group(target).nodes[0])
+        return editing.Move(node, target)
     member = selected or (nodes[0] if nodes else None)
     if member is None:
         raise PlanError(f"select a group (in the list or on the graph) to {action}")

@@ -7,6 +7,9 @@ vertices outside every group. Edges run from the vertex that provides a value to
 reads it: inside a group from the group's own copy, across groups from the value's home group
 (the one that writes it).
 
+Scalar constants are not drawn: kernels take them as immediates, and the op that reads one shows
+its value in its label (see :func:`scalar_constant`). Array constants are drawn like parameters.
+
 Vertex ids are made here (``v12``, ``v12@g3``), never taken from the input file, so that they can
 be passed to Graphviz and used as cytoscape ids without escaping.
 """
@@ -27,19 +30,23 @@ class Vertex:
     Parameters
     ----------
     id : str
-        Drawing id (``v12`` for the op's home copy, ``v12@g3`` for a duplicate).
+        Drawing id: ``v12`` for the op's home copy; ``v12@v7`` for its copy in the group whose
+        first member is ``v7``; ``c3`` for group 3 drawn collapsed, as one box.
     node : str
         The graph node's id (from the input file: text, never code).
     group : int or None
         Index of the group (in the grouping) that draws it; None for parameters and constants.
     copy : bool
         True for a duplicated producer's extra copy.
+    box : bool
+        True for a collapsed group (``node`` is then its first member).
     """
 
     id: str
     node: str
     group: int | None
     copy: bool = False
+    box: bool = False
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,12 @@ class Drawing:
     def members_of(self, group: int) -> list[Vertex]:
         """The vertices drawn inside group number ``group``."""
         return [v for v in self.vertices if v.group == group]
+
+
+def scalar_constant(graph: Graph, node_id: str) -> bool:
+    """True for a constant with one element (drawn inside its readers' labels, not as a node)."""
+    node = graph.node(node_id)
+    return node.op == "constant" and getattr(node.type, "size", 2) <= 1
 
 
 def vertex_ids(graph: Graph) -> dict[str, str]:
@@ -103,25 +116,57 @@ def build_drawing(graph: Graph, groups: Sequence[Iterable[str]]) -> Drawing:
     pos = {nid: k for k, nid in enumerate(graph.topo_order)}
     vertices: list[Vertex] = []
     for nid in graph.topo_order:
-        if is_source(graph, nid):
-            vertices.append(Vertex(vid[nid], nid, None))
-        elif nid in home:
-            vertices.append(Vertex(vid[nid], nid, home[nid]))
+        if scalar_constant(graph, nid):
+            continue
+        vertices.append(Vertex(vid[nid], nid, home.get(nid)))  # None: a source
+    first = [vid[min(s, key=pos.__getitem__)] if s else "" for s in sets]
     for gi, members in enumerate(sets):
         for nid in sorted(members, key=pos.__getitem__):
             if home.get(nid) != gi:
-                vertices.append(Vertex(f"{vid[nid]}@g{gi}", nid, gi, copy=True))
+                vertices.append(Vertex(f"{vid[nid]}@{first[gi]}", nid, gi, copy=True))
 
     def provider(value: str, reader_group: int | None) -> str:
         if reader_group is not None and value in sets[reader_group]:
             if home[value] != reader_group:
-                return f"{vid[value]}@g{reader_group}"
+                return f"{vid[value]}@{first[reader_group]}"
         return vid[value]
 
     edges: list[Edge] = []
     for v in vertices:
         node = graph.node(v.node)
         for o in dict.fromkeys(node.operands):
+            if scalar_constant(graph, o):
+                continue
             t = graph.node(o).type
             edges.append(Edge(provider(o, v.group), v.id, o, int(getattr(t, "nbytes", 0))))
     return Drawing(tuple(vertices), tuple(edges), sets)
+
+
+def collapse(drawing: Drawing, collapsed: Iterable[int]) -> Drawing:
+    """The drawing with each group in ``collapsed`` (indices) replaced by one box vertex.
+
+    Edges into and out of a box are kept once per (source, target, value); edges inside it go.
+    """
+    collapsed = set(collapsed)
+    if not collapsed:
+        return drawing
+    drawn_as: dict[str, str] = {}
+    vertices: list[Vertex] = []
+    boxes: set[str] = set()
+    for v in drawing.vertices:
+        if v.group in collapsed:
+            box = f"c{v.group}"
+            if box not in boxes:
+                boxes.add(box)
+                vertices.append(Vertex(box, v.node, v.group, box=True))
+            drawn_as[v.id] = box
+        else:
+            vertices.append(v)
+            drawn_as[v.id] = v.id
+    edges, seen = [], set()
+    for e in drawing.edges:
+        s, t = drawn_as[e.source], drawn_as[e.target]
+        if s != t and (s, t, e.value) not in seen:
+            seen.add((s, t, e.value))
+            edges.append(Edge(s, t, e.value, e.nbytes))
+    return Drawing(tuple(vertices), tuple(edges), drawing.groups)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-from workbench.app.drawing import Drawing, build_drawing
+from workbench.app.drawing import Drawing, scalar_constant
 from workbench.app.fmt import fmt_bytes
 from workbench.app.graph_layout import OP_SIZE, Layout
 from workbench.ir.graph import Graph
@@ -68,14 +68,23 @@ def edge_width(nbytes: int) -> float:
     return round(min(7.0, 1.0 + 0.9 * (math.log10(nbytes) - 2.0)), 2)
 
 
+def _constant_text(graph: Graph, node_id: str) -> str:
+    v = graph.node(node_id).attrs.get("value")
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return str(v)[:12]
+    return f"{v:.4g}"
+
+
 def _op_label(graph: Graph, node_id: str) -> str:
+    """``op`` (with the values of scalar constant operands) over the result type."""
     node = graph.node(node_id)
     if node.op == "parameter":
         return f"{node_id}\n{node.type}"
     if node.op == "constant":
-        v = node.attrs.get("value")
-        return f"{v:g}" if isinstance(v, (int, float)) else f"const {node.type}"
-    return f"{node.op}\n{node.type}"
+        return f"constant\n{node.type}"
+    consts = [_constant_text(graph, o) for o in node.operands if scalar_constant(graph, o)]
+    head = f"{node.op}({', '.join(consts)})" if consts else node.op
+    return f"{head}\n{node.type}"
 
 
 def _vertex_classes(graph: Graph, node_id: str, copy: bool, dup: bool) -> list[str]:
@@ -96,106 +105,86 @@ def _vertex_classes(graph: Graph, node_id: str, copy: bool, dup: bool) -> list[s
     return classes
 
 
-def _centroid(points: list) -> dict:
-    xs = [p[0] for p in points]
-    ys = [p[1] for p in points]
-    return {"x": round((min(xs) + max(xs)) / 2, 1), "y": round((min(ys) + max(ys)) / 2, 1)}
-
-
-def _position(layout: Layout, drawing: Drawing, vid: str, fallback: dict) -> dict:
+def _position(layout: Layout, vid: str) -> dict:
+    """The vertex's position; a copy the layout has not seen goes beside its home vertex."""
     p = layout.positions.get(vid)
-    if p is None and "@" in vid:  # a copy the layout has not seen: beside its home vertex
+    if p is None and "@" in vid:
         base = layout.positions.get(vid.split("@", 1)[0])
         if base is not None:
             p = (base[0] + OP_SIZE[0] * 0.6, base[1] + OP_SIZE[1] * 0.6)
-    if p is None:
-        return fallback
-    return {"x": p[0], "y": p[1]}
+    return {"x": p[0], "y": p[1]} if p is not None else {"x": 0.0, "y": 0.0}
 
 
-def graph_elements(graph: Graph, groups: Sequence[dict], layout: Layout,
-                   collapsed: Iterable[str] = (), drawing: Drawing | None = None) -> list[dict]:
-    """Cytoscape elements for ``graph`` under ``groups``, placed by ``layout``.
+def _group_data(g: dict) -> tuple[dict, list[str]]:
+    gid, kind = g["id"], g["kind"]
+    label = f"{gid} · {kind}" + (f" · {g['pattern']}" if g.get("pattern") else "")
+    classes = ["group", f"kind-{kind}"] + (["pinned"] if g.get("pinned") else [])
+    data = {"id": group_node_id(gid), "gid": gid, "kind": kind, "n_ops": len(g["nodes"]),
+            "rep": g["nodes"][0], "label": label}
+    return data, classes
+
+
+def graph_elements(graph: Graph, groups: Sequence[dict], drawing: Drawing,
+                   layout: Layout) -> list[dict]:
+    """Cytoscape elements for ``graph`` drawn as ``drawing`` under ``groups``, placed by ``layout``.
 
     Parameters
     ----------
     graph : Graph
     groups : sequence of dict
-        ``id``, ``kind``, ``nodes`` (and optional ``pinned``, ``pattern``), in plan order.
+        ``id``, ``kind``, ``nodes`` (and optional ``pinned``, ``pattern``), in plan order: the
+        groups ``drawing`` was built for.
+    drawing : Drawing
+        From :func:`~workbench.app.drawing.build_drawing`, possibly with some groups collapsed
+        (:func:`~workbench.app.drawing.collapse`).
     layout : Layout
-        Positions by drawing vertex id; vertices it lacks (a copy made by an edit after the
-        layout was computed) are put beside their home vertex.
-    collapsed : iterable of str
-        Ids of groups to draw as a single box.
-    drawing : Drawing, optional
-        ``build_drawing(graph, [g["nodes"] for g in groups])``, if already built.
+        Positions by drawing vertex id.
 
     Returns
     -------
     list of dict
         Group nodes first (cytoscape needs parents before children), then ops, then edges.
     """
-    drawing = drawing or build_drawing(graph, [g["nodes"] for g in groups])
-    collapsed = set(collapsed)
-    group_vertices: dict[int, list] = {}
+    counts: dict[int, int] = {}
     for v in drawing.vertices:
         if v.group is not None:
-            group_vertices.setdefault(v.group, []).append(v)
+            counts[v.group] = counts.get(v.group, 0) + 1
     dup_nodes = {v.node for v in drawing.vertices if v.copy}
     elements: list[dict] = []
-    drawn_as: dict[str, str] = {}
-    origin = {"x": 0.0, "y": 0.0}
-    for gi, g in enumerate(groups):
-        members = group_vertices.get(gi, [])
-        gid, kind = g["id"], g["kind"]
-        n_ops = len(g["nodes"])
-        label = f"{gid} · {kind}" + (f" · {g['pattern']}" if g.get("pattern") else "")
-        classes = ["group", f"kind-{kind}"] + (["pinned"] if g.get("pinned") else [])
-        data = {"id": group_node_id(gid), "gid": gid, "kind": kind, "n_ops": n_ops,
-                "rep": g["nodes"][0]}
-        if gid in collapsed:
-            pts = [tuple(_position(layout, drawing, v.id, origin).values()) for v in members]
-            elements.append({"data": {**data, "label": f"{label}\n{n_ops} ops"},
-                             "position": _centroid(pts) if pts else origin,
-                             "classes": " ".join(classes + ["collapsed"])})
-            for v in members:
-                drawn_as[v.id] = group_node_id(gid)
-        elif len(members) > 1:
-            elements.append({"data": {**data, "label": label}, "classes": " ".join(classes)})
+    ops: list[dict] = []
+    rename: dict[str, str] = {}
     for v in drawing.vertices:
-        if v.id in drawn_as:
+        g = groups[v.group] if v.group is not None else None
+        if v.box:
+            data, classes = _group_data(g)
+            rename[v.id] = data["id"]
+            data["label"] += f"\n{data['n_ops']} ops"
+            elements.append({"data": data, "position": _position(layout, v.id),
+                             "classes": " ".join(classes + ["collapsed"])})
             continue
         data = {"id": v.id, "node": v.node, "label": _op_label(graph, v.node)}
         classes = _vertex_classes(graph, v.node, v.copy, v.node in dup_nodes)
-        if v.group is not None:
-            g = groups[v.group]
+        if g is not None:
             data.update(gid=g["id"], kind=g["kind"])
-            if len(group_vertices[v.group]) > 1:
+            if counts[v.group] > 1:
                 data["parent"] = group_node_id(g["id"])
             else:
                 classes += ["single", f"kind-{g['kind']}"]
-        drawn_as[v.id] = v.id
-        elements.append({"data": data, "position": _position(layout, drawing, v.id, origin),
-                         "classes": " ".join(classes)})
-    elements.extend(_edges(drawing, drawn_as))
-    return elements
+        ops.append({"data": data, "position": _position(layout, v.id),
+                    "classes": " ".join(classes)})
+    for gi, n in sorted(counts.items()):
+        if n > 1:
+            data, classes = _group_data(groups[gi])
+            elements.append({"data": data, "classes": " ".join(classes)})
+    return elements + ops + _edges(drawing, rename)
 
 
-def _edges(drawing: Drawing, drawn_as: dict) -> list[dict]:
-    seen: dict[tuple, int] = {}
-    out: list[dict] = []
-    for e in drawing.edges:
-        s, t = drawn_as[e.source], drawn_as[e.target]
-        if s == t:
-            continue  # inside a collapsed group
-        key = (s, t, e.value)
-        if key in seen:
-            continue
-        seen[key] = len(out)
-        out.append({"data": {"id": f"e{len(out)}", "source": s, "target": t, "value": e.value,
-                             "bytes": e.nbytes, "label": fmt_bytes(e.nbytes),
-                             "width": edge_width(e.nbytes)}})
-    return out
+def _edges(drawing: Drawing, rename: dict) -> list[dict]:
+    return [{"data": {"id": f"e{k}", "source": rename.get(e.source, e.source),
+                      "target": rename.get(e.target, e.target), "value": e.value,
+                      "bytes": e.nbytes, "label": fmt_bytes(e.nbytes),
+                      "width": edge_width(e.nbytes)}}
+            for k, e in enumerate(drawing.edges)]
 
 
 def default_collapsed(graph: Graph, groups: Sequence[dict],

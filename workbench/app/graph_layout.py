@@ -15,6 +15,7 @@ instead, and the result says which engine produced it.
 
 from __future__ import annotations
 
+import graphlib
 import shutil
 import subprocess
 import threading
@@ -28,6 +29,7 @@ POINTS_PER_INCH = 72.0
 #: drawn size of an op vertex and of a parameter/constant vertex (pixels), width x height
 OP_SIZE = (120.0, 44.0)
 SOURCE_SIZE = (90.0, 30.0)
+BOX_SIZE = (160.0, 54.0)  #: a collapsed group
 #: give up on ``dot`` after this many seconds and use the Python layering
 DOT_TIMEOUT_S = 20.0
 
@@ -61,7 +63,7 @@ def dot_source(drawing: Drawing) -> str:
              " node [shape=box, fixedsize=true, label=\"\"];"]
     by_group: dict[int, list[str]] = {}
     for v in drawing.vertices:
-        w, h = OP_SIZE if v.group is not None else SOURCE_SIZE
+        w, h = BOX_SIZE if v.box else OP_SIZE if v.group is not None else SOURCE_SIZE
         lines.append(f' "{v.id}" [width={w / POINTS_PER_INCH:.3f}, '
                      f'height={h / POINTS_PER_INCH:.3f}];')
         if v.group is not None:
@@ -130,11 +132,8 @@ def layered_positions(drawing: Drawing) -> dict:
     for e in drawing.edges:
         preds[e.target].append(e.source)
     depth: dict[str, int] = {}
-    for v in drawing.vertices:  # vertices come in topological order, copies after
-        depth[v.id] = 0
-    for _ in range(2):  # copies are listed last; a second pass settles their readers
-        for v in drawing.vertices:
-            depth[v.id] = max((depth[p] + 1 for p in preds[v.id]), default=0)
+    for vid in graphlib.TopologicalSorter(preds).static_order():
+        depth[vid] = max((depth[p] + 1 for p in preds[vid]), default=0)
     rows: dict[int, list[str]] = {}
     for v in drawing.vertices:
         rows.setdefault(depth[v.id], []).append(v.id)
@@ -161,11 +160,12 @@ def compute_layout(drawing: Drawing, timeout_s: float = DOT_TIMEOUT_S) -> Layout
     return Layout(layered_positions(drawing), "layered", note)
 
 
-class LayoutCache:
-    """A bounded, thread-safe cache of layouts keyed by (graph fingerprint, grouping).
+class LruCache:
+    """A bounded, thread-safe cache, for values that depend only on content.
 
-    The key depends only on the graph's content and the grouping, not on who asked, so sharing
-    it between sessions reveals nothing and saves recomputing ``dot`` for the same plan.
+    The app keys layouts by (graph fingerprint, grouping), planner proposals by (graph key,
+    policy, device, constraints), loaded files by (path, mtime, size): keys that say nothing about who asked, so sharing
+    the cache between sessions reveals nothing and saves recomputing the same result.
     """
 
     def __init__(self, max_entries: int = 64):

@@ -87,7 +87,7 @@ def _table(id_, columns, **kw) -> dash_table.DataTable:
                     "padding": "3px 6px", "textAlign": "left", "maxWidth": 340,
                     "overflow": "hidden", "textOverflow": "ellipsis"},
         style_header={"fontWeight": "600", "backgroundColor": "#f3f4f6"},
-        fixed_rows={"headers": True}, **kw)
+        page_action="native", page_size=kw.pop("page_size", 40), **kw)
 
 
 def plan_tab() -> html.Div:

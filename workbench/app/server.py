@@ -13,9 +13,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.app.drawing import build_drawing
-from workbench.app.graph_layout import Layout, LayoutCache, compute_layout, grouping_key
-from workbench.app.state import SessionStore, Workspace
+from workbench.app.drawing import build_drawing, collapse
+from workbench.app.graph_layout import LruCache, compute_layout, grouping_key
+from workbench.app.state import SessionStore, Workspace, graph_key
 from workbench.errors import InputError
 from workbench.importers import load_graph
 from workbench.ir.graph import Graph
@@ -80,7 +80,9 @@ class Services:
         self.samples = sorted(p.stem for p in sample_dir().glob("*.json"))
         store_dir = config.store_dir or str(cache_root() / "sessions")
         self.store = SessionStore(store_dir)
-        self.layouts = LayoutCache()
+        self.layouts = LruCache()
+        self.proposals = LruCache()
+        self.graphs = LruCache(max_entries=16)
 
     # ----- graph choices ---------------------------------------------------------------------
 
@@ -105,10 +107,18 @@ class Services:
         raise InputError(f"unknown graph choice {choice!r}")
 
     def load_choice(self, choice: str) -> tuple[Graph, str]:
-        """Load the graph behind a chooser key; returns it and a label of its source."""
+        """Load the graph behind a chooser key; returns it and a label of its source.
+
+        Loaded graphs are cached by (path, modification time, size).
+        """
         path = self.path_of(choice)
         label = f"sample {Path(path).stem}" if choice.startswith("sample:") else Path(path).name
-        return load_graph(path), label
+        try:
+            st = os.stat(path)
+            key = (path, st.st_mtime_ns, st.st_size)
+        except OSError:
+            return load_graph(path), label  # reports the missing file
+        return self.graphs.get(key, lambda: load_graph(path)), label
 
     # ----- sessions --------------------------------------------------------------------------
 
@@ -120,8 +130,29 @@ class Services:
         graph = self.store.graph(ws.graph_key)
         return (ws, graph) if graph is not None else None
 
-    def layout_for(self, ws: Workspace, graph: Graph) -> Layout:
-        """Positions for the graph view, laid out for ``ws.layout_plan``'s grouping (cached)."""
-        sets = [g.nodes for g in ws.layout_plan.groups]
-        key = (graph.fingerprint, grouping_key(sets))
-        return self.layouts.get(key, lambda: compute_layout(build_drawing(graph, sets)))
+    def propose(self, graph: Graph, policy: str, device: str, constraints=None):
+        """The planner's plan (cached: planning is a pure function of these arguments)."""
+        from workbench.app.controller import make_proposal
+
+        key = (graph_key(graph), policy, device, constraints)
+        return self.proposals.get(key, lambda: make_proposal(graph, policy, device, constraints))
+
+    def drawing_for(self, ws: Workspace, graph: Graph, groups: list, collapsed) -> tuple:
+        """The drawing of ``groups`` (dicts) with the groups ``collapsed`` (ids) as boxes, and
+        its positions.
+
+        With nothing collapsed, positions come from the layout made for ``ws.layout_plan`` (the
+        planner's proposal, until the user asks for a re-layout), so an edit moves no node; with
+        groups collapsed, the collapsed drawing itself is laid out. Layouts are cached.
+        """
+        sets = [g["nodes"] for g in groups]
+        drawing = build_drawing(graph, sets)
+        boxes = {i for i, g in enumerate(groups) if g["id"] in set(collapsed)}
+        if not boxes:
+            basis = [g.nodes for g in ws.layout_plan.groups]
+            key = (graph.fingerprint, grouping_key(basis))
+            layout = self.layouts.get(key, lambda: compute_layout(build_drawing(graph, basis)))
+            return drawing, layout
+        drawing = collapse(drawing, boxes)
+        key = (graph.fingerprint, grouping_key(sets), grouping_key(sets[i] for i in boxes))
+        return drawing, self.layouts.get(key, lambda: compute_layout(drawing))

@@ -14,6 +14,7 @@ store is bounded in size (least-recently-used entries go first).
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import threading
 from collections import OrderedDict
@@ -36,7 +37,7 @@ class Workspace:
     Parameters
     ----------
     graph_key : str
-        The graph's fingerprint, the key of the graph in the store.
+        The key of the graph in the store (:func:`graph_key`).
     source : str
         Where the graph came from, for the header (``sample transformer_block``, a file name).
     policy, device : str
@@ -71,6 +72,17 @@ class Workspace:
     def replace(self, **changes) -> "Workspace":
         """A copy with some fields changed."""
         return replace(self, **changes)
+
+
+def graph_key(graph: Graph) -> str:
+    """The store's key of a graph: its fingerprint (semantics) and a hash of its meta.
+
+    The fingerprint alone leaves out node meta (source lines, XLA fusion tags), which the app
+    shows; two graphs that differ only there are stored apart.
+    """
+    h = hashlib.sha256(repr((tuple(graph.meta.items()),
+                             tuple(tuple(n.meta.items()) for n in graph.nodes))).encode())
+    return f"{graph.fingerprint}-{h.hexdigest()[:8]}"
 
 
 def new_session_id() -> str:
@@ -116,15 +128,16 @@ class SessionStore:
     # ----- graphs (by content: the same graph is stored once) --------------------------------
 
     def put_graph(self, graph: Graph) -> str:
-        """Store a graph; returns its key (the fingerprint)."""
-        key = graph.fingerprint
-        bare = Graph(graph.name, graph.nodes, graph.outputs, graph.meta)  # without caches
-        self.cache.set(f"graph:{key}", bare, expire=self.expire_s)
+        """Store a graph; returns its key (:func:`graph_key`)."""
+        key = graph_key(graph)
+        if not self.cache.touch(f"graph:{key}", expire=self.expire_s):
+            bare = Graph(graph.name, graph.nodes, graph.outputs, graph.meta)  # without caches
+            self.cache.set(f"graph:{key}", bare, expire=self.expire_s)
         self._remember(key, graph)
         return key
 
     def graph(self, key: str) -> Graph | None:
-        """The graph stored under ``key`` (a fingerprint), or None if it has expired."""
+        """The graph stored under ``key``, or None if it has expired."""
         with self._lock:
             if key in self._graphs:
                 self._graphs.move_to_end(key)

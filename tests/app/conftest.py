@@ -84,8 +84,8 @@ def click_vertex(duo, element_id: str, shift: bool = False) -> None:
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
-    cy_eval(duo, "cy.getElementById(arguments[0]).length && "
-            "cy.center(cy.getElementById(arguments[0]))", element_id)
+    cy_eval(duo, "(function (id) { var e = cy.getElementById(id); if (e.length) { cy.center(e); }"
+            " return null; })(arguments[0])", element_id)
     time.sleep(0.2)
     x, y = cy_eval(duo, "(function (id) { var p = cy.getElementById(id).renderedPosition();"
                    " var r = cy.container().getBoundingClientRect();"
@@ -105,3 +105,14 @@ def click_vertex(duo, element_id: str, shift: bool = False) -> None:
         pointer.pause(0)
     chain.perform()
     time.sleep(0.3)
+
+
+def choose(duo, dropdown_id: str, label: str) -> None:
+    """Pick the option ``label`` of a dcc.Dropdown: open it, type to filter, click the option."""
+    duo.find_element(f"#{dropdown_id}").click()
+    search = duo.wait_for_element(".dash-dropdown-search")
+    search.send_keys(label.split(": ")[-1])
+    option = wait_for(duo, lambda: next((o for o in duo.find_elements(".dash-dropdown-option")
+                                         if o.text == label), None), 10, f"option {label!r}")
+    duo.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", option)
+    option.click()

@@ -128,3 +128,16 @@ def register(app, services, upload_max_bytes: int) -> None:
             return no_update, controller.error_text(exc)
         services.store.put_workspace(sid, ws)
         return version(sid), ""
+
+    @app.callback(Output(ids.GRAPH_TITLE, "children"),
+                  Output(ids.GRAPH_CHOICE, "value", allow_duplicate=True),
+                  Output(ids.POLICY, "value"), Output(ids.DEVICE, "value"),
+                  Input(ids.VERSION, "data"), prevent_initial_call=True)
+    def show_header(version_):
+        s = services.session((version_ or {}).get("sid"))
+        if s is None:
+            raise PreventUpdate
+        ws, graph = s
+        n_ops = sum(1 for n in graph.nodes if n.op not in ("parameter", "constant"))
+        title = f"{graph.name} — {ws.source} · {n_ops} ops"
+        return title, ws.choice, ws.policy, ws.device

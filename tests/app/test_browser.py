@@ -1,0 +1,134 @@
+"""The workbench in a real browser (dash[testing]'s dash_duo, headless Chromium).
+
+Run with ``pytest tests/app --headless`` (``DASH_TEST_CHROMEPATH=/usr/bin/chromium``,
+chromedriver on PATH). Cytoscape nodes are clicked at their rendered positions, read from the
+page's cytoscape instance.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from tests.app.conftest import choose, click_vertex, cy_eval, group_count, vertex_of, wait_for
+from tests.conftest import SAMPLES_DIR
+from workbench.app import ids
+
+pytestmark = pytest.mark.browser
+
+
+def start(dash_duo, app):
+    """Start the app and wait until the graph is drawn; returns the session's services."""
+    dash_duo.start_server(app)
+    wait_for(dash_duo, lambda: cy_eval(dash_duo, "cy.nodes().length") > 0, 30, "the graph")
+    return app.services
+
+
+def session_state(dash_duo, services):
+    """The browser session's workspace and graph, read from the server-side store."""
+    sid = dash_duo.driver.execute_script(
+        f"return JSON.parse(sessionStorage.getItem('{ids.SESSION}'))")
+    return services.session(sid)
+
+
+def multi_groups(plan) -> int:
+    return sum(1 for g in plan.groups if g.size > 1)
+
+
+def text_of(dash_duo, id_) -> str:
+    return dash_duo.find_element(f"#{id_}").text
+
+
+def click(dash_duo, id_) -> None:
+    dash_duo.find_element(f"#{id_}").click()
+
+
+def test_opens_on_the_transformer_block_and_draws_its_groups(dash_duo, make_app, tmp_path):
+    services = start(dash_duo, make_app())
+    ws, graph = session_state(dash_duo, services)
+    assert graph.name == "transformer_block"
+    wait_for(dash_duo, lambda: group_count(dash_duo) == multi_groups(ws.plan), 20,
+             "one compound per multi-op group")
+    kinds = set(cy_eval(dash_duo, "cy.nodes('.group').map(function (n) {"
+                                  " return n.data('kind'); })"))
+    assert kinds == {g.kind for g in ws.plan.groups if g.size > 1}
+    dash_duo.wait_for_contains_text(f"#{ids.PLAN_SUMMARY}", f"{ws.plan.num_kernels} kernels")
+    dash_duo.wait_for_contains_text(f"#{ids.GRAPH_TITLE}", "transformer_block")
+    rows = dash_duo.find_elements(f"#{ids.GROUP_TABLE} tbody tr")
+    assert len(rows) >= min(ws.plan.num_kernels, 40)
+    time.sleep(0.5)
+    dash_duo.driver.save_screenshot(str(tmp_path / "main-view.png"))
+    assert (tmp_path / "main-view.png").stat().st_size > 20_000
+
+
+def test_choosing_another_sample_redraws(dash_duo, make_app):
+    services = start(dash_duo, make_app())
+    choose(dash_duo, ids.GRAPH_CHOICE, "sample: mlp")
+    wait_for(dash_duo, lambda: vertex_of(dash_duo, "matmul1"), 20, "the mlp drawn")
+    ws, graph = session_state(dash_duo, services)
+    assert graph.name == "mlp"
+    assert vertex_of(dash_duo, "qkv") is None  # nothing left of the transformer block
+    drawn = cy_eval(dash_duo, "cy.nodes('.op').length")
+    assert drawn == sum(g.size for g in ws.plan.groups)
+    dash_duo.wait_for_contains_text(f"#{ids.GRAPH_TITLE}", "mlp")
+
+
+def test_uploading_a_malformed_file_shows_an_error_and_keeps_the_graph(dash_duo, make_app,
+                                                                      tmp_path):
+    start(dash_duo, make_app())
+    before = cy_eval(dash_duo, "cy.nodes().length")
+    bad = tmp_path / "broken.json"
+    bad.write_text('{"format": "fusion-workbench-graph", "nodes": [ {"id": ')
+    upload = dash_duo.find_element(f"#{ids.UPLOAD} input[type=file]")
+    upload.send_keys(str(bad))
+    dash_duo.wait_for_contains_text(f"#{ids.LOAD_MSG}", "broken.json:1:")
+    assert cy_eval(dash_duo, "cy.nodes().length") == before
+    assert vertex_of(dash_duo, "qkv") is not None
+    assert "transformer_block" in text_of(dash_duo, ids.GRAPH_TITLE)
+    # a good upload afterwards replaces the graph and clears the message
+    upload = dash_duo.find_element(f"#{ids.UPLOAD} input[type=file]")
+    upload.send_keys(str(SAMPLES_DIR / "softmax.json"))
+    dash_duo.wait_for_contains_text(f"#{ids.GRAPH_TITLE}", "softmax")
+    assert text_of(dash_duo, ids.LOAD_MSG) == ""
+
+
+def test_split_a_group_then_undo(dash_duo, make_app):
+    services = start(dash_duo, make_app())
+    ws, graph = session_state(dash_duo, services)
+    n = multi_groups(ws.plan)
+    wait_for(dash_duo, lambda: group_count(dash_duo) == n, 20, "the groups")
+    big = max(ws.plan.groups, key=lambda g: g.size)
+    click_vertex(dash_duo, vertex_of(dash_duo, big.nodes[-1]))
+    dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}", f"group {big.id}")
+    click(dash_duo, ids.SPLIT)
+    wait_for(dash_duo, lambda: group_count(dash_duo) == n - 1, 20, "one group fewer")
+    kernels = ws.plan.num_kernels + big.size - 1
+    dash_duo.wait_for_contains_text(f"#{ids.PLAN_SUMMARY}", f"{kernels} kernels")
+    assert session_state(dash_duo, services)[0].plan.num_kernels == kernels
+    click(dash_duo, ids.UNDO)
+    wait_for(dash_duo, lambda: group_count(dash_duo) == n, 20, "the group back")
+    dash_duo.wait_for_contains_text(f"#{ids.PLAN_SUMMARY}", f"{ws.plan.num_kernels} kernels")
+    assert text_of(dash_duo, ids.EDIT_MSG) == ""
+
+
+def test_the_step_through_slider_redraws_the_groups(dash_duo, make_app):
+    services = start(dash_duo, make_app())
+    ws, _ = session_state(dash_duo, services)
+    n = multi_groups(ws.plan)
+    wait_for(dash_duo, lambda: group_count(dash_duo) == n, 20, "the groups")
+    dash_duo.find_element(f"#{ids.TABS}").find_element(By.XPATH, ".//*[text()='Explain']").click()
+    handle = dash_duo.wait_for_element(f"#{ids.STEP_SLIDER} [role=slider]")
+    handle.send_keys(Keys.HOME)
+    wait_for(dash_duo, lambda: group_count(dash_duo) == 0, 20, "every op alone at step 0")
+    dash_duo.wait_for_contains_text(f"#{ids.BANNER}", f"step 0 of {len(ws.plan.decisions)}")
+    dash_duo.wait_for_contains_text(f"#{ids.STEP_TEXT}", "every op is its own kernel")
+    handle.send_keys(Keys.ARROW_RIGHT)
+    first = ws.plan.decisions[0]
+    dash_duo.wait_for_contains_text(f"#{ids.STEP_TEXT}", f"Step 1 of {len(ws.plan.decisions)}")
+    assert first.reason in text_of(dash_duo, ids.STEP_TEXT)
+    handle.send_keys(Keys.END)
+    wait_for(dash_duo, lambda: group_count(dash_duo) == n, 20, "the final plan again")
+    assert text_of(dash_duo, ids.BANNER) == ""

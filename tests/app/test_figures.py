@@ -121,8 +121,9 @@ def test_stylesheet_colours_kinds_and_highlights_selection():
         assert by_sel[f"node.group.kind-{kind}"]["background-color"] == colour
     assert by_sel["node.opaque"]["shape"] == "octagon"
     assert by_sel["node.dup"]["border-style"] == "dashed"
+    assert rules[-2]["selector"] == rules[-1]["selector"] == "node.none"  # unused slots
     hi = stylesheet("g3", "v7")
-    assert len(hi) == len(rules) + 2
+    assert len(hi) == len(rules)  # the highlight slots are patched in place
     assert hi[-2]["selector"] == 'node[gid = "g3"]' and hi[-1]["selector"] == 'node[id = "v7"]'
 
 
@@ -181,6 +182,7 @@ def test_roofline_has_both_ceilings_and_one_point_per_group():
     assert pts[0]["ai"] == pytest.approx(1e6 / 6144)
     assert pts[0]["flops_per_s"] == pytest.approx(1e6 / 1.2e-5)
     measured = roofline_points(groups, costs, {"g0": 1e-4, "g1": 1e-3})
+    assert len(roofline(device, pts).data) == 3  # the measured trace is there, empty
     fig = roofline(device, pts, measured)
     roof, pred, meas = fig.data
     ridge = 6.7e13 / 3.35e12

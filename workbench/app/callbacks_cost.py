@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dash import Input, Output, State, html
+from dash import Input, Output, Patch, State, html
 from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids
-from workbench.app.figures import cost_bars, roofline, roofline_points
+from workbench.app.figures import cost_bars, roofline, roofline_points, roofline_trace
 from workbench.app.profiling import measured_times
 from workbench.app.tables import cost_rows, decision_rows, decision_text
 from workbench.errors import WorkbenchError
@@ -31,8 +31,8 @@ def register(app, services) -> None:
     @app.callback(Output(ids.COST_GROUP, "children"), Output(ids.COST_TOTAL, "children"),
                   Output(ids.COST_BARS, "figure"), Output(ids.ROOFLINE, "figure"),
                   Input(ids.VERSION, "data"), Input(ids.SELECTED, "data"),
-                  Input(ids.PROFILE_VERSION, "data"), Input(ids.TABS, "value"))
-    def show_costs(version_, selected, _profile, tab):
+                  Input(ids.TABS, "value"))
+    def show_costs(version_, selected, tab):
         s = services.session((version_ or {}).get("sid"))
         if s is None or tab != ids.TAB_COST:
             raise PreventUpdate  # drawn when its tab is shown
@@ -56,6 +56,22 @@ def register(app, services) -> None:
                         roofline_points(groups, cost.groups, measured) if measured else ())
         bars = cost_bars(groups, cost.groups, cost.unfused, group["id"] if group else None)
         return left, right, bars, roof
+
+    @app.callback(Output(ids.ROOFLINE, "figure", allow_duplicate=True),
+                  Input(ids.PROFILE_VERSION, "data"), State(ids.TABS, "value"),
+                  State(ids.VERSION, "data"), prevent_initial_call=True)
+    def add_measured(_pv, tab, version_):
+        """A new profile: replace only the roofline's measured points (a partial update)."""
+        s = services.session((version_ or {}).get("sid"))
+        if s is None or tab != ids.TAB_COST:
+            raise PreventUpdate
+        ws, graph = s
+        measured = measured_times(services.store.report(version_["sid"]), ws.plan)
+        groups = [g.to_json() for g in ws.plan.groups]
+        pts = roofline_points(groups, controller.plan_costs(ws, graph).groups, measured)
+        patch = Patch()
+        patch["data"][2] = roofline_trace("measured", pts if measured else ())
+        return patch
 
     @app.callback(Output(ids.DECISION_LOG, "data"), Output(ids.XLA_TOGGLE, "options"),
                   Output(ids.XLA_AGREEMENT, "children"), Input(ids.VERSION, "data"),

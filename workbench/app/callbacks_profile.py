@@ -79,7 +79,7 @@ def register(app, services, manager) -> None:
         if not record:
             return "Profile the plan to see the generated kernels."
         group = controller.group_of_node([g.to_json() for g in s[0].plan.groups], selected)
-        sources = profiling.kernel_sources(record["report"])
+        sources = record.get("sources", {})
         if group is None:
             return "Select a group to see its kernel's source."
         return sources.get(group["id"], f"No source for {group['id']} in the report.")
@@ -100,7 +100,7 @@ def register(app, services, manager) -> None:
         if not record:
             raise PreventUpdate
         if ctx.triggered_id == ids.DOWNLOAD_SOURCES:
-            return dcc.send_string(profiling.sources_file(record["report"]),
+            return dcc.send_string(profiling.sources_file(record),
                                    f"{graph.name}.kernels.py")
         if ctx.triggered_id == ids.DOWNLOAD_TRACE:
             return dcc.send_string(profiling.trace_file(record), f"{graph.name}.trace.json")

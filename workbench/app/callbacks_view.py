@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dash import ClientsideFunction, Input, Output, State, ctx, no_update
+from dash import ClientsideFunction, Input, Output, Patch, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids
 from workbench.app.drawing import vertex_ids
-from workbench.app.graph_figure import (default_collapsed, graph_elements, group_node_id,
-                                        stylesheet)
+from workbench.app.graph_figure import (HIGHLIGHT_SLOTS, default_collapsed, graph_elements,
+                                        group_node_id, highlight_rules, stylesheet)
 from workbench.errors import WorkbenchError
 
 
@@ -107,10 +107,13 @@ def register(app, services) -> None:
     def highlight(selected, found, version, step, xla):
         try:
             _, _, view = view_of(version, step, xla)
+            group = controller.group_of_node(view.groups, selected)
         except WorkbenchError:
-            return stylesheet(None, found)
-        group = controller.group_of_node(view.groups, selected)
-        return stylesheet(group["id"] if group else None, found)
+            group = None
+        patch = Patch()  # only the highlight rules change
+        for k, rule in enumerate(highlight_rules(group["id"] if group else None, found)):
+            patch[len(stylesheet()) - HIGHLIGHT_SLOTS + k] = rule
+        return patch
 
     @app.callback(Output(ids.FOUND, "data"), Output(ids.SELECTED, "data", allow_duplicate=True),
                   Output(ids.SEARCH_MSG, "children"), Input(ids.SEARCH, "value"),

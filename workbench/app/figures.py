@@ -100,21 +100,28 @@ def roofline(device: Mapping, predicted: Sequence[Mapping],
     fig.add_scatter(x=[lo, ridge, hi], y=[lo * bw, peak, peak], mode="lines",
                     name=f"{device.get('name', 'device')} roof", line=dict(color="#1f2328"),
                     hovertemplate="intensity %{x:.3g} FLOP/B<br>%{y:.3g} FLOP/s<extra></extra>")
-    for label, pts, symbol in (("predicted", predicted, "circle"),
-                               ("measured", measured, "diamond-open")):
-        if not pts:
-            continue
-        fig.add_scatter(
-            x=[p["ai"] for p in pts], y=[p["flops_per_s"] for p in pts], mode="markers",
-            name=label, text=[p["id"] for p in pts],
-            marker=dict(symbol=symbol, size=9, line_width=1.5,
-                        color=[KIND_COLORS.get(p.get("kind"), "#1f2328") for p in pts]),
-            hovertemplate="%{text}: %{x:.3g} FLOP/B, %{y:.3g} FLOP/s<extra>" + label + "</extra>")
+    fig.add_trace(roofline_trace("predicted", predicted))
+    fig.add_trace(roofline_trace("measured", measured))
     fig.update_layout(title=f"Roofline ({device.get('name', '')}: "
                             f"{bw / 1e9:.0f} GB/s, {peak / 1e12:.3g} TFLOP/s)", **_LAYOUT)
     fig.update_xaxes(type="log", title_text="arithmetic intensity (FLOP/byte)")
     fig.update_yaxes(type="log", title_text="FLOP/s")
     return fig
+
+
+def roofline_trace(label: str, pts: Sequence[Mapping]) -> go.Scatter:
+    """The roofline's points for ``label`` (``predicted`` or ``measured``; may be empty).
+
+    The roofline figure always holds three traces: the roof, predicted, measured; the app
+    replaces the third in place when a profile arrives.
+    """
+    symbol = "circle" if label == "predicted" else "diamond-open"
+    return go.Scatter(
+        x=[p["ai"] for p in pts], y=[p["flops_per_s"] for p in pts], mode="markers",
+        name=label, text=[p["id"] for p in pts], visible=True if pts else "legendonly",
+        marker=dict(symbol=symbol, size=9, line_width=1.5,
+                    color=[KIND_COLORS.get(p.get("kind"), "#1f2328") for p in pts]),
+        hovertemplate="%{text}: %{x:.3g} FLOP/B, %{y:.3g} FLOP/s<extra>" + label + "</extra>")
 
 
 def profile_bars(rows: Sequence[Mapping]) -> go.Figure:

@@ -241,11 +241,23 @@ def stylesheet(selected_gid: str | None = None, found: str | None = None) -> lis
         rules.append({"selector": f"node.single.kind-{kind}",
                       "style": {"border-color": color, "border-width": 3}})
     rules.append({"selector": "node.group.collapsed", "style": {"color": "#ffffff"}})
-    if selected_gid:
-        rules.append({"selector": f'node[gid = "{selected_gid}"]', "style": {
-            "border-width": 4, "border-color": "#d73a49", "background-opacity": 0.3}})
-    if found:
-        rules.append({"selector": f'node[id = "{found}"]', "style": {
-            "border-width": 5, "border-color": "#d73a49", "overlay-color": "#d73a49",
-            "overlay-opacity": 0.2}})
-    return rules
+    return rules + highlight_rules(selected_gid, found)
+
+
+#: the highlight rules are the stylesheet's last two entries (patched in place by the app)
+HIGHLIGHT_SLOTS = 2
+
+
+def highlight_rules(selected_gid: str | None, found: str | None) -> list[dict]:
+    """The two highlight rules: the selected group, the vertex found by search.
+
+    An unused slot gets a selector that matches nothing, so the stylesheet keeps its length and
+    the app can replace just these entries (``dash.Patch``).
+    """
+    return [
+        {"selector": f'node[gid = "{selected_gid}"]' if selected_gid else "node.none",
+         "style": {"border-width": 4, "border-color": "#d73a49", "background-opacity": 0.3}},
+        {"selector": f'node[id = "{found}"]' if found else "node.none",
+         "style": {"border-width": 5, "border-color": "#d73a49", "overlay-color": "#d73a49",
+                   "overlay-opacity": 0.2}},
+    ]

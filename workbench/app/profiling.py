@@ -11,7 +11,6 @@ import hashlib
 import json
 
 from workbench.app.fmt import fmt_seconds
-from workbench.app.tables import as_dict
 
 
 def plan_key(plan) -> str:
@@ -21,9 +20,31 @@ def plan_key(plan) -> str:
 
 
 def report_record(plan, report) -> dict:
-    """What the app stores after a profile: the plan's key, the report, its trace, sources."""
-    return {"plan": plan_key(plan), "report": as_dict(report),
-            "trace": report.trace_events()}
+    """What the app keeps after a profile (JSON-ready, so another process can read it).
+
+    ``plan``: the key of the plan profiled (:func:`plan_key`); ``report``:
+    ``Report.to_json()``; ``trace``: ``Report.trace_events()``; ``sources``: group id -> the
+    kernel's generated source, read from the kernel cache files the report names.
+    """
+    doc = report.to_json()
+    return {"plan": plan_key(plan), "report": doc, "trace": report.trace_events(),
+            "sources": read_sources(doc)}
+
+
+def read_sources(doc: dict, limit: int = 1 << 20) -> dict:
+    """Group id -> generated source, read from each kernel's ``source_path`` (made by the code
+    generator in its own cache, never a path from the browser); at most ``limit`` bytes each."""
+    out = {}
+    for k in doc.get("kernels", ()):
+        path = k.get("source_path")
+        if not path:
+            continue
+        try:
+            with open(path, encoding="utf-8") as f:
+                out[k["group_id"]] = f.read(limit)
+        except OSError as exc:
+            out[k["group_id"]] = f"# the source could not be read: {exc.strerror}"
+    return out
 
 
 def run_profile(graph, plan, progress=None, cancel=None):
@@ -45,37 +66,48 @@ def progress_text(stage: str, k: int, n: int, message: str = "") -> str:
     return f"{text}: {message}" if message else text
 
 
+def _num(v):
+    """A number from the report (non-finite floats are written as strings there)."""
+    return v if isinstance(v, (int, float)) else None
+
+
 def kernel_rows(report: dict, plan) -> list[dict]:
-    """Rows of the profile table and chart: one per kernel of the report."""
-    kinds = {g.id: g.kind for g in plan.groups}
+    """Rows of the profile table and chart: one per kernel of the fused plan."""
     rows = []
     for k in report.get("kernels", ()):
-        measured, predicted = k.get("median_s"), k.get("predicted_s")
+        measured, predicted = _num(k.get("median_s")), _num(k.get("predicted_s"))
         ratio = measured / predicted if measured and predicted else None
-        rows.append({"group": k.get("group"), "kind": kinds.get(k.get("group"), "?"),
+        note = "numpy fallback" if k.get("fallback") else ("cached" if k.get("cached") else "")
+        rows.append({"group": k.get("group_id"), "kind": k.get("kind", "?"),
                      "measured_s": measured, "predicted_s": predicted,
                      "measured": fmt_seconds(measured), "predicted": fmt_seconds(predicted),
                      "ratio": f"{ratio:.2f}" if ratio else "-",
-                     "gbps": f"{k['achieved_Bps'] / 1e9:.2f}" if k.get("achieved_Bps") else "-",
-                     "note": "numpy fallback" if k.get("fallback") else ""})
+                     "gbps": f"{k['gbps']:.2f}" if _num(k.get("gbps")) else "-",
+                     "note": note})
     return rows
 
 
 def correctness_rows(report: dict) -> list[dict]:
     """Rows of the correctness table: each output's largest errors against the reference."""
-    return [{"output": c.get("output"), "max_abs_error": f"{c.get('max_abs_error', 0):.3g}",
-             "max_rel_error": f"{c.get('max_rel_error', 0):.3g}",
-             "ok": "yes" if c.get("ok") else "NO"} for c in report.get("correctness", ())]
+    return [{"output": f"out{o.get('index')} {o.get('node')}",
+             "max_abs_error": f"{_num(o.get('max_abs_error')) or 0:.3g}",
+             "max_rel_error": f"{_num(o.get('max_rel_error')) or 0:.3g}",
+             "ok": "yes" if o.get("ok") else f"NO ({o.get('mismatches')} elements)"}
+            for o in report.get("outputs", ())]
 
 
 def summary_text(report: dict) -> str:
-    """Fused vs unfused totals, the speedup, and the backend (with its note)."""
+    """Fused vs unfused measured totals, the speedup, the prediction, the backend and notes."""
     totals = report.get("totals", {})
-    fused, unfused = totals.get("fused_s"), totals.get("unfused_s")
+    fused = _num(totals.get("fused", {}).get("median_s"))
+    unfused = _num(totals.get("unfused", {}).get("median_s"))
     text = f"backend {report.get('backend', '?')}"
     if fused and unfused:
-        text += (f" · fused {fmt_seconds(fused)} vs unfused {fmt_seconds(unfused)}: "
+        text += (f" · measured fused {fmt_seconds(fused)} vs unfused {fmt_seconds(unfused)}: "
                  f"{unfused / fused:.2f}x speedup")
+    pf, pu = _num(totals.get("predicted_s")), _num(totals.get("predicted_unfused_s"))
+    if pf and pu:
+        text += f" · predicted {fmt_seconds(pf)} vs {fmt_seconds(pu)} ({pu / pf:.2f}x)"
     notes = report.get("notes") or ()
     if notes:
         text += " · " + " ".join(str(n) for n in notes)
@@ -83,33 +115,30 @@ def summary_text(report: dict) -> str:
 
 
 def mismatch_text(report: dict) -> str:
-    """An error line if any output does not match the reference, else ``""``."""
-    bad = [c for c in report.get("correctness", ()) if not c.get("ok")]
-    if not bad:
-        return ""
-    return "Mismatch against the reference interpreter: " + "; ".join(
-        f"{c.get('output')} max abs error {c.get('max_abs_error', 0):.3g}" for c in bad)
+    """The report's errors (mismatches, compile errors) as one line, or ``""``."""
+    errors = [e.get("text") or e.get("message") or str(e) for e in report.get("errors", ())]
+    bad = [o for o in report.get("outputs", ()) if not o.get("ok")]
+    if bad and not errors:
+        errors = [f"output {o.get('node')} differs from the reference (max abs error "
+                  f"{o.get('max_abs_error')})" for o in bad]
+    return "; ".join(errors)
 
 
 def measured_times(record: dict | None, plan) -> dict:
     """Group id -> measured seconds, if ``record`` is a report for ``plan``; else {}."""
     if not record or record.get("plan") != plan_key(plan):
         return {}
-    return {k["group"]: k["median_s"] for k in record["report"].get("kernels", ())
-            if k.get("median_s")}
+    return {k["group_id"]: k["median_s"] for k in record["report"].get("kernels", ())
+            if _num(k.get("median_s"))}
 
 
-def kernel_sources(report: dict) -> dict:
-    """Group id -> generated source, from the report."""
-    return {k["group"]: k["source"] for k in report.get("kernels", ()) if k.get("source")}
-
-
-def sources_file(report: dict) -> str:
+def sources_file(record: dict) -> str:
     """Every kernel's source in one text file, each under a header line."""
-    parts = [f"# ---- kernel {gid} ----\n{src}" for gid, src in kernel_sources(report).items()]
+    parts = [f"# ---- kernel {gid} ----\n{src}"
+             for gid, src in record.get("sources", {}).items()]
     return "\n\n".join(parts) + "\n"
 
 
 def trace_file(record: dict) -> str:
     """The Perfetto (Chrome trace-event) JSON of a stored report."""
-    return json.dumps({"traceEvents": record.get("trace", [])})
+    return json.dumps(record.get("trace") or {"traceEvents": []})

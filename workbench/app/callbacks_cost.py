@@ -102,3 +102,13 @@ def register(app, services) -> None:
         label = {"fused": "taken", "refused": "refused"}.get(status, "")
         return [html.Span(label + " ", className=status), html.Span(head),
                 html.Div(reason, className="hint")]
+
+    @app.callback(Output(ids.STEP_SLIDER, "value", allow_duplicate=True),
+                  Input(ids.DECISION_LOG, "active_cell"),
+                  State(ids.DECISION_LOG, "derived_viewport_data"),
+                  prevent_initial_call=True)
+    def jump_to_step(cell, rows):
+        """Clicking a decision in the log shows the plan just after it."""
+        if not cell or not rows or cell.get("row") is None:
+            raise PreventUpdate
+        return int(rows[cell["row"]]["step"]) + 1

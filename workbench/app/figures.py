@@ -104,8 +104,9 @@ def roofline(device: Mapping, predicted: Sequence[Mapping],
     fig.add_trace(roofline_trace("measured", measured))
     fig.update_layout(title=f"Roofline ({device.get('name', '')}: "
                             f"{bw / 1e9:.0f} GB/s, {peak / 1e12:.3g} TFLOP/s)", **_LAYOUT)
-    fig.update_xaxes(type="log", title_text="arithmetic intensity (FLOP/byte)")
-    fig.update_yaxes(type="log", title_text="FLOP/s")
+    fig.update_xaxes(type="log", title_text="arithmetic intensity (FLOP/byte)",
+                     exponentformat="SI")
+    fig.update_yaxes(type="log", title_text="FLOP/s", exponentformat="SI")
     return fig
 
 

@@ -53,10 +53,14 @@ def is_source(graph: Graph, node_id: str) -> bool:
 def group_kind(graph: Graph, members: Iterable[str], n_outputs: int = 1) -> str:
     """The fusion kind of a group with these members.
 
-    Output if it holds a dot or convolution (its epilogue fused after it); else input if it holds
-    a reduction (or a normalization composite); else multi-output if it writes several values;
+    Output if it holds a dot or convolution (its epilogue fused after it); else multi-output if
+    it writes several values; else input if it holds a reduction (or a composite that reduces:
+    softmax, layer norm; an inference batch norm is a per-channel affine map and does not);
     else loop. A group of one opaque op is opaque.
     """
+    from workbench.planner.index import is_reduction
+
+    members = list(members)
     cats = [get_op(graph.node(m).op).category for m in members]
     if Category.OPAQUE in cats:
         return FusionKind.OPAQUE
@@ -64,7 +68,8 @@ def group_kind(graph: Graph, members: Iterable[str], n_outputs: int = 1) -> str:
         return FusionKind.OUTPUT
     if n_outputs > 1:
         return FusionKind.MULTI_OUTPUT
-    if Category.REDUCTION in cats or Category.NORMALIZATION in cats:
+    if any(is_reduction(graph, m) for m, c in zip(members, cats)
+           if c in (Category.REDUCTION, Category.NORMALIZATION)):
         return FusionKind.INPUT
     return FusionKind.LOOP
 
@@ -140,6 +145,11 @@ class Decision:
     numbers : Attrs
         The cost-model numbers behind it (seconds, bytes), e.g. ``time_unfused_s``,
         ``time_fused_s``, ``benefit_s``.
+    removed : tuple of tuple of str
+        For a taken step: the exact member sets of the groups it replaced. When given,
+        :func:`replay` removes exactly these (a duplicated producer's own group survives a step
+        that copies it into one consumer); when empty, replay removes every group that is a
+        subset of the new groups' union.
     """
 
     step: int
@@ -150,12 +160,15 @@ class Decision:
     nodes: tuple[str, ...] = ()
     members: tuple[tuple[str, ...], ...] = ()
     numbers: Attrs = EMPTY
+    removed: tuple[tuple[str, ...], ...] = ()
 
     def to_json(self) -> dict:
         d = {"step": self.step, "action": self.action, "fused": self.fused,
              "reason": self.reason, "message": self.message, "nodes": list(self.nodes)}
         if self.members:
             d["members"] = [list(m) for m in self.members]
+        if self.removed:
+            d["removed"] = [list(m) for m in self.removed]
         if self.numbers:
             d["numbers"] = self.numbers.to_json()
         return d
@@ -165,7 +178,8 @@ class Decision:
         return Decision(int(d["step"]), str(d["action"]), bool(d["fused"]), str(d["reason"]),
                         str(d["message"]), tuple(d.get("nodes", ())),
                         tuple(tuple(m) for m in d.get("members", ())),
-                        Attrs(d.get("numbers", {})))
+                        Attrs(d.get("numbers", {})),
+                        tuple(tuple(m) for m in d.get("removed", ())))
 
 
 @dataclass(frozen=True)
@@ -495,14 +509,25 @@ def plan_from_json(doc, graph: Graph) -> Plan:
 def replay(plan: Plan, graph: Graph, upto: int | None = None) -> list[frozenset]:
     """The groups after the first ``upto`` decisions, starting from every op alone.
 
-    Each taken decision's ``members`` replace the groups they absorb (every existing group that
-    is a subset of their union). With ``upto=None`` all decisions are replayed.
+    Each taken decision's ``members`` replace the groups it absorbed: exactly its ``removed``
+    sets when it lists them, else every existing group that is a subset of the new groups'
+    union. With ``upto=None`` all decisions are replayed.
     """
     state = [frozenset([n]) for n in graph.topo_order if not is_source(graph, n)]
     for d in plan.decisions[:upto]:
         if not d.fused or not d.members:
             continue
         new = [frozenset(m) for m in d.members]
-        union = frozenset().union(*new)
-        state = [s for s in state if not s <= union] + new
+        if d.removed:
+            gone = [frozenset(m) for m in d.removed]
+            kept = []
+            for s in state:
+                if s in gone:
+                    gone.remove(s)
+                else:
+                    kept.append(s)
+            state = kept + [s for s in new if s not in kept]
+        else:
+            union = frozenset().union(*new)
+            state = [s for s in state if not s <= union] + new
     return state

@@ -1,0 +1,332 @@
+"""The cost model: what one kernel (a fusion group, or one op alone) costs on a device.
+
+For a group of ops run as one kernel:
+
+* **bytes read** — each distinct value the group reads from outside itself, once, at its own
+  size: a broadcast inside the group reads its (small) operand, not the broadcast result; scalar
+  constants are immediates and cost nothing.
+* **bytes written** — each member value used outside the group, or returned by the graph.
+* **FLOPs and transcendentals** — summed over the members, with the op registry's counts
+  (xla/service/hlo_cost_analysis.cc conventions); a duplicated producer is charged in every group
+  that computes it.
+* **arithmetic intensity** — FLOP per byte moved.
+* **time** — XLA's GPU performance model (``CombineComputeAndMemoryAccessTime`` in
+  xla/service/gpu/model/gpu_performance_model_base.cc)::
+
+      compute = (FLOPs + transcendental_flops * transcendentals) / peak
+      memory  = (bytes read + bytes written) / bandwidth
+      time    = compute + memory - 0.95 * min(compute, memory) + launch overhead
+
+  0.95 is ``kMemoryComputeParallelism``: compute and memory traffic overlap almost entirely, so a
+  kernel costs about the larger of the two. The *bound* is whichever of compute, memory and
+  launch overhead is largest.
+* **register pressure** (GPU profiles) — the peak number of values live at once while one thread
+  evaluates the fused expression for one element (operands loaded, intermediates not yet dead),
+  times registers per value (1 for 32-bit, 2 for 64-bit), plus :data:`BASE_REGISTERS` for
+  indexing and addresses (an assumed constant, typical of ``ptxas -v`` reports for XLA's
+  elementwise kernels). Occupancy follows the CUDA occupancy calculator's rules: registers are
+  allocated per warp in units of 256, blocks of :data:`BLOCK_THREADS` threads (XLA's usual
+  loop-fusion block size) fit while the SM's register file and thread limit allow. Library
+  contractions are counted as one live value (their register tiling is not modelled). On the
+  ``cpu`` profile registers and occupancy are not applicable and reported as ``None``.
+
+Alongside each group, :func:`plan_cost` gives what the same ops cost unfused (each op its own
+kernel, as in the unfused baseline), and the saving.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from workbench.ir.graph import Graph
+from workbench.planner.devices import (DEVICES, DeviceProfile, cpu_profile, get_device,
+                                       probe_cpu)
+from workbench.planner.index import GraphIndex, graph_index
+
+#: XLA's kMemoryComputeParallelism (xla/service/gpu/model/gpu_performance_model_base.h)
+MEMORY_COMPUTE_PARALLELISM = 0.95
+#: registers a thread needs besides live values (thread index, bounds, addresses): an assumption
+BASE_REGISTERS = 16
+#: threads per block assumed for occupancy (XLA's default for loop fusions)
+BLOCK_THREADS = 128
+#: register allocation granularity per warp (CUDA occupancy calculator, cc 8.x and 9.x)
+REGISTER_ALLOCATION_UNIT = 256
+
+__all__ = ["BASE_REGISTERS", "CostBreakdown", "DEVICES", "DeviceProfile", "PlanCost",
+           "combine_times", "cpu_profile", "get_device", "group_cost", "kernel_time",
+           "op_cost", "peak_live", "plan_cost", "probe_cpu", "registers_and_occupancy"]
+
+
+def combine_times(compute_s: float, memory_s: float) -> float:
+    """XLA's ``CombineComputeAndMemoryAccessTime``: ``c + m - 0.95 * min(c, m)``, seconds."""
+    return compute_s + memory_s - MEMORY_COMPUTE_PARALLELISM * min(compute_s, memory_s)
+
+
+def kernel_time(flops: float, trans: float, nbytes: float, device: DeviceProfile) -> float:
+    """Predicted seconds of one kernel: combined compute and memory time plus launch overhead."""
+    compute = (flops + device.transcendental_flops * trans) / device.peak_flops
+    return combine_times(compute, nbytes / device.bandwidth_Bps) + device.launch_overhead_s
+
+
+def registers_and_occupancy(live_regs: int, device: DeviceProfile):
+    """(registers per thread, occupancy in [0, 1]) for a kernel with ``live_regs`` live registers.
+
+    Returns ``(None, None)`` for a CPU profile.
+    """
+    if not device.is_gpu or not device.registers_per_sm:
+        return None, None
+    regs = BASE_REGISTERS + live_regs
+    per_warp = math.ceil(regs * 32 / REGISTER_ALLOCATION_UNIT) * REGISTER_ALLOCATION_UNIT
+    warps_per_block = BLOCK_THREADS // 32
+    max_warps = (device.max_threads_per_sm or 2048) // 32
+    blocks = (device.registers_per_sm // per_warp) // warps_per_block
+    warps = min(blocks * warps_per_block, max_warps)
+    return regs, warps / max_warps
+
+
+@dataclass(frozen=True)
+class CostBreakdown:
+    """The cost of one kernel (or a sum of kernels), as the cost model predicts it.
+
+    Attributes
+    ----------
+    bytes_read, bytes_written : int
+        Bytes moved from and to memory.
+    flops, transcendentals : int
+    arithmetic_intensity : float
+        FLOP per byte moved (0 when nothing moves).
+    registers_per_thread : int or None
+        Estimated registers per thread (GPU profiles; ``None`` on the CPU).
+    occupancy : float or None
+        Fraction of the SM's warp slots the register estimate allows (GPU; ``None`` on the CPU).
+    launch_overhead_s, compute_s, memory_s, predicted_s : float
+        Seconds.
+    bound : str
+        ``"memory"``, ``"compute"`` or ``"launch"``: the largest of the three times.
+    live_values : int
+        Peak registers' worth of values live at once in the fused expression.
+    kernels : int
+        Kernels this breakdown covers (1 for a group; more for sums).
+    """
+
+    bytes_read: int
+    bytes_written: int
+    flops: int
+    transcendentals: int
+    arithmetic_intensity: float
+    registers_per_thread: int | None
+    occupancy: float | None
+    launch_overhead_s: float
+    compute_s: float
+    memory_s: float
+    predicted_s: float
+    bound: str
+    live_values: int = 0
+    kernels: int = 1
+
+    @property
+    def bytes_total(self) -> int:
+        return self.bytes_read + self.bytes_written
+
+    def to_json(self) -> dict:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+    @staticmethod
+    def total(items: Iterable["CostBreakdown"]) -> "CostBreakdown":
+        """The sum of several kernels' breakdowns (registers: the largest; occupancy: the
+        smallest; bound: whichever summed time dominates)."""
+        items = list(items)
+        s = {k: sum(getattr(c, k) for c in items) for k in (
+            "bytes_read", "bytes_written", "flops", "transcendentals", "launch_overhead_s",
+            "compute_s", "memory_s", "predicted_s", "kernels")}
+        regs = [c.registers_per_thread for c in items if c.registers_per_thread is not None]
+        occ = [c.occupancy for c in items if c.occupancy is not None]
+        moved = s["bytes_read"] + s["bytes_written"]
+        return CostBreakdown(
+            s["bytes_read"], s["bytes_written"], s["flops"], s["transcendentals"],
+            s["flops"] / moved if moved else 0.0, max(regs) if regs else None,
+            min(occ) if occ else None, s["launch_overhead_s"], s["compute_s"], s["memory_s"],
+            s["predicted_s"], _bound(s["compute_s"], s["memory_s"], s["launch_overhead_s"]),
+            max((c.live_values for c in items), default=0), s["kernels"])
+
+
+def _bound(compute: float, memory: float, launch: float) -> str:
+    if launch >= max(compute, memory):
+        return "launch"
+    return "compute" if compute > memory else "memory"
+
+
+def estimate(flops: int, trans: int, bytes_read: int, bytes_written: int, live: int,
+             device: DeviceProfile) -> CostBreakdown:
+    """A :class:`CostBreakdown` from raw counts (one kernel)."""
+    compute = (flops + device.transcendental_flops * trans) / device.peak_flops
+    memory = (bytes_read + bytes_written) / device.bandwidth_Bps
+    launch = device.launch_overhead_s
+    regs, occ = registers_and_occupancy(live, device)
+    moved = bytes_read + bytes_written
+    return CostBreakdown(bytes_read, bytes_written, flops, trans, flops / moved if moved else 0.0,
+                         regs, occ, launch, compute, memory,
+                         combine_times(compute, memory) + launch, _bound(compute, memory, launch),
+                         live)
+
+
+def peak_live(index: GraphIndex, members) -> int:
+    """Peak registers of values live at once when one thread evaluates the fused expression.
+
+    Members are evaluated in topological order; an operand from outside the group becomes live
+    when first loaded, a member when computed; each dies after its last use inside the group (a
+    member nobody inside uses dies once stored). Scalar constants are immediates.
+    """
+    mem = set(members)
+    remaining: dict[int, int] = {}
+    for m in mem:
+        for o in index.operands[m]:
+            remaining[o] = remaining.get(o, 0) + 1
+    live = peak = 0
+    loaded: set[int] = set()
+    for m in sorted(mem):
+        for o in index.operands[m]:
+            if o not in mem and o not in loaded and index.read_bytes[o]:
+                loaded.add(o)
+                live += index.reg_width[o]
+        live += index.reg_width[m]
+        peak = max(peak, live)
+        for o in index.operands[m]:
+            remaining[o] -= 1
+            if remaining[o] == 0 and (o in mem or o in loaded):
+                live -= index.reg_width[o]
+        if m not in remaining:
+            live -= index.reg_width[m]
+    return peak
+
+
+def group_outputs(index: GraphIndex, members) -> set[int]:
+    """Members whose value is read outside the group or returned by the graph."""
+    mem = set(members)
+    return {m for m in mem if index.output[m] or any(u not in mem for u in index.users[m])}
+
+
+def _members_idx(index: GraphIndex, members) -> set[int]:
+    return {index.pos[m] for m in members if not index.source[index.pos[m]]}
+
+
+def group_cost(graph: Graph, members, device="cpu", outputs=None) -> CostBreakdown:
+    """The cost of running ``members`` as one kernel.
+
+    Parameters
+    ----------
+    graph : Graph
+    members : iterable of str
+        Node ids of the group (sources are ignored).
+    device : str or DeviceProfile
+    outputs : iterable of str, optional
+        The values the kernel writes; by default every member read outside the group or
+        returned by the graph (a plan passes its group's ``outputs``, which leaves out values a
+        duplicated copy elsewhere writes).
+
+    Returns
+    -------
+    CostBreakdown
+
+    Raises
+    ------
+    InputError
+        For an unknown device name.
+    DanglingReferenceError
+        For a member that is not in the graph.
+    """
+    dev = get_device(device)
+    index = graph_index(graph)
+    for m in members:
+        graph.node(m)
+    mem = _members_idx(index, members)
+    outs = (group_outputs(index, mem) if outputs is None
+            else {index.pos[o] for o in outputs})
+    ext = {o for m in mem for o in index.operands[m] if o not in mem}
+    read = sum(index.read_bytes[o] for o in ext)
+    written = sum(index.nbytes[o] for o in outs)
+    flops = sum(index.flops[m] for m in mem)
+    trans = sum(index.trans[m] for m in mem)
+    return estimate(flops, trans, read, written, peak_live(index, mem), dev)
+
+
+def op_cost(graph: Graph, node_id: str, device="cpu") -> CostBreakdown:
+    """The cost of one op run as its own kernel (the unfused baseline's kernel)."""
+    dev = get_device(device)
+    index = graph_index(graph)
+    i = index.pos[graph.node(node_id).id]
+    read = sum(index.read_bytes[o] for o in index.operands[i])
+    return estimate(index.flops[i], index.trans[i], read, index.nbytes[i],
+                    peak_live(index, {i}), dev)
+
+
+def unfused_cost(graph: Graph, members, device="cpu") -> CostBreakdown:
+    """What ``members`` cost each as its own kernel, summed."""
+    dev = get_device(device)
+    index = graph_index(graph)
+    return CostBreakdown.total(op_cost(graph, index.ids[m], dev)
+                               for m in sorted(_members_idx(index, members)))
+
+
+@dataclass(frozen=True)
+class PlanCost:
+    """A plan's cost breakdown.
+
+    Attributes
+    ----------
+    groups : dict of str to CostBreakdown
+        Group id -> the group as one kernel.
+    unfused : dict of str to CostBreakdown
+        Group id -> the same ops each as its own kernel, summed.
+    total : CostBreakdown
+        Sum over the plan's groups.
+    unfused_total : CostBreakdown
+        The unfused baseline: every op of the graph once, each its own kernel.
+    saving_s : float
+        ``unfused_total.predicted_s - total.predicted_s``.
+    device : str
+    """
+
+    groups: dict
+    unfused: dict
+    total: CostBreakdown
+    unfused_total: CostBreakdown
+    saving_s: float
+    device: str = "cpu"
+
+    @property
+    def speedup(self) -> float:
+        """Predicted unfused time over fused time."""
+        return self.unfused_total.predicted_s / self.total.predicted_s if self.total.predicted_s \
+            else 1.0
+
+    def to_json(self) -> dict:
+        return {"device": self.device,
+                "groups": {k: v.to_json() for k, v in self.groups.items()},
+                "unfused": {k: v.to_json() for k, v in self.unfused.items()},
+                "total": self.total.to_json(), "unfused_total": self.unfused_total.to_json(),
+                "saving_s": self.saving_s, "speedup": self.speedup}
+
+
+def plan_cost(graph: Graph, plan, device=None) -> PlanCost:
+    """Cost every group of ``plan`` (on ``device``, by default the plan's own) and the baseline.
+
+    Raises
+    ------
+    PlanError
+        If the plan was made for another graph.
+    """
+    from workbench.errors import PlanError
+
+    if plan.graph_fingerprint != graph.fingerprint:
+        raise PlanError(f"the plan is for graph {plan.graph_name!r}, not {graph.name!r}")
+    dev = get_device(device if device is not None else plan.device)
+    groups = {g.id: group_cost(graph, g.nodes, dev, outputs=g.outputs) for g in plan.groups}
+    unfused = {g.id: unfused_cost(graph, g.nodes, dev) for g in plan.groups}
+    total = CostBreakdown.total(groups.values())
+    index = graph_index(graph)
+    base = CostBreakdown.total(op_cost(graph, n, dev) for i, n in enumerate(index.ids)
+                               if not index.source[i])
+    return PlanCost(groups, unfused, total, base, base.predicted_s - total.predicted_s, dev.name)

@@ -1,0 +1,259 @@
+"""What every planner policy shares: the working state, the decision log, pinned groups, named
+patterns, legality checks of candidate unions, and turning the final state into a
+:class:`~workbench.planner.plan.Plan`."""
+
+from __future__ import annotations
+
+from workbench.errors import LegalityError, PlanError
+from workbench.ir.graph import Graph
+from workbench.ir.attrs import Attrs
+from workbench.planner.cost_model import BASE_REGISTERS, MEMORY_COMPUTE_PARALLELISM
+from workbench.planner.devices import get_device
+from workbench.planner.explain import describe, fmt_bytes, fmt_time
+from workbench.planner.index import graph_index
+from workbench.planner.legality import (MAX_OPERANDS_AND_OUTPUTS, GroupView, Refusal,
+                                        check_view)
+from workbench.planner.patterns import find_patterns
+from workbench.planner.plan import Constraints, Decision, Plan, make_plan
+from workbench.planner.state import FusionState, Group
+
+
+class PlannerRun:
+    """One run of a policy over one graph (see :func:`workbench.planner.heuristics.plan_graph`).
+
+    Parameters
+    ----------
+    graph : Graph
+    policy : str
+    device : str or DeviceProfile
+    constraints : Constraints or None
+    """
+
+    def __init__(self, graph: Graph, policy: str, device, constraints: Constraints | None):
+        self.graph = graph
+        self.policy = policy
+        self.ix = graph_index(graph)
+        self.dev = get_device(device)
+        self.cons = constraints or Constraints()
+        self.state = FusionState(self.ix, self.dev)
+        self.decisions: list[Decision] = []
+
+    # ----- the log ---------------------------------------------------------------------------
+
+    def names(self, members) -> tuple[str, ...]:
+        return self.ix.names(members)
+
+    def gnames(self, g: Group) -> tuple[str, ...]:
+        """A group's member ids in topological order (cached until the group changes)."""
+        if g.names is None:
+            g.names = self.ix.names(g.members)
+        return g.names
+
+    def _as_names(self, m) -> tuple[str, ...]:
+        if isinstance(m, Group):
+            return self.gnames(m)
+        if isinstance(m, tuple) and (not m or isinstance(m[0], str)):
+            return m
+        return self.names(m)
+
+    def log(self, action: str, fused: bool, reason: str, message: str, nodes=(), members=(),
+            removed=(), numbers: dict | None = None) -> None:
+        """Append a decision; ``members``/``removed`` are groups, index sets or id tuples."""
+        self.decisions.append(Decision(
+            len(self.decisions), action, fused, reason, message, tuple(nodes),
+            tuple(self._as_names(m) for m in members), Attrs(_round(numbers or {})),
+            tuple(self._as_names(m) for m in removed)))
+
+    def desc(self, g: Group) -> str:
+        """The group as the log names it (see :func:`~workbench.planner.explain.describe`)."""
+        root = self.ix.ids[max(g.roots)] if g.roots else None
+        return describe(self.gnames(g), root, g.pattern)
+
+    # ----- checks ----------------------------------------------------------------------------
+
+    def union_counts(self, a: Group, b: Group, upstream_reduces: bool, roots=None,
+                     n_out=None, n_in=None) -> dict:
+        st, ix = self.state, self.ix
+        if n_in is None:
+            n_in, _ = st.merged_inputs(a, b)
+        if n_out is None:
+            both = {a.gid, b.gid}
+            n_out = sum(1 for v in a.outs | b.outs if _needs_write_union(st, v, both))
+        if roots is None:
+            mem = (a.members, b.members)
+            roots = sorted(r for r in a.roots | b.roots
+                           if not any(u in mem[0] or u in mem[1] for u in ix.users[r]))
+        special = sorted(a.special | b.special) if a.special or b.special else []
+        return {"size": len(a.members) + len(b.members), "n_inputs": n_in, "n_outputs": n_out,
+                "roots": roots, "live_bound": a.live + b.live,
+                "reductions": [m for m in special if ix.reduction[m]],
+                "contractions": [m for m in special if ix.contraction[m]],
+                "opaque": [m for m in special if ix.opaque[m]],
+                "upstream_reduces": upstream_reduces}
+
+    def check(self, parts, counts: dict, upstream=None) -> Refusal | None:
+        """Legality of a candidate union (the cycle is checked by the state's search).
+
+        A union with no reduction, contraction or opaque op, one root, no forbidden pairs and
+        within the operand and register budgets passes every predicate; it is accepted without
+        building the view (the common case on large graphs).
+        """
+        if not (counts["reductions"] or counts["contractions"] or counts["opaque"]
+                or self.cons.forbidden or len(counts["roots"]) > 1
+                or counts["n_inputs"] + counts["n_outputs"] > MAX_OPERANDS_AND_OUTPUTS):
+            cap = self.dev.max_registers_per_thread
+            if not self.dev.is_gpu or cap is None or \
+                    counts["live_bound"] + BASE_REGISTERS <= cap:
+                return None
+        return check_view(GroupView(self.ix, parts, upstream, counts), self.dev, self.cons,
+                          skip=("cycle",))
+
+    def unite(self, a: Group, b: Group, direct_ok: bool):
+        """Unite two groups if that creates no cycle: the new group, or a :class:`Refusal`."""
+        ranks = self.state.reorder_for_union(a, b, direct_ok)
+        if ranks is False:
+            return Refusal("cycle", f"a path runs from {self.desc(a)} to {self.desc(b)} through "
+                           "other kernels: as one kernel they would depend on themselves")
+        if ranks is None:
+            return Refusal("cycle", "the reachability search between the two groups exceeded "
+                           "its budget; refused to stay safe")
+        g = self.state.union(a, b, ranks)
+        self.tighten(g)
+        return g
+
+    def tighten(self, g: Group) -> None:
+        """Recompute a GPU group's register bound when the cheap sum passes the cap."""
+        cap = self.dev.max_registers_per_thread
+        if self.dev.is_gpu and cap is not None and g.live + BASE_REGISTERS > cap:
+            self.state.exact_live(g)
+
+    def bound_of(self, flops, trans, nbytes) -> str:
+        d = self.dev
+        c = (flops + d.transcendental_flops * trans) / d.peak_flops
+        m = nbytes / d.bandwidth_Bps
+        if d.launch_overhead_s >= max(c, m):
+            return "launch"
+        return "compute" if c > m else "memory"
+
+    def kind(self, g: Group) -> str:
+        ix = self.ix
+        if any(ix.opaque[m] for m in g.special):
+            return "opaque"
+        if any(ix.contraction[m] for m in g.special):
+            return "output"
+        if len(g.outs) > 1:
+            return "multi-output"
+        return "input" if any(ix.reduction[m] for m in g.special) else "loop"
+
+    # ----- pinned groups and patterns ----------------------------------------------------------
+
+    def pin_groups(self) -> None:
+        """Form the user's pinned groups first; nothing is fused into or out of them."""
+        seen: set[int] = set()
+        for names in self.cons.pinned:
+            idx = []
+            for n in names:
+                if n not in self.ix.pos:
+                    raise PlanError(f"a pinned group names node {n!r}, which is not in graph "
+                                    f"{self.graph.name!r}", node=n)
+                i = self.ix.pos[n]
+                if not self.ix.source[i]:
+                    idx.append(i)
+            if seen & set(idx):
+                raise PlanError("two pinned groups share a node; unpin one of them",
+                                node=self.ix.ids[min(seen & set(idx))])
+            seen |= set(idx)
+            g = self._gather(idx, "pin")
+            if g is None:
+                raise LegalityError(f"the pinned group holding {names[0]} can no longer be one "
+                                    "kernel (it would form a cycle)", reason="cycle",
+                                    node=names[0])
+            g.pinned = True
+            self.log("pin", True, "pinned", f"kept the pinned group {self.desc(g)} as it is",
+                     nodes=self.names(g.members), members=(g.members,),
+                     removed=[{i} for i in sorted(idx)])
+
+    def _gather(self, idx, why: str) -> Group | None:
+        st = self.state
+        idx = sorted(idx)
+        acc = st.group_of(idx[0])
+        for i in idx[1:]:
+            g = st.group_of(i)
+            if g is acc:
+                continue
+            res = self.unite(acc, g, direct_ok=True)
+            if isinstance(res, Refusal):
+                return None
+            acc = res
+        return acc
+
+    def apply_patterns(self) -> None:
+        """Form the named pattern groups whose preconditions and legality hold."""
+        st, ix = self.state, self.ix
+        for m in find_patterns(ix):
+            groups = {st.home[i] for i in m.members}
+            if any(st.groups[g].pinned or len(st.groups[g].members) > 1 for g in groups):
+                continue
+            r = check_view(GroupView(ix, [set(m.members)]), self.dev, self.cons)
+            anchor = ix.ids[m.anchor]
+            if r is not None:
+                self.log("pattern", False, r.code, f"did not form the {m.name} pattern at "
+                         f"{anchor}: {r.message}", nodes=(anchor,))
+                continue
+            before = self._pattern_cost(m.members)
+            g = self._gather(sorted(m.members), "pattern")
+            if g is None:
+                continue
+            g.pattern = m.name
+            after = st.time(g)
+            self.log("pattern", True, m.name,
+                     f"matched {m.name} at {anchor}: {len(g.members)} ops as one {m.kind} "
+                     f"fusion ({', '.join(self.names(g.members)[:6])}"
+                     f"{', ...' if len(g.members) > 6 else ''}) — saves "
+                     f"{fmt_time(before - after)} over running them one by one",
+                     nodes=self.names(g.members), members=(g.members,),
+                     removed=[{i} for i in sorted(m.members)],
+                     numbers={"time_unfused_s": before, "time_fused_s": after,
+                              "benefit_s": before - after})
+
+    def _pattern_cost(self, members) -> float:
+        st = self.state
+        return sum(st.time(st.groups[st.home[i]]) for i in members)
+
+    # ----- the result ------------------------------------------------------------------------
+
+    def finish(self) -> Plan:
+        ix = self.ix
+        sets, patterns, pinned = [], {}, []
+        for g in sorted(self.state.groups.values(), key=lambda g: g.rank):
+            names = frozenset(ix.ids[m] for m in g.members)
+            sets.append(names)
+            if g.pattern:
+                patterns[names] = g.pattern
+            if g.pinned:
+                pinned.append(names)
+        return make_plan(self.graph, sets, policy=self.policy, device=self.dev.name,
+                         decisions=self.decisions, constraints=self.cons, patterns=patterns,
+                         pinned=pinned)
+
+
+def _needs_write_union(st: FusionState, v: int, gids: set) -> bool:
+    if st.ix.output[v]:
+        return True
+    for u in st.ix.users[v]:
+        for h in st.node_groups[u]:
+            if h not in gids and v not in st.groups[h].members:
+                return True
+    return False
+
+
+def _round(numbers: dict) -> dict:
+    return {k: (float(f"{v:.6g}") if isinstance(v, float) else v) for k, v in numbers.items()}
+
+
+def saved_bytes_text(nbytes: int) -> str:
+    """``writes and re-reads 1.0 MiB``."""
+    return f"writes and re-reads {fmt_bytes(nbytes)}"
+
+
+__all__ = ["MEMORY_COMPUTE_PARALLELISM", "PlannerRun", "saved_bytes_text"]

@@ -1,0 +1,290 @@
+"""The fusion planner: ``plan_graph(graph, policy, device, constraints) -> Plan``.
+
+Policies (:data:`POLICIES`):
+
+``priority`` (default)
+    XLA GPU's priority fusion (xla/service/gpu/transforms/priority_fusion.cc). Named patterns
+    first (:mod:`~workbench.planner.patterns`). Then, repeatedly, the producer group with the
+    largest estimated benefit, ``time unfused - time fused`` with ``time unfused = t(producer) +
+    sum t(consumer)`` and ``time fused = sum t(consumer + producer)`` (XLA's
+    ``GpuPerformanceModel::EstimateRunTimes``), is fused into *all* of its consumers or none,
+    duplicated when it has several. Priorities live in a heap with lazy invalidation: after a
+    fusion only the new groups and their producers are re-estimated. A producer that writes
+    several values, a graph output with several consumers, and a group holding a contraction or
+    a reduction are not duplicated (XLA fuses such producers only into a single consumer). Then
+    sibling (multi-output) fusion: groups that read one large input are merged when legal and
+    profitable, so the input is read once (XLA's multi-output fusion; Sin and Cos of one tensor
+    become one kernel).
+``xla-cpu``
+    XLA:CPU's rule-based instruction fusion, to compare with XLA's real decisions: see
+    :mod:`workbench.planner.xla_cpu`.
+``greedy``
+    The textbook planner: patterns first, then every producer with a single user is fused into
+    it, producers with the largest outputs (the most expensive to materialise) first, unless
+    the legality checker refuses (register estimate above the cap included). No duplication, no
+    sibling fusion.
+
+Every decision, taken or refused, is logged with its reason and numbers (see
+:class:`~workbench.planner.plan.Decision`); the app steps through them with
+:func:`~workbench.planner.plan.replay`.
+"""
+
+from __future__ import annotations
+
+import gc
+import heapq
+
+from workbench.errors import InputError
+from workbench.ir.graph import Graph
+from workbench.planner.driver import PlannerRun, saved_bytes_text
+from workbench.planner.explain import fmt_time, name_list
+from workbench.planner.legality import Refusal
+from workbench.planner.plan import Constraints, Plan
+from workbench.planner.state import Group
+
+#: planner policies, selectable by name
+POLICIES = ("priority", "xla-cpu", "greedy")
+
+
+def plan_graph(graph: Graph, policy: str = "priority", device="cpu",
+               constraints: Constraints | None = None) -> Plan:
+    """Plan the fusion of ``graph``.
+
+    Parameters
+    ----------
+    graph : Graph
+        A verified graph; it is not changed.
+    policy : str
+        One of :data:`POLICIES`.
+    device : str or DeviceProfile
+        The cost model's device (``cpu``, ``h100``, ``h200``, ``a100``).
+    constraints : Constraints, optional
+        Forbidden pairs and pinned groups to honour.
+
+    Returns
+    -------
+    Plan
+        With the full decision log. Deterministic: the same inputs give the same plan text.
+
+    Raises
+    ------
+    InputError
+        For an unknown policy or device.
+    PlanError, LegalityError
+        If the constraints name unknown nodes or pinned groups can no longer be formed.
+    """
+    if policy not in POLICIES:
+        raise InputError(f"unknown policy {policy!r} (known: {', '.join(POLICIES)})")
+    # The planner allocates many small, short-lived objects and frees them by reference
+    # counting; the cyclic collector's full passes over a large graph's objects would make the
+    # run superlinear, so it is paused while planning.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _plan(graph, policy, device, constraints)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _plan(graph, policy, device, constraints) -> Plan:
+    if policy == "xla-cpu":
+        from workbench.planner.xla_cpu import plan_xla_cpu
+
+        return plan_xla_cpu(graph, device, constraints)
+    from workbench.planner.greedy import GreedyRun
+
+    run = PriorityRun(graph, policy, device, constraints) if policy == "priority" else \
+        GreedyRun(graph, policy, device, constraints)
+    run.pin_groups()
+    run.apply_patterns()
+    run.plan()
+    return run.finish()
+
+
+class PriorityRun(PlannerRun):
+    """XLA GPU's priority fusion followed by sibling fusion (see the module notes)."""
+
+    def plan(self) -> None:
+        self.version: dict[int, int] = {}
+        self.cands: dict[int, Candidate] = {}
+        self.heap: list = []
+        for g in sorted(self.state.groups.values(), key=lambda g: g.rank):
+            self.push(g)
+        while self.heap:
+            neg, _, gid, ver = heapq.heappop(self.heap)
+            if self.version.get(gid) != ver or gid not in self.state.groups:
+                continue
+            if -neg <= 0:
+                break
+            cand = self.cands.pop(gid)
+            refused = self.legality(cand)
+            if refused is None:
+                self.take(cand)
+        self.log_leftovers()
+        from workbench.planner.sibling import SiblingFusion
+
+        SiblingFusion(self).apply()
+
+    def push(self, g: Group) -> None:
+        ver = self.version.get(g.gid, 0) + 1
+        self.version[g.gid] = ver
+        cand = self.evaluate(g)
+        if isinstance(cand, Candidate) and cand.benefit > 0:
+            self.cands[g.gid] = cand
+            heapq.heappush(self.heap, (-cand.benefit, g.rank, g.gid, ver))
+
+    def evaluate(self, p: Group, full: bool = False):
+        """A :class:`Candidate` for fusing ``p`` into all its consumers, or None when it has no
+        consumers. Only with ``full`` is legality checked here (the loop checks it when it pops
+        a candidate); a structural refusal is always reported."""
+        st, ix = self.state, self.ix
+        succ = st.succ[p.gid]
+        if not succ:
+            return None
+        if len(succ) == 1:
+            consumers = [st.groups[next(iter(succ))]]
+        else:
+            consumers = sorted((st.groups[c] for c in succ), key=lambda g: g.rank)
+        r = self._structural(p, consumers)
+        if r is not None:
+            return Candidate(p, consumers, refusal=r)
+        keep = [v for v in p.outs if ix.output[v]]
+        t_unfused, t_fused, fused, ins = st.time(p), 0.0, [], []
+        for c in consumers:
+            shared = p.members & c.members if p.dup or c.dup else ()
+            flops = c.flops + p.flops - sum(ix.flops[m] for m in shared)
+            trans = c.trans + p.trans - sum(ix.trans[m] for m in shared)
+            n_in, in_bytes = st.merged_inputs(c, p)
+            nbytes = in_bytes + c.out_bytes + sum(ix.nbytes[v] for v in keep if v not in c.outs)
+            t_fused += st.time_of(flops, trans, nbytes)
+            t_unfused += st.time(c)
+            fused.append((flops, trans, nbytes))
+            ins.append(n_in)
+        cand = Candidate(p, consumers, t_unfused=t_unfused, t_fused=t_fused, fused=fused,
+                         n_inputs=ins)
+        if full:
+            return self.legality(cand) or cand
+        return cand
+
+    def legality(self, cand: "Candidate"):
+        """Check every producer-consumer union of ``cand``; a refused :class:`Candidate`, or
+        None when legal. Done only for candidates that would pay off (when popped from the
+        heap, or for the final report), as XLA's priority fusion checks ``CanFuse`` only for
+        the producers it is about to fuse."""
+        p, ix = cand.producer, self.ix
+        keep = [v for v in p.outs if ix.output[v]]
+        upstream_reduces = bool(p.select(ix.reduction))
+        for c, n_in in zip(cand.consumers, cand.n_inputs):
+            counts = self.union_counts(p, c, upstream_reduces, list(c.roots),
+                                       n_out=len(c.outs) + len(keep), n_in=n_in)
+            r = self.check([p.members, c.members], counts, upstream=0)
+            if r is not None:
+                return Candidate(p, cand.consumers, refusal=r, consumer=c)
+        return None
+
+    def _structural(self, p: Group, consumers) -> Refusal | None:
+        ix = self.ix
+        k = len(consumers)
+        if p.pinned or any(c.pinned for c in consumers):
+            return Refusal("pinned", "a pinned group is kept exactly as it is")
+        if len(p.outs) > 1:
+            return Refusal("multi-output", f"it writes {len(p.outs)} values "
+                           f"({name_list(self.names(p.outs))}); a multi-output producer is not "
+                           "fused into its consumers")
+        if k > 1:
+            if any(ix.output[v] for v in p.outs):
+                return Refusal("graph-output", "its value is a graph output, written anyway; "
+                               "copying it into its consumers saves nothing")
+            if p.select(ix.contraction):
+                return Refusal("duplicate-contraction", f"it holds a contraction, which would be "
+                               f"recomputed {k} times")
+            if p.select(ix.reduction):
+                return Refusal("duplicate-reduction", f"it holds a reduction, which would be "
+                               f"recomputed {k} times")
+        return None
+
+    def take(self, cand: "Candidate") -> None:
+        st, ix, p = self.state, self.ix, cand.producer
+        before = [self.gnames(p)] + [self.gnames(c) for c in cand.consumers]
+        pdesc, saved = self.desc(p), p.out_bytes
+        cdescs = [self.desc(c) for c in cand.consumers]
+        ptrans = p.trans
+        consumers = st.fuse_into_consumers(p, cand.consumers)
+        for c in consumers:
+            self.tighten(c)
+        flops, trans, nbytes = cand.fused[0]
+        kind = self.kind(consumers[0])
+        bound = self.bound_of(flops, trans, nbytes)
+        if cand.k == 1:
+            msg = (f"fused {pdesc} into {cdescs[0]}: saves "
+                   f"{fmt_time(cand.benefit)} ({saved_bytes_text(saved)}) — {bound}-bound "
+                   f"{kind} fusion")
+        else:
+            extra = (f"; its {_count(ptrans)} transcendentals are computed {cand.k}x"
+                     if ptrans else "")
+            msg = (f"fused {pdesc} into its {cand.k} consumers "
+                   f"({name_list(cdescs)}), duplicating it: saves "
+                   f"{fmt_time(cand.benefit)} ({saved_bytes_text(saved)}{extra}) — "
+                   f"{bound}-bound {kind} fusions")
+        self.log("fuse", True, "benefit" if cand.k == 1 else "duplicate", msg,
+                 nodes=(ix.ids[max(p.roots)],) + tuple(ix.ids[max(c.roots)] for c in consumers),
+                 members=consumers, removed=before,
+                 numbers={"time_unfused_s": cand.t_unfused, "time_fused_s": cand.t_fused,
+                          "benefit_s": cand.benefit, "bytes_saved": saved,
+                          "consumers": cand.k})
+        touched = set()
+        for c in consumers:
+            touched.add(c.gid)
+            touched |= st.pred[c.gid]
+        for gid in sorted(touched, key=lambda g: st.groups[g].rank):
+            self.push(st.groups[gid])
+
+    def log_leftovers(self) -> None:
+        """One refusal per producer left unfused, with its reason (the planner's verdict)."""
+        st, ix = self.state, self.ix
+        for g in sorted(st.groups.values(), key=lambda g: g.rank):
+            cand = self.evaluate(g, full=True)
+            if cand is None:
+                continue
+            nodes = (ix.ids[max(g.roots)],) + tuple(ix.ids[max(c.roots)]
+                                                   for c in cand.consumers)
+            cdesc = (self.desc(cand.consumers[0]) if cand.k == 1
+                     else f"its {cand.k} consumers ({name_list(self.desc(c) for c in cand.consumers)})")
+            if cand.refusal is not None:
+                target = self.desc(cand.consumer) if cand.consumer is not None else cdesc
+                self.log("fuse", False, cand.refusal.code, f"kept {self.desc(g)} separate from "
+                         f"{target}: {cand.refusal.message}", nodes=nodes)
+                continue
+            dup = (f"; duplicating it would compute it {cand.k}x" if cand.k > 1 else "")
+            self.log("fuse", False, "not-profitable",
+                     f"kept {self.desc(g)} separate from {cdesc}: fusing would cost "
+                     f"{fmt_time(-cand.benefit)} more than it saves{dup}", nodes=nodes,
+                     numbers={"time_unfused_s": cand.t_unfused, "time_fused_s": cand.t_fused,
+                              "benefit_s": cand.benefit})
+
+
+def _count(n: int) -> str:
+    from workbench.planner.explain import fmt_count
+
+    return fmt_count(n)
+
+
+class Candidate:
+    """Fusing a producer into all its consumers: the estimate, or why it is refused."""
+
+    __slots__ = ("producer", "consumers", "refusal", "consumer", "t_unfused", "t_fused", "k",
+                 "fused", "n_inputs")
+
+    def __init__(self, producer, consumers, refusal=None, consumer=None, t_unfused=0.0,
+                 t_fused=0.0, k=0, fused=(), n_inputs=()):
+        self.producer, self.consumers = producer, consumers
+        self.refusal, self.consumer = refusal, consumer
+        self.t_unfused, self.t_fused = t_unfused, t_fused
+        self.k = k or len(consumers)
+        self.fused = fused
+        self.n_inputs = n_inputs
+
+    @property
+    def benefit(self) -> float:
+        return self.t_unfused - self.t_fused if self.refusal is None else float("-inf")

@@ -1,0 +1,216 @@
+"""Per-node facts the planner, cost model and legality checker share, computed once per graph.
+
+:class:`GraphIndex` numbers the nodes of a graph in topological order (index ``i`` is the node's
+position in :attr:`Graph.topo_order`) and holds, in flat lists, what the planner asks about a
+node millions of times on large graphs: its operands and users (as indices), its size in bytes,
+its FLOP and transcendental counts (from the op registry, :mod:`workbench.ir.ops`), and its
+classification (source, reduction, contraction, opaque). Flat integer-indexed lists rather than
+string-keyed lookups on :class:`~workbench.ir.Graph` keep a 100,000-node plan within seconds.
+
+The op classifications that come from XLA are cited where they are defined:
+
+* :data:`XLA_CPU_EXPENSIVE` — ``CpuInstructionFusion::IsExpensive``
+  (xla/service/cpu/cpu_instruction_fusion.cc).
+* :func:`loop_fusible` — ``CanBeLoopFused`` in the same file.
+* :func:`reuses_operand` — ``HloInstruction::OperandElementUse`` (xla/hlo/ir/hlo_instruction.cc):
+  elementwise ops use each operand element once, data movement permutes elements, anything else
+  (broadcast, dot, reduce-window...) *reuses* operand elements.
+"""
+
+from __future__ import annotations
+
+import weakref
+from functools import lru_cache
+
+from workbench.ir.graph import Graph
+from workbench.ir.ops import Category, get_op
+from workbench.ir.types import TensorType
+
+#: ops whose value is an input of a kernel rather than computed by one
+SOURCE_OPS = frozenset({"parameter", "constant"})
+
+#: contractions and convolutions: the heroes of output fusions (library-call shaped)
+CONTRACTION_CATEGORIES = frozenset({Category.CONTRACTION, Category.CONVOLUTION})
+
+#: ops that only move or relabel elements (XLA ``UseKind::kUsePermutingElements``)
+PERMUTING_OPS = frozenset({"bitcast", "concatenate", "reshape", "reverse", "slice", "transpose",
+                           "copy", "get-tuple-element"})
+
+#: expensive ops for XLA:CPU (``CpuInstructionFusion::IsExpensive``): a transcendental, a float
+#: division, a library call or a reduction; the workbench's composites by what they expand to
+XLA_CPU_EXPENSIVE = frozenset({
+    "divide", "remainder", "tanh", "atan2", "cbrt", "power", "rsqrt", "sqrt", "erf",
+    "exponential", "exponential-minus-one", "log", "log-plus-one", "logistic",
+    "dot", "convolution", "reduce", "reduce-window", "opaque", "parameter",
+    "gelu", "matmul", "conv2d", "layer_norm", "softmax", "batch_norm_inference",
+})
+
+#: ops XLA:CPU can emit inside a loop fusion (``CanBeLoopFused``), besides elementwise ops
+_LOOP_FUSIBLE_EXTRA = frozenset({"bitcast", "broadcast", "concatenate", "iota", "pad", "reduce",
+                                 "reshape", "reverse", "slice", "transpose", "copy"})
+
+
+@lru_cache(maxsize=None)
+def _composite_has_reduction(op: str, operand_types: tuple, attrs) -> bool:
+    from workbench.ir.builder import GraphBuilder
+
+    b = GraphBuilder("probe", prefix="p/")
+    ids = [b.extern(f"in{i}", t) for i, t in enumerate(operand_types)]
+    d = get_op(op)
+    d.expand(b, ids, attrs, d.infer(operand_types, attrs, None))
+    return any(get_op(n.op).category == Category.REDUCTION for n in b.nodes)
+
+
+def is_reduction(graph: Graph, node_id: str) -> bool:
+    """True for reductions, and for composites whose expansion reduces (softmax, layer_norm)."""
+    n = graph.node(node_id)
+    d = get_op(n.op)
+    if d.category == Category.REDUCTION:
+        return True
+    if d.composite and d.category == Category.NORMALIZATION:
+        types = tuple(graph.node(o).type for o in n.operands)
+        return _composite_has_reduction(n.op, types, n.attrs)
+    return False
+
+
+def loop_fusible(op: str) -> bool:
+    """XLA:CPU's ``CanBeLoopFused``: elementwise ops, data movement, broadcast, iota, reduce.
+
+    The workbench's row-normalization composites (softmax, layer_norm, batch norm) count as
+    loop-fusible, as the reduce and elementwise ops they expand to are.
+    """
+    cat = get_op(op).category
+    return (cat in (Category.ELEMENTWISE, Category.NORMALIZATION) or op in _LOOP_FUSIBLE_EXTRA)
+
+
+def reuses_operand(graph: Graph, node_id: str, i: int) -> bool:
+    """Whether ``node_id`` reads the elements of its operand ``i`` more than once.
+
+    XLA's ``OperandElementUse``: elementwise ops use each element once (but a lower-rank operand
+    of select/clamp, or the bias of ``bias_add``, is broadcast and so reused); data movement
+    permutes; ``pad`` reuses its padding value and ``reduce`` its init value; every other op
+    (broadcast, dot, convolution, reduce-window, normalizations) reuses.
+    """
+    n = graph.node(node_id)
+    cat = get_op(n.op).category
+    if n.op in PERMUTING_OPS:
+        return False
+    if n.op == "pad" or n.op == "reduce":
+        return i > 0
+    if cat == Category.ELEMENTWISE:
+        if n.op == "bias_add":
+            return i == 1
+        t = graph.node(n.operands[i]).type
+        return isinstance(t, TensorType) and isinstance(n.type, TensorType) and t.rank < n.type.rank
+    return True
+
+
+def iteration_shape(graph: Graph, node_id: str) -> tuple:
+    """The index space a kernel rooted at this node loops over: a reduction's input shape, else
+    the node's own shape (XLA's "hero" shape for multi-output fusion compatibility)."""
+    n = graph.node(node_id)
+    if is_reduction(graph, node_id) and n.operands:
+        t = graph.node(n.operands[0]).type
+        return tuple(t.shape) if isinstance(t, TensorType) else ()
+    return tuple(n.type.shape) if isinstance(n.type, TensorType) else ()
+
+
+class GraphIndex:
+    """Flat, topologically indexed facts about one graph (see the module notes).
+
+    Parameters
+    ----------
+    graph : Graph
+        A verified graph.
+
+    Attributes
+    ----------
+    ids : list of str
+        Node ids in topological order; ``pos[id]`` is the inverse.
+    operands, users : list of tuple of int
+        Distinct operands / users of each node, as indices.
+    nbytes : list of int
+        Bytes of each node's value (0 for tuples).
+    read_bytes : list of int
+        Bytes a kernel pays to read the value: ``nbytes``, except 0 for scalar constants, which
+        kernels take as immediates.
+    flops, trans : list of int
+        FLOPs and transcendentals to compute the node once (op registry counts).
+    source, reduction, contraction, opaque, output : list of bool
+    elements : list of int
+        Elements of each node's value.
+    reg_width : list of int
+        32-bit registers one element of the value occupies (2 for 64-bit dtypes).
+    """
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.ids = list(graph.topo_order)
+        self.pos = {nid: i for i, nid in enumerate(self.ids)}
+        n = len(self.ids)
+        self.ops = [""] * n
+        self.operands: list[tuple[int, ...]] = [()] * n
+        self.users: list[tuple[int, ...]] = [()] * n
+        self.nbytes = [0] * n
+        self.read_bytes = [0] * n
+        self.elements = [0] * n
+        self.flops = [0] * n
+        self.trans = [0] * n
+        self.source = [False] * n
+        self.reduction = [False] * n
+        self.contraction = [False] * n
+        self.opaque = [False] * n
+        self.reg_width = [1] * n
+        outputs = set(graph.outputs)
+        self.output = [nid in outputs for nid in self.ids]
+        pos = self.pos
+        users: list[list[int]] = [[] for _ in range(n)]
+        for i, node in enumerate(graph.topo_nodes()):
+            self._fill(i, node, graph)
+            ops = tuple(dict.fromkeys(pos[o] for o in node.operands))
+            self.operands[i] = ops
+            for o in ops:
+                users[o].append(i)
+        self.users = [tuple(u) for u in users]
+
+    def _fill(self, i: int, node, graph: Graph) -> None:
+        d = get_op(node.op)
+        self.ops[i] = node.op
+        t = node.type
+        nb = t.nbytes if t is not None else 0
+        self.nbytes[i] = nb
+        self.elements[i] = t.size if t is not None else 0
+        self.source[i] = node.op in SOURCE_OPS
+        scalar_const = node.op == "constant" and isinstance(t, TensorType) and t.size <= 1
+        self.read_bytes[i] = 0 if scalar_const else nb
+        if isinstance(t, TensorType) and t.itemsize > 4:
+            self.reg_width[i] = 2
+        if self.source[i]:
+            return
+        in_t = tuple(graph.node(o).type for o in node.operands)
+        self.flops[i] = d.flops(in_t, t, node.attrs)
+        self.trans[i] = d.transcendentals(in_t, t, node.attrs)
+        self.contraction[i] = d.category in CONTRACTION_CATEGORIES
+        self.opaque[i] = d.category == Category.OPAQUE
+        self.reduction[i] = is_reduction(graph, node.id)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def names(self, idxs) -> tuple[str, ...]:
+        """Node ids of ``idxs``, in topological order."""
+        return tuple(self.ids[i] for i in sorted(idxs))
+
+
+_CACHE: dict[int, GraphIndex] = {}
+
+
+def graph_index(graph: Graph) -> GraphIndex:
+    """The :class:`GraphIndex` of ``graph``, built once per graph object and cached."""
+    key = id(graph)
+    idx = _CACHE.get(key)
+    if idx is None or idx.graph is not graph:
+        idx = GraphIndex(graph)
+        _CACHE[key] = idx
+        weakref.finalize(graph, _CACHE.pop, key, None)
+    return idx

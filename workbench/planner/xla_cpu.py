@@ -1,0 +1,368 @@
+"""The ``xla-cpu`` policy: XLA:CPU's rule-based instruction fusion, modelled on its source.
+
+XLA:CPU fuses with ``CpuInstructionFusion`` (xla/service/cpu/cpu_instruction_fusion.cc) on top
+of the generic ``InstructionFusion`` pass (xla/service/instruction_fusion.cc). What this module
+reproduces, rule by rule:
+
+* **Order.** Instructions are visited consumers first (reverse post order). A consumer tries its
+  operands, latest first; after each successful fusion the fusion is revisited at once, so a
+  kernel grows backwards from its root.
+* **Globally unfusible producers** (``ComputeGloballyUnfusible``). A producer that reads more
+  than one large operand (not "effectively at most unary") and whose operands are bigger than its
+  result is never duplicated unless it can be fused into all of its users along every path.
+* **ShouldFuse** (CPU, then generic), in order: a rank-1 dot into an ``add`` is an output fusion
+  (``CanBeOutputFused``); a producer must be loop-fusible (``CanBeLoopFused``: elementwise, data
+  movement, broadcast, iota, pad, reduce -- not dot, convolution, reduce-window or custom calls);
+  concatenations with many operands or along the minor dimension stay out; an *expensive*
+  producer (``IsExpensive``: exp, log, tanh, rsqrt, sqrt, float divide, reduce, dot ...) is not
+  fused into a consumer that *reuses* its elements (a broadcast, or a fusion that reads it
+  through one); an expensive producer is not duplicated (``FusionWouldDuplicate``), except a
+  broadcast; at most 5 reductions per fusion; a producer that is itself a fusion is not fused;
+  a dot consumer only takes small matrix-vector operands; the consumer must be a loop fusion or
+  loop-fusible itself.
+* **No sibling or multi-output fusion** (the CPU pass does not override
+  ``ShouldFuseIntoMultiOutput``), and no patterns beyond the rank-1 dot + add output fusion.
+
+Not modelled: ``FusionNodeIndexingEvaluation`` ("code duplication too high", which matters for
+deep diamonds), and XLA:CPU's other passes (the reduce splitting into ``reduce-window`` +
+``reduce`` is visible in optimised HLO, but the planner takes the graph as it is).
+"""
+
+from __future__ import annotations
+
+from workbench.errors import PlanError
+from workbench.ir.attrs import Attrs
+from workbench.ir.graph import Graph
+from workbench.ir.types import TensorType
+from workbench.planner.devices import get_device
+from workbench.planner.explain import name_list
+from workbench.planner.index import XLA_CPU_EXPENSIVE, graph_index, loop_fusible, reuses_operand
+from workbench.planner.plan import Constraints, Decision, Plan, make_plan
+
+_OUT = -1                      # the graph's result tuple, a user that cannot fuse
+_MAX_REDUCTIONS = 5            # kMaxReductionsInFusion (cpu_instruction_fusion.cc)
+_MAX_CONCAT_OPERANDS = 8       # kMaxConcatenateArguments
+_FUSION_THRESHOLD_BYTES = 16 * 1024
+_DOTS = ("dot", "matmul")
+
+
+class _Fusion:
+    __slots__ = ("root", "members", "reused", "ext", "reductions")
+
+    def __init__(self, root: int, reused: set, ext: set, is_reduce: bool):
+        self.root, self.members, self.reused, self.ext = root, {root}, reused, ext
+        self.reductions = int(is_reduce)
+
+
+class XlaCpuRun:
+    """One run of the ``xla-cpu`` policy (see the module notes)."""
+
+    def __init__(self, graph: Graph, device, constraints: Constraints | None):
+        self.graph, self.ix = graph, graph_index(graph)
+        self.dev = get_device(device)
+        self.cons = constraints or Constraints()
+        ix = self.ix
+        n = len(ix)
+        self.users_left = [set(ix.users[i]) | ({_OUT} if ix.output[i] else set())
+                           for i in range(n)]
+        self.dead = [False] * n
+        self.fusions: dict[int, _Fusion] = {}
+        self.pinned_of: dict[int, int] = {}
+        for k, names in enumerate(self.cons.pinned):
+            for nm in names:
+                if nm not in ix.pos:
+                    raise PlanError(f"a pinned group names node {nm!r}, which is not in graph "
+                                    f"{graph.name!r}", node=nm)
+                self.pinned_of[ix.pos[nm]] = k
+        self.decisions: list[Decision] = []
+        self._reach: dict = {}
+        self.do_not_duplicate = self._globally_unfusible()
+
+    # ----- facts -----------------------------------------------------------------------------
+
+    def expensive(self, i: int) -> bool:
+        op = self.ix.ops[i]
+        if op in ("divide", "remainder"):
+            t = self.graph.node(self.ix.ids[i]).type
+            return not (isinstance(t, TensorType) and t.dtype.startswith(("s", "u")))
+        return op in XLA_CPU_EXPENSIVE
+
+    def _reused_of(self, i: int) -> set:
+        node, ix = self.graph.node(self.ix.ids[i]), self.ix
+        return {ix.pos[o] for k, o in enumerate(node.operands)
+                if not ix.source[ix.pos[o]] and reuses_operand(self.graph, node.id, k)}
+
+    def _new_fusion(self, r: int) -> _Fusion:
+        ix = self.ix
+        return _Fusion(r, self._reused_of(r), {o for o in ix.operands[r] if not ix.source[o]},
+                       ix.ops[r] == "reduce")
+
+    def _effectively_unary(self, i: int) -> bool:
+        ix, node = self.ix, self.graph.node(self.ix.ids[i])
+        rank = _true_rank(node.type)
+        big = 0
+        for o in node.operands:
+            j = ix.pos[o]
+            if ix.ops[j] in ("broadcast", "iota") or (ix.ops[j] == "constant"
+                                                      and ix.elements[j] <= 1):
+                continue
+            if _true_rank(self.graph.node(o).type) >= rank:
+                big += 1
+        return big <= 1
+
+    def _can_output_fuse(self, p: int, consumer: int) -> bool:
+        ix = self.ix
+        if ix.ops[consumer] != "add" or ix.ops[p] not in _DOTS:
+            return False
+        t = self.graph.node(ix.ids[p]).type
+        node = self.graph.node(ix.ids[p])
+        batch = node.attrs.get("lhs_batch_dims", ())
+        uses = self.graph.node(ix.ids[consumer]).operands.count(ix.ids[p])
+        return t.rank <= 1 and not batch and len(ix.users[p]) == 1 and uses == 1 \
+            and not ix.output[p]
+
+    def _minor_concat(self, i: int) -> bool:
+        node = self.graph.node(self.ix.ids[i])
+        if node.op != "concatenate":
+            return False
+        if len(node.operands) > _MAX_CONCAT_OPERANDS:
+            return True
+        t = node.type
+        if t.rank <= 1:
+            return False
+        d = node.attrs.get("dimension", 0)
+        return d == t.rank - 1 and t.shape[d] * t.itemsize >= 64 and t.nbytes >= 2048
+
+    # ----- ShouldFuse ------------------------------------------------------------------------
+
+    def should_fuse(self, f: _Fusion, p: int, users_left) -> tuple[bool, str]:
+        """(allowed, reason code) for fusing producer ``p`` into fusion ``f``."""
+        ix, root = self.ix, f.root
+        is_fusion = len(f.members) > 1
+        if self._can_output_fuse(p, root) and not is_fusion:
+            return True, "output-fusion"
+        if ix.ops[p] == "add" and any(self._can_output_fuse(o, p) for o in ix.operands[p]):
+            return False, "output-fusible-elsewhere"
+        if not loop_fusible(ix.ops[p]) or ix.opaque[p]:
+            return False, "not-loop-fusible"
+        if self._minor_concat(p) or self._minor_concat(root):
+            return False, "concatenate"
+        if self.expensive(p) and p in f.reused:
+            return False, "expensive-reuse"
+        would_dup = bool(users_left[p] - {root})
+        if would_dup and self.expensive(p) and ix.ops[p] != "broadcast":
+            return False, "expensive-duplication"
+        if is_fusion and ix.ops[p] == "reduce" and f.reductions > _MAX_REDUCTIONS:
+            return False, "too-many-reductions"
+        if p in self.fusions and len(self.fusions[p].members) > 1:
+            return False, "producer-is-fusion"
+        if ix.ops[root] in _DOTS and not is_fusion and self._small_matvec(root, p):
+            return True, "small-matvec"
+        if is_fusion:
+            return True, "consumer-is-fusion"
+        if loop_fusible(ix.ops[root]) and not ix.opaque[root]:
+            return True, "consumer-fusible"
+        return False, "consumer-not-fusible"
+
+    def _small_matvec(self, dot: int, p: int) -> bool:
+        ix, g = self.ix, self.graph
+        node = g.node(ix.ids[dot])
+        if node.type.rank > 1:
+            return False
+        a, b = (g.node(o).type for o in node.operands[:2])
+        pid = ix.ids[p]
+        if a.rank == 1 and node.operands[1] == pid:
+            return a.nbytes < _FUSION_THRESHOLD_BYTES
+        return b.rank == 1 and node.operands[0] == pid and b.nbytes < _FUSION_THRESHOLD_BYTES
+
+    # ----- ComputeGloballyUnfusible ----------------------------------------------------------
+
+    def _globally_unfusible(self) -> set:
+        ix, dnd, memo = self.ix, set(), {}
+        initial = [set(u) for u in self.users_left]
+        for p in reversed(range(len(ix))):
+            if ix.source[p] or self._effectively_unary(p):
+                continue
+            size = sum(ix.elements[o] for o in ix.operands[p])
+            if size <= ix.elements[p]:
+                continue
+            if not ix.opaque[p] and not ix.output[p] and all(
+                    self._on_all_paths(p, u, dnd, memo, initial) for u in ix.users[p]):
+                continue
+            dnd.add(p)
+        return dnd
+
+    def _reachable(self, a: int, b: int) -> bool:
+        if a == b:
+            return True
+        if b < a:
+            return False
+        key = (a, b)
+        if key not in self._reach:
+            seen, stack, found = set(), [a], False
+            while stack and not found:
+                for u in self.ix.users[stack.pop()]:
+                    if u == b:
+                        found = True
+                        break
+                    if u < b and u not in seen:
+                        seen.add(u)
+                        stack.append(u)
+            self._reach[key] = found
+        return self._reach[key]
+
+    def _on_all_paths(self, p: int, c: int, dnd: set, memo: dict, initial) -> bool:
+        ix = self.ix
+        if c == p:
+            return True
+        if ix.opaque[c]:
+            return False
+        if (p, c) in memo:
+            return memo[(p, c)]
+        ok = True
+        for o in ix.operands[c]:
+            if ix.source[o] or not self._reachable(p, o):
+                continue
+            if o in dnd or not self.should_fuse(self._new_fusion(c), o, initial)[0] \
+                    or not self._on_all_paths(p, o, dnd, memo, initial):
+                ok = False
+                break
+        memo[(p, c)] = ok
+        return ok
+
+    # ----- the pass --------------------------------------------------------------------------
+
+    def run(self) -> Plan:
+        ix = self.ix
+        for r in reversed(range(len(ix))):
+            if ix.source[r] or self.dead[r] or r in self.pinned_of or ix.opaque[r]:
+                continue
+            f = self._new_fusion(r)
+            self.fusions[r] = f
+            logged: set = set()
+            while self._fuse_one(f, logged):
+                pass
+        return self._finish()
+
+    def _fuse_one(self, f: _Fusion, logged: set) -> bool:
+        for p in sorted(f.ext, reverse=True):
+            if p in self.pinned_of:
+                continue
+            if p in self.do_not_duplicate and loop_fusible(self.ix.ops[p]):
+                ok, why = False, "globally-unfusible"
+            elif any(self.cons.forbids(self.ix.ids[p], self.ix.ids[m]) for m in f.members):
+                ok, why = False, "forbidden"
+            else:
+                ok, why = self.should_fuse(f, p, self.users_left)
+            if ok:
+                self._fuse(f, p, why)
+                return True
+            if (p, why) not in logged:
+                logged.add((p, why))
+                self._log_refusal(f, p, why)
+        return False
+
+    def _fuse(self, f: _Fusion, p: int, why: str) -> None:
+        ix = self.ix
+        before = frozenset(f.members)
+        others = sorted(self.users_left[p] - {f.root})
+        if p in f.reused:
+            f.reused.discard(p)
+            f.reused |= {o for o in ix.operands[p] if not ix.source[o]}
+        else:
+            f.reused |= self._reused_of(p)
+        f.members.add(p)
+        f.reductions += ix.ops[p] == "reduce"
+        self.users_left[p].discard(f.root)
+        f.ext.discard(p)
+        for o in ix.operands[p]:
+            if not ix.source[o] and o not in f.members:
+                self.users_left[o].add(f.root)
+                f.ext.add(o)
+        removed = [before]
+        if not self.users_left[p]:
+            self.dead[p] = True
+            removed.append(frozenset({p}))
+            for o in ix.operands[p]:
+                if not ix.source[o]:
+                    self.users_left[o].discard(p)
+        self._log_fusion(f, p, why, others, removed)
+
+    # ----- the log ---------------------------------------------------------------------------
+
+    def _log(self, fused, reason, message, nodes, members=(), removed=(), numbers=None):
+        ix = self.ix
+        self.decisions.append(Decision(
+            len(self.decisions), "fuse", fused, reason, message, tuple(nodes),
+            tuple(ix.names(m) for m in members), Attrs(numbers or {}),
+            tuple(ix.names(m) for m in removed)))
+
+    def _log_fusion(self, f, p, why, others, removed):
+        ix = self.ix
+        pn, rn = ix.ids[p], ix.ids[f.root]
+        dup = ""
+        if others:
+            names = [("the graph's result" if u == _OUT else ix.ids[u]) for u in others]
+            dup = (f", duplicating it ({ix.ops[p]} is cheap; it is still computed for "
+                   f"{name_list(names)})")
+        how = {"output-fusion": "as the epilogue of an output fusion (a rank-1 dot and its add)",
+               "small-matvec": "as a small vector operand of a matrix-vector dot"}.get(why, "")
+        where = f"the {len(f.members)}-op loop fusion rooted at {rn}"
+        msg = f"fused {pn} ({ix.ops[p]}) into {where}{dup}{(' ' + how) if how else ''}"
+        if not others:
+            msg += f": {pn}'s result is no longer written to memory"
+        self._log(True, why, msg, (pn, rn), members=(f.members,), removed=removed,
+                  numbers={"bytes_saved": 0 if others else ix.nbytes[p],
+                           "other_users": len(others)})
+
+    def _log_refusal(self, f, p, why):
+        ix = self.ix
+        pn, rn, op = ix.ids[p], ix.ids[f.root], ix.ops[p]
+        k = len(self.users_left[p] - {f.root})
+        text = {
+            "globally-unfusible": f"{pn} reads more than one large operand and cannot be fused "
+                                  "into all of its users on every path, so it is never "
+                                  "duplicated",
+            "forbidden": "you forbade fusing these ops",
+            "not-loop-fusible": f"XLA:CPU cannot emit {op} inside a loop fusion (a library call, "
+                                "a windowed reduction or an opaque op)",
+            "output-fusible-elsewhere": f"{pn} is kept for an output fusion with its dot",
+            "concatenate": "a concatenation along the minor dimension (or of many operands) is "
+                           "faster as a plain copy",
+            "expensive-reuse": f"{op} is expensive and the kernel reads each of its elements "
+                               "several times (through a broadcast or a window), so it would be "
+                               "recomputed for every use",
+            "expensive-duplication": f"{op} is expensive and has "
+                                     f"{'another user' if k == 1 else f'{k} other users'}; "
+                                     "fusing it would compute it again",
+            "too-many-reductions": f"the fusion already holds {_MAX_REDUCTIONS} reductions",
+            "producer-is-fusion": f"{pn} already heads a fusion of its own",
+            "consumer-not-fusible": f"XLA:CPU does not fuse into {ix.ops[f.root]} (a library "
+                                    "call or windowed reduction reads its operands from memory)",
+        }[why]
+        self._log(False, why, f"kept {pn} ({op}) out of {rn}'s kernel: {text}", (pn, rn))
+
+    def _finish(self) -> Plan:
+        ix = self.ix
+        sets = []
+        for r in sorted(self.fusions):
+            if not self.dead[r]:
+                sets.append(frozenset(ix.ids[m] for m in self.fusions[r].members))
+        for i in range(len(ix)):
+            if not ix.source[i] and ix.opaque[i]:
+                sets.append(frozenset({ix.ids[i]}))
+        pinned = [frozenset(p) for p in self.cons.pinned]
+        patterns = {s: "dot+add" for s in sets
+                    if len(s) > 1 and any(ix.ops[ix.pos[m]] in _DOTS for m in s)}
+        return make_plan(self.graph, pinned + sets, policy="xla-cpu", device=self.dev.name,
+                         decisions=self.decisions, constraints=self.cons, patterns=patterns,
+                         pinned=pinned)
+
+
+def _true_rank(t) -> int:
+    return sum(1 for d in t.shape if d > 1) if isinstance(t, TensorType) else 0
+
+
+def plan_xla_cpu(graph: Graph, device="cpu", constraints: Constraints | None = None) -> Plan:
+    """Plan ``graph`` as XLA:CPU's instruction fusion would (see the module notes)."""
+    return XlaCpuRun(graph, device, constraints).run()

@@ -34,19 +34,27 @@
   });
 })();
 
-/* After a new graph is drawn (preset layout with fit), keep labels readable: if fitting the
- * whole graph needs a zoom below READABLE, zoom to READABLE at the top of the graph instead. */
+/* After a layout that fits the whole graph (a new graph), keep labels readable: if fitting
+ * needed a zoom below READABLE, zoom to READABLE at the top of the graph instead. The listener
+ * is attached once, as soon as the canvas exists (its id is ids.CYTO in workbench/app/ids.py). */
 (function () {
+  var CANVAS = "graph-view";
   var READABLE = 0.75;
-  window.dash_clientside.workbench.readable = function (layout, id) {
-    if (!layout || !layout.fit) { return window.dash_clientside.no_update; }
-    setTimeout(function () {
-      var cy = window.workbenchCy(id);
-      if (!cy || cy.zoom() >= READABLE) { return; }
-      var bb = cy.elements().boundingBox();
-      cy.zoom(READABLE);
-      cy.pan({x: cy.width() / 2 - (bb.x1 + bb.x2) / 2 * READABLE, y: 20 - bb.y1 * READABLE});
-    }, 200);
-    return window.dash_clientside.no_update;
-  };
+  function readable(evt) {
+    var cy = evt.cy;
+    var opts = evt.layout && evt.layout.options;
+    if (!opts || !opts.fit || cy.nodes().length === 0 || cy.zoom() >= READABLE) { return; }
+    var bb = cy.elements().boundingBox();
+    cy.zoom(READABLE);
+    cy.pan({x: cy.width() / 2 - (bb.x1 + bb.x2) / 2 * READABLE, y: 20 - bb.y1 * READABLE});
+  }
+  function attach() {
+    var cy = window.workbenchCy(CANVAS);
+    if (!cy) { setTimeout(attach, 100); return; }
+    if (!cy._workbenchReadable) {
+      cy._workbenchReadable = true;
+      cy.on("layoutstop", readable);
+    }
+  }
+  attach();
 })();

@@ -84,8 +84,10 @@ def click_vertex(duo, element_id: str, shift: bool = False) -> None:
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
-    cy_eval(duo, "(function (id) { var e = cy.getElementById(id); if (e.length) { cy.center(e); }"
-            " return null; })(arguments[0])", element_id)
+    wait_for(duo, lambda: cy_eval(duo, "cy.getElementById(arguments[0]).length", element_id),
+             10, f"element {element_id}")
+    cy_eval(duo, "(function (id) { cy.center(cy.getElementById(id)); return null; })"
+            "(arguments[0])", element_id)
     time.sleep(0.2)
     x, y = cy_eval(duo, "(function (id) { var p = cy.getElementById(id).renderedPosition();"
                    " var r = cy.container().getBoundingClientRect();"

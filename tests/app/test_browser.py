@@ -132,3 +132,50 @@ def test_the_step_through_slider_redraws_the_groups(dash_duo, make_app):
     handle.send_keys(Keys.END)
     wait_for(dash_duo, lambda: group_count(dash_duo) == n, 20, "the final plan again")
     assert text_of(dash_duo, ids.BANNER) == ""
+
+
+def test_merging_two_nodes_of_a_chain_changes_the_group_count(dash_duo, make_app):
+    """XLA:CPU's policy leaves each matmul alone; merging it with its bias makes one kernel."""
+    services = start(dash_duo, make_app())
+    choose(dash_duo, ids.GRAPH_CHOICE, "sample: mlp")
+    wait_for(dash_duo, lambda: vertex_of(dash_duo, "matmul1"), 20, "the mlp drawn")
+    choose(dash_duo, ids.POLICY, "xla-cpu")
+    wait_for(dash_duo, lambda: session_state(dash_duo, services)[0].policy == "xla-cpu", 20,
+             "the xla-cpu plan")
+    ws, _ = session_state(dash_duo, services)
+    assert ws.plan.group_of("matmul1").id != ws.plan.group_of("bias_add1").id
+    dash_duo.wait_for_contains_text(f"#{ids.PLAN_SUMMARY}", f"{ws.plan.num_kernels} kernels")
+    n = multi_groups(ws.plan)
+    wait_for(dash_duo, lambda: group_count(dash_duo) == n, 20, "the xla-cpu groups drawn")
+    click_vertex(dash_duo, vertex_of(dash_duo, "matmul1"))
+    click_vertex(dash_duo, vertex_of(dash_duo, "bias_add1"), shift=True)
+    dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}", "matmul1, bias_add1")
+    click(dash_duo, ids.MERGE)
+    dash_duo.wait_for_contains_text(f"#{ids.PLAN_SUMMARY}", f"{ws.plan.num_kernels - 1} kernels")
+    new = session_state(dash_duo, services)[0].plan
+    merged = new.group_of("matmul1")
+    assert "bias_add1" in merged.nodes and merged.kind == "output"
+    assert new.num_kernels == ws.plan.num_kernels - 1
+    wait_for(dash_duo, lambda: group_count(dash_duo) == multi_groups(new), 20,
+             "the merged group drawn")
+    assert cy_eval(dash_duo, "cy.getElementById(arguments[0]).parent().data('gid')",
+                   vertex_of(dash_duo, "matmul1")) == merged.id
+    assert text_of(dash_duo, ids.EDIT_MSG) == ""
+
+
+def test_an_illegal_merge_shows_the_reason_and_changes_nothing(dash_duo, make_app):
+    """ln1 and ln2 in one kernel: the path through the attention would leave and re-enter it."""
+    services = start(dash_duo, make_app())
+    ws, _ = session_state(dash_duo, services)
+    wait_for(dash_duo, lambda: group_count(dash_duo) == multi_groups(ws.plan), 20, "the groups")
+    elements_before = cy_eval(dash_duo, "cy.elements().length")
+    click_vertex(dash_duo, vertex_of(dash_duo, "ln1"))
+    click_vertex(dash_duo, vertex_of(dash_duo, "ln2"), shift=True)
+    dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}", "ln1, ln2")
+    click(dash_duo, ids.MERGE)
+    dash_duo.wait_for_contains_text(f"#{ids.EDIT_MSG}", "[cycle]")
+    assert "would depend on itself" in text_of(dash_duo, ids.EDIT_MSG)
+    after, _ = session_state(dash_duo, services)
+    assert after.plan == ws.plan and len(after.history) == 1
+    assert cy_eval(dash_duo, "cy.elements().length") == elements_before
+    assert f"{ws.plan.num_kernels} kernels" in text_of(dash_duo, ids.PLAN_SUMMARY)

@@ -105,3 +105,11 @@ def test_undo_redo_bounds_without_a_planner():
     # a new step after an undo drops what could have been redone
     ws3 = controller.push(controller.undo(ws2), p0)
     assert len(ws3.history) == 2 and ws3.position == 1
+
+
+def test_the_clientside_helpers_name_the_canvas_by_its_id():
+    from tests.conftest import REPO_ROOT
+    from workbench.app import ids
+
+    js = (REPO_ROOT / "assets" / "workbench.js").read_text()
+    assert f'var CANVAS = "{ids.CYTO}";' in js

@@ -7,8 +7,9 @@ from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids
 from workbench.app.drawing import vertex_ids
-from workbench.app.graph_figure import (HIGHLIGHT_SLOTS, default_collapsed, graph_elements,
-                                        group_node_id, highlight_rules, stylesheet)
+from workbench.app.graph_figure import (HIGHLIGHT_SLOTS, default_collapsed, generation,
+                                        graph_elements, group_node_id, highlight_rules,
+                                        stylesheet, with_prefix)
 from workbench.errors import WorkbenchError
 
 
@@ -78,7 +79,8 @@ def register(app, services) -> None:
             return no_update, no_update, controller.error_text(exc), n, step
         collapsed = collapsed_ids(stored, ws.graph_key, graph, view.groups)
         drawing, layout = services.drawing_for(ws, graph, view.groups, collapsed)
-        elements = graph_elements(graph, view.groups, drawing, layout)
+        elements = with_prefix(graph_elements(graph, view.groups, drawing, layout),
+                               generation(view.groups, collapsed))
         banner = " · ".join(x for x in (view.banner, layout.note) if x)
         fit = not triggers or ids.COLLAPSED in triggers or (
             ids.VERSION in triggers and bool(version.get("graph")))
@@ -128,7 +130,7 @@ def register(app, services) -> None:
         owner = next((g["id"] for g in view.groups if node in g["nodes"]), None)
         collapsed = collapsed_ids(stored, ws.graph_key, graph, view.groups)
         target = group_node_id(owner) if owner in collapsed else vertex_ids(graph)[node]
-        return target, owner or no_update, f"found {node}"
+        return generation(view.groups, collapsed) + target, node, f"found {node}"
 
     @app.callback(Output(ids.HOVER_INFO, "children"), Input(ids.CYTO, "mouseoverNodeData"),
                   State(ids.VERSION, "data"), prevent_initial_call=True)
@@ -145,9 +147,6 @@ def register(app, services) -> None:
 
     app.clientside_callback(ClientsideFunction("workbench", "fit"),
                             Output(ids.FIT, "title"), Input(ids.FIT, "n_clicks"),
-                            State(ids.CYTO, "id"), prevent_initial_call=True)
-    app.clientside_callback(ClientsideFunction("workbench", "readable"),
-                            Output(ids.RELAYOUT, "title"), Input(ids.CYTO, "layout"),
                             State(ids.CYTO, "id"), prevent_initial_call=True)
     app.clientside_callback(ClientsideFunction("workbench", "center"),
                             Output(ids.SEARCH, "title"), Input(ids.FOUND, "data"),

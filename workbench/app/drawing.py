@@ -51,12 +51,17 @@ class Vertex:
 
 @dataclass(frozen=True)
 class Edge:
-    """A tensor flowing from one drawn vertex to another; ``nbytes`` is its size in bytes."""
+    """A tensor flowing from one drawn vertex to another; ``nbytes`` is its size in bytes.
+
+    ``producer`` is the drawing id of the vertex that computes the value (``source`` too, unless
+    that vertex was collapsed into a box).
+    """
 
     source: str
     target: str
     value: str
     nbytes: int
+    producer: str = ""
 
 
 @dataclass(frozen=True)
@@ -138,7 +143,8 @@ def build_drawing(graph: Graph, groups: Sequence[Iterable[str]]) -> Drawing:
             if scalar_constant(graph, o):
                 continue
             t = graph.node(o).type
-            edges.append(Edge(provider(o, v.group), v.id, o, int(getattr(t, "nbytes", 0))))
+            src = provider(o, v.group)
+            edges.append(Edge(src, v.id, o, int(getattr(t, "nbytes", 0)), src))
     return Drawing(tuple(vertices), tuple(edges), sets)
 
 
@@ -168,5 +174,5 @@ def collapse(drawing: Drawing, collapsed: Iterable[int]) -> Drawing:
         s, t = drawn_as[e.source], drawn_as[e.target]
         if s != t and (s, t, e.value) not in seen:
             seen.add((s, t, e.value))
-            edges.append(Edge(s, t, e.value, e.nbytes))
+            edges.append(Edge(s, t, e.value, e.nbytes, e.producer))
     return Drawing(tuple(vertices), tuple(edges), drawing.groups)

@@ -12,6 +12,7 @@ Groups come in as plain dicts (``id``, ``kind``, ``nodes``, optional ``pinned``,
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Iterable, Sequence
 
@@ -179,12 +180,40 @@ def graph_elements(graph: Graph, groups: Sequence[dict], drawing: Drawing,
     return elements + ops + _edges(drawing, rename)
 
 
+def generation(groups: Sequence[dict], collapsed: Iterable[str]) -> str:
+    """A short tag of a grouping and its collapsed groups, prefixed to every element id.
+
+    dash-cytoscape updates the canvas by element id; removing a compound node removes its
+    children with it, and an op that stays (same id) would then be lost. Giving every element
+    of a different grouping a different id makes cytoscape replace the drawing whole, while
+    redrawing the same grouping (a new highlight, a search) changes no id.
+    """
+    key = repr((sorted(tuple(sorted(g["nodes"])) for g in groups), sorted(collapsed)))
+    return hashlib.sha256(key.encode()).hexdigest()[:6] + ":"
+
+
+def with_prefix(elements: list[dict], prefix: str) -> list[dict]:
+    """The elements with ``prefix`` in front of every id and every reference to one."""
+    out = []
+    for e in elements:
+        data = dict(e["data"])
+        for key in ("id", "parent", "source", "target"):
+            if key in data:
+                data[key] = prefix + data[key]
+        out.append({**e, "data": data})
+    return out
+
+
 def _edges(drawing: Drawing, rename: dict) -> list[dict]:
-    return [{"data": {"id": f"e{k}", "source": rename.get(e.source, e.source),
-                      "target": rename.get(e.target, e.target), "value": e.value,
-                      "bytes": e.nbytes, "label": fmt_bytes(e.nbytes),
-                      "width": edge_width(e.nbytes)}}
-            for k, e in enumerate(drawing.edges)]
+    """Edge elements; an edge's id names its ends and its value's producer vertex, so an id
+    is never reused for other ends when the drawing changes (cytoscape cannot move an edge)."""
+    out = []
+    for e in drawing.edges:
+        s, t = rename.get(e.source, e.source), rename.get(e.target, e.target)
+        out.append({"data": {"id": f"{s}>{t}>{e.producer}", "source": s, "target": t,
+                             "value": e.value, "bytes": e.nbytes, "label": fmt_bytes(e.nbytes),
+                             "width": edge_width(e.nbytes)}})
+    return out
 
 
 def default_collapsed(graph: Graph, groups: Sequence[dict],

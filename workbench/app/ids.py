@@ -19,7 +19,7 @@ REPLAN = "replan-button"
 REPLAN_MSG = "replan-message"
 
 # ----- graph view -----------------------------------------------------------------------------
-CYTO = "graph-view"              #: the dash-cytoscape canvas
+CYTO = "graph-view"              #: the dash-cytoscape canvas (also named in assets/workbench.js)
 BANNER = "view-banner"           #: "Planner replay: step k of n" / "XLA's own grouping"
 SEARCH = "node-search"           #: input: a node name
 SEARCH_MSG = "search-message"

@@ -9,7 +9,6 @@ the server pointed at.
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,11 +30,11 @@ def sample_dir() -> Path:
 
 
 def cache_root() -> Path:
-    """Where the app keeps its session store: ``$WORKBENCH_CACHE_DIR/app`` or a temp dir."""
-    base = os.environ.get("WORKBENCH_CACHE_DIR")
-    if base:
-        return Path(base) / "app"
-    return Path(tempfile.gettempdir()) / f"fusion-workbench-{os.getuid()}" / "app"
+    """Where the app keeps its files: ``app/`` in the workbench's cache directory
+    (``$WORKBENCH_CACHE_DIR``, else ``~/.cache/fusion-workbench``)."""
+    from workbench.planner.devices import cache_dir
+
+    return Path(cache_dir()) / "app"
 
 
 @dataclass

@@ -78,11 +78,12 @@ def register(app, services) -> None:
         except WorkbenchError as exc:
             return no_update, no_update, controller.error_text(exc), n, step
         collapsed = collapsed_ids(stored, ws.graph_key, graph, view.groups)
-        drawing, layout = services.drawing_for(ws, graph, view.groups, collapsed)
+        drawing, layout = services.drawing_for(ws, graph, view.groups, collapsed,
+                                               own_layout=view.mode == "xla")
         elements = with_prefix(graph_elements(graph, view.groups, drawing, layout),
                                generation(view.groups, collapsed))
         banner = " · ".join(x for x in (view.banner, layout.note) if x)
-        fit = not triggers or ids.COLLAPSED in triggers or (
+        fit = not triggers or bool({ids.COLLAPSED, ids.XLA_TOGGLE} & triggers) or (
             ids.VERSION in triggers and bool(version.get("graph")))
         return elements, {"name": "preset", "fit": fit, "padding": 20}, banner, n, step
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
+from workbench.app.fmt import fmt_count
 from workbench.app.graph_figure import KIND_COLORS
 from workbench.app.tables import as_dict
 
@@ -102,8 +103,8 @@ def roofline(device: Mapping, predicted: Sequence[Mapping],
                     hovertemplate="intensity %{x:.3g} FLOP/B<br>%{y:.3g} FLOP/s<extra></extra>")
     fig.add_trace(roofline_trace("predicted", predicted))
     fig.add_trace(roofline_trace("measured", measured))
-    fig.update_layout(title=f"Roofline ({device.get('name', '')}: "
-                            f"{bw / 1e9:.0f} GB/s, {peak / 1e12:.3g} TFLOP/s)", **_LAYOUT)
+    fig.update_layout(title=f"Roofline ({device.get('name', '')}: {fmt_count(bw, 'B/s')}, "
+                            f"{fmt_count(peak, 'FLOP/s')})", **_LAYOUT)
     fig.update_xaxes(type="log", title_text="arithmetic intensity (FLOP/byte)",
                      exponentformat="SI")
     fig.update_yaxes(type="log", title_text="FLOP/s", exponentformat="SI")

@@ -143,8 +143,11 @@ def explain_tab() -> html.Div:
         _table(ids.DECISION_LOG, [("step", "step"), ("action", "action"), ("fused", "taken"),
                                   ("reason", "reason"), ("message", "why"),
                                   ("nodes", "nodes")],
-               height="360px", style_data_conditional=[
-                   {"if": {"filter_query": "{fused} = no"}, "color": "#8a8f98"}]),
+               height="420px", page_size=25, style_data_conditional=[
+                   {"if": {"filter_query": "{fused} = no"}, "color": "#8a8f98"}],
+               style_cell_conditional=[
+                   {"if": {"column_id": "message"}, "whiteSpace": "normal",
+                    "minWidth": 260, "height": "auto"}]),
     ])
 
 

@@ -136,19 +136,21 @@ class Services:
         key = (graph_key(graph), policy, device, constraints)
         return self.proposals.get(key, lambda: make_proposal(graph, policy, device, constraints))
 
-    def drawing_for(self, ws: Workspace, graph: Graph, groups: list, collapsed) -> tuple:
+    def drawing_for(self, ws: Workspace, graph: Graph, groups: list, collapsed,
+                    own_layout: bool = False) -> tuple:
         """The drawing of ``groups`` (dicts) with the groups ``collapsed`` (ids) as boxes, and
         its positions.
 
         With nothing collapsed, positions come from the layout made for ``ws.layout_plan`` (the
-        planner's proposal, until the user asks for a re-layout), so an edit moves no node; with
+        planner's proposal, until the user asks for a re-layout), so an edit moves no node —
+        unless ``own_layout`` asks for a layout of ``groups`` themselves (XLA's grouping); with
         groups collapsed, the collapsed drawing itself is laid out. Layouts are cached.
         """
         sets = [g["nodes"] for g in groups]
         drawing = build_drawing(graph, sets)
         boxes = {i for i, g in enumerate(groups) if g["id"] in set(collapsed)}
         if not boxes:
-            basis = [g.nodes for g in ws.layout_plan.groups]
+            basis = sets if own_layout else [g.nodes for g in ws.layout_plan.groups]
             key = (graph.fingerprint, grouping_key(basis))
             layout = self.layouts.get(key, lambda: compute_layout(build_drawing(graph, basis)))
             return drawing, layout

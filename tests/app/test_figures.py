@@ -207,3 +207,36 @@ def test_decision_rows_and_step_text():
     assert decision_text(ds, 0)[0] == ""
     assert decision_text(ds, 1) == ("fused", "Step 1 of 2: fuse a, b", "benefit: saves 12 µs")
     assert decision_text(ds, 2)[0] == "refused"
+
+
+def test_a_duplicated_producer_is_drawn_in_every_group_that_recomputes_it():
+    from workbench.planner import plan_graph
+
+    g = load_graph(SAMPLES_DIR / "multi_consumer.json")
+    plan = plan_graph(g, policy="xla-cpu")
+    homes = [grp for grp in plan.groups if "producer" in grp.nodes]
+    assert len(homes) >= 2 and all("producer" in grp.duplicated for grp in homes)
+    els = elements_for(g, grouping_from_plan(plan))
+    drawn = [e for e in els if e["data"].get("node") == "producer"]
+    assert sorted(e["data"]["gid"] for e in drawn) == sorted(grp.id for grp in homes)
+    assert all("dup" in e["classes"].split() for e in drawn)
+    assert len({e["data"]["id"] for e in drawn}) == len(drawn)
+    # each copy feeds its own group's consumers
+    for e in drawn:
+        readers = [x for x in els if x["data"].get("source") == e["data"]["id"]]
+        members = {x["data"]["id"] for x in els if x["data"].get("gid") == e["data"]["gid"]}
+        assert any(x["data"]["target"] in members for x in readers)
+
+
+def test_opaque_ops_are_marked():
+    from workbench.ir import Attrs, GraphBuilder, Node, TensorType, verify
+    from workbench.planner import unfused_plan
+
+    b = GraphBuilder("opaque")
+    x = b.parameter("x", (4,))
+    b.node(Node("cc", "opaque", (x,), TensorType((4,), "f32"), Attrs(hlo_opcode="custom-call")))
+    y = b.op("negate", ["cc"], node_id="y")
+    g = verify(b.build([y]))
+    els = elements_for(g, grouping_from_plan(unfused_plan(g)))
+    cc = next(e for e in els if e["data"].get("node") == "cc")
+    assert "opaque" in cc["classes"].split() and cc["data"]["kind"] == "opaque"

@@ -10,12 +10,13 @@ reads it: inside a group from the group's own copy, across groups from the value
 Scalar constants are not drawn: kernels take them as immediates, and the op that reads one shows
 its value in its label (see :func:`scalar_constant`). Array constants are drawn like parameters.
 
-Vertex ids are made here (``v12``, ``v12@g3``), never taken from the input file, so that they can
+Vertex ids are made here (``v12``, ``v12@1f0c2a9e``), never taken from the input file, so that they can
 be passed to Graphviz and used as cytoscape ids without escaping.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -30,8 +31,8 @@ class Vertex:
     Parameters
     ----------
     id : str
-        Drawing id: ``v12`` for the op's home copy; ``v12@v7`` for its copy in the group whose
-        first member is ``v7``; ``c3`` for group 3 drawn collapsed, as one box.
+        Drawing id: ``v12`` for the op's home copy; ``v12@<tag>`` for its copy in another group
+        (:func:`group_tag`); ``c3`` for group 3 drawn collapsed, as one box.
     node : str
         The graph node's id (from the input file: text, never code).
     group : int or None
@@ -88,6 +89,12 @@ def vertex_ids(graph: Graph) -> dict[str, str]:
     return {nid: f"v{k}" for k, nid in enumerate(graph.topo_order)}
 
 
+def group_tag(members, vid: dict) -> str:
+    """A short tag naming a group by its members (stable when the plan is renumbered)."""
+    key = ",".join(sorted(vid[n] for n in members))
+    return hashlib.sha256(key.encode()).hexdigest()[:8]
+
+
 def home_groups(graph: Graph, groups: Sequence[Iterable[str]]) -> dict[str, int]:
     """For each grouped node, the index of the group that provides its value to others.
 
@@ -124,16 +131,16 @@ def build_drawing(graph: Graph, groups: Sequence[Iterable[str]]) -> Drawing:
         if scalar_constant(graph, nid):
             continue
         vertices.append(Vertex(vid[nid], nid, home.get(nid)))  # None: a source
-    first = [vid[min(s, key=pos.__getitem__)] if s else "" for s in sets]
+    tag = [group_tag(s, vid) for s in sets]
     for gi, members in enumerate(sets):
         for nid in sorted(members, key=pos.__getitem__):
             if home.get(nid) != gi:
-                vertices.append(Vertex(f"{vid[nid]}@{first[gi]}", nid, gi, copy=True))
+                vertices.append(Vertex(f"{vid[nid]}@{tag[gi]}", nid, gi, copy=True))
 
     def provider(value: str, reader_group: int | None) -> str:
         if reader_group is not None and value in sets[reader_group]:
             if home[value] != reader_group:
-                return f"{vid[value]}@{first[reader_group]}"
+                return f"{vid[value]}@{tag[reader_group]}"
         return vid[value]
 
     edges: list[Edge] = []

@@ -57,8 +57,8 @@ def test_opens_on_the_transformer_block_and_draws_its_groups(dash_duo, make_app,
     assert kinds == {g.kind for g in ws.plan.groups if g.size > 1}
     dash_duo.wait_for_contains_text(f"#{ids.PLAN_SUMMARY}", f"{ws.plan.num_kernels} kernels")
     dash_duo.wait_for_contains_text(f"#{ids.GRAPH_TITLE}", "transformer_block")
-    rows = dash_duo.find_elements(f"#{ids.GROUP_TABLE} tbody tr")
-    assert len(rows) >= min(ws.plan.num_kernels, 40)
+    rows = dash_duo.find_elements(f"#{ids.GROUP_TABLE} td[data-dash-column=id]")
+    assert [r.text for r in rows] == [g.id for g in ws.plan.groups][:40]
     time.sleep(0.5)
     dash_duo.driver.save_screenshot(str(tmp_path / "main-view.png"))
     assert (tmp_path / "main-view.png").stat().st_size > 20_000
@@ -179,3 +179,58 @@ def test_an_illegal_merge_shows_the_reason_and_changes_nothing(dash_duo, make_ap
     assert after.plan == ws.plan and len(after.history) == 1
     assert cy_eval(dash_duo, "cy.elements().length") == elements_before
     assert f"{ws.plan.num_kernels} kernels" in text_of(dash_duo, ids.PLAN_SUMMARY)
+
+
+def open_tab(dash_duo, label: str) -> None:
+    dash_duo.find_element(f"#{ids.TABS}").find_element(By.XPATH, f".//*[text()='{label}']").click()
+
+
+def test_compile_and_profile_on_the_cpu_shows_times_and_the_check(dash_duo, make_app, tmp_path):
+    services = start(dash_duo, make_app())
+    choose(dash_duo, ids.GRAPH_CHOICE, "sample: mlp")
+    wait_for(dash_duo, lambda: vertex_of(dash_duo, "matmul1"), 20, "the mlp drawn")
+    ws, graph = session_state(dash_duo, services)
+    open_tab(dash_duo, "Compile & profile")
+    dash_duo.wait_for_contains_text(f"#{ids.PROFILE_SUMMARY}", "Not profiled yet")
+    click(dash_duo, ids.PROFILE_RUN)
+    dash_duo.wait_for_contains_text(f"#{ids.PROFILE_SUMMARY}", "speedup", timeout=240)
+    summary = text_of(dash_duo, ids.PROFILE_SUMMARY)
+    assert "backend cpu" in summary and "measured fused" in summary
+    record = services.store.report(dash_duo.driver.execute_script(
+        f"return JSON.parse(sessionStorage.getItem('{ids.SESSION}'))"))
+    report = record["report"]
+    assert report["backend"] == "cpu" and report["ok"] is True
+    measured = dash_duo.find_elements(f"#{ids.PROFILE_TABLE} td[data-dash-column=measured]")
+    assert len(measured) == ws.plan.num_kernels
+    assert all(c.text.endswith("s") and c.text[0].isdigit() for c in measured)
+    checks = dash_duo.find_elements(f"#{ids.CORRECTNESS} td[data-dash-column=ok]")
+    assert len(checks) == len(graph.outputs) and all(c.text == "yes" for c in checks)
+    assert text_of(dash_duo, ids.PROFILE_MSG) == ""
+    assert dash_duo.find_element(f"#{ids.PROFILE_RUN}").is_enabled()
+    # the selected group's kernel source is shown
+    click_vertex(dash_duo, vertex_of(dash_duo, "matmul2"))
+    group = ws.plan.group_of("matmul2")
+    dash_duo.wait_for_contains_text(f"#{ids.KERNEL_SOURCE}", "def ")
+    assert record["sources"][group.id].split("\n")[0] in text_of(dash_duo, ids.KERNEL_SOURCE)
+    time.sleep(0.5)
+    dash_duo.driver.save_screenshot(str(tmp_path / "profile-view.png"))
+
+
+def test_profiling_can_be_cancelled_and_the_app_keeps_running(dash_duo, make_app):
+    services = start(dash_duo, make_app())
+    open_tab(dash_duo, "Compile & profile")
+    dash_duo.wait_for_contains_text(f"#{ids.PROFILE_SUMMARY}", "Not profiled yet")
+    click(dash_duo, ids.PROFILE_RUN)
+    wait_for(dash_duo, lambda: not dash_duo.find_element(f"#{ids.PROFILE_RUN}").is_enabled(),
+             20, "the run button disabled while profiling")
+    dash_duo.wait_for_contains_text(f"#{ids.PROFILE_STATUS}", " of ", timeout=60)
+    click(dash_duo, ids.PROFILE_CANCEL)
+    wait_for(dash_duo, lambda: dash_duo.find_element(f"#{ids.PROFILE_RUN}").is_enabled(), 30,
+             "the run button enabled again")
+    sid = dash_duo.driver.execute_script(
+        f"return JSON.parse(sessionStorage.getItem('{ids.SESSION}'))")
+    assert services.store.report(sid) is None
+    assert "Not profiled yet" in text_of(dash_duo, ids.PROFILE_SUMMARY)
+    open_tab(dash_duo, "Plan")  # the app still answers
+    click(dash_duo, ids.UNDO)
+    dash_duo.wait_for_contains_text(f"#{ids.EDIT_MSG}", "nothing to undo")

@@ -194,7 +194,9 @@ def test_roofline_has_both_ceilings_and_one_point_per_group():
 def test_profile_bars_and_empty_figure():
     fig = profile_bars([{"group": "g0", "measured_s": 2e-6, "predicted_s": 1e-6}])
     assert [t.name for t in fig.data] == ["measured", "predicted"]
-    assert fig.data[0].y == pytest.approx((2.0,))
+    assert fig.data[0].y == pytest.approx((2.0,)) and fig.layout.yaxis.title.text == "µs"
+    slow = profile_bars([{"group": "g0", "measured_s": 0.031, "predicted_s": 7.5e-4}])
+    assert slow.data[0].y == pytest.approx((31.0,)) and slow.layout.yaxis.title.text == "ms"
     assert empty_figure("nothing yet").layout.annotations[0].text == "nothing yet"
 
 

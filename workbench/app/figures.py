@@ -126,19 +126,26 @@ def roofline_trace(label: str, pts: Sequence[Mapping]) -> go.Scatter:
         hovertemplate="%{text}: %{x:.3g} FLOP/B, %{y:.3g} FLOP/s<extra>" + label + "</extra>")
 
 
+def time_unit(seconds: Sequence[float]) -> tuple[float, str]:
+    """The scale and unit to draw these durations in: µs, or ms above 10 ms."""
+    return (1e3, "ms") if max(seconds, default=0.0) > 1e-2 else (US, "µs")
+
+
 def profile_bars(rows: Sequence[Mapping]) -> go.Figure:
-    """Measured vs predicted time per kernel (µs), grouped bars.
+    """Measured vs predicted time per kernel, grouped bars (µs, or ms for slow kernels).
 
     ``rows``: dicts with ``group``, ``measured_s`` and ``predicted_s``.
     """
     ids = [r["group"] for r in rows]
+    measured = [r.get("measured_s") or 0.0 for r in rows]
+    predicted = [r.get("predicted_s") or 0.0 for r in rows]
+    scale, unit = time_unit(measured + predicted)
     fig = go.Figure()
-    fig.add_bar(x=ids, y=[(r.get("measured_s") or 0) * US for r in rows], name="measured",
-                marker_color="#1f883d")
-    fig.add_bar(x=ids, y=[(r.get("predicted_s") or 0) * US for r in rows], name="predicted",
+    fig.add_bar(x=ids, y=[t * scale for t in measured], name="measured", marker_color="#1f883d")
+    fig.add_bar(x=ids, y=[t * scale for t in predicted], name="predicted",
                 marker_color="#8c959f")
-    fig.update_layout(barmode="group", title="Measured vs predicted time per kernel (µs)",
+    fig.update_layout(barmode="group", title=f"Measured vs predicted time per kernel ({unit})",
                       **_LAYOUT)
     fig.update_xaxes(type="category", tickangle=-60 if len(ids) > 12 else 0)
-    fig.update_yaxes(title_text="µs")
+    fig.update_yaxes(title_text=unit)
     return fig

@@ -250,7 +250,8 @@ def stylesheet(selected_gid: str | None = None, found: str | None = None) -> lis
         {"selector": "node.group", "style": {
             "shape": "round-rectangle", "background-opacity": 0.12, "border-width": 2,
             "text-valign": "top", "text-halign": "center", "font-size": 14, "font-weight": "bold",
-            "padding": 10, "min-zoomed-font-size": 4}},
+            "padding": 10, "min-zoomed-font-size": 4, "text-background-color": "#ffffff",
+            "text-background-opacity": 0.85, "text-background-padding": 2}},
         {"selector": "node.group.collapsed", "style": {
             "width": 150, "height": 50, "background-opacity": 0.85, "color": "#ffffff",
             "text-valign": "center"}},

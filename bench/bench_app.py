@@ -8,8 +8,9 @@ start, until the graph view's cytoscape instance holds the drawn elements and th
 painted a frame after them. The first load of a server includes planning, the cost model and
 the Graphviz layout; reloads (a new browser session on the same server) hit the layout cache.
 Also prints the server-side breakdown (load, plan, drawing, layout, elements) measured in this
-process. Graphs: ../shared/hlo/transformer_block.after_noynn.hlo and a synthetic deep MLP of
-about ``--ops`` ops (bench/synthetic.py), plus the default sample.
+process. Graphs: ../shared/hlo/transformer_block.after_noynn.hlo and a synthetic layered graph
+of at least ``--ops`` ops (the planner's :func:`~workbench.planner.synthetic.layered_graph`:
+sibling lanes, add trees, reductions and matmuls), plus the default sample.
 
 Needs: Chromium and chromedriver (Debian ``chromium``, ``chromium-driver``), Graphviz ``dot``.
 """
@@ -29,9 +30,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from synthetic import deep_mlp_graph  # noqa: E402
 
 WAIT_JS = """
 var done = arguments[arguments.length - 1];
@@ -141,6 +139,19 @@ def server_breakdown(path: str, cache: str) -> dict:
     return t
 
 
+def synthetic(n_ops: int):
+    """The planner's synthetic layered graph, grown until it has ``n_ops`` ops or more."""
+    from workbench.ir import verify
+    from workbench.planner.synthetic import layered_graph
+
+    nodes = n_ops
+    while True:
+        g = layered_graph(nodes)
+        if sum(1 for n in g.nodes if n.op not in ("parameter", "constant")) >= n_ops:
+            return verify(g)
+        nodes = int(nodes * 1.1)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3, help="page loads per graph (first is cold)")
@@ -149,12 +160,12 @@ def main() -> int:
     from workbench.importers import save_json
 
     tmp = tempfile.mkdtemp(prefix="bench-app-")
-    synth = os.path.join(tmp, f"deep_mlp_{args.ops}.json")
-    save_json(deep_mlp_graph(args.ops), synth)
+    synth = os.path.join(tmp, f"layered_{args.ops}.json")
+    save_json(synthetic(args.ops), synth)
     cases = [("transformer_block sample", str(ROOT / "sample_graphs" / "transformer_block.json")),
              ("transformer_block.after_noynn.hlo",
               str(ROOT.parent / "shared" / "hlo" / "transformer_block.after_noynn.hlo")),
-             (f"synthetic deep MLP ({args.ops} ops)", synth)]
+             (f"synthetic layered graph (>= {args.ops} ops)", synth)]
     for label, path in cases:
         b = server_breakdown(path, os.path.join(tmp, "breakdown"))
         port = free_port()

@@ -27,11 +27,25 @@ def start(dash_duo, app):
     return app.services
 
 
+def session_key(dash_duo) -> str:
+    """The session key the page holds (session storage)."""
+    return dash_duo.driver.execute_script(
+        f"return JSON.parse(sessionStorage.getItem('{ids.SESSION}'))")
+
+
 def session_state(dash_duo, services):
     """The browser session's workspace and graph, read from the server-side store."""
-    sid = dash_duo.driver.execute_script(
-        f"return JSON.parse(sessionStorage.getItem('{ids.SESSION}'))")
-    return services.session(sid)
+    return services.session(session_key(dash_duo))
+
+
+def start_drawn(dash_duo, app):
+    """Start the app and wait for one compound per multi-op group; returns the services, the
+    workspace and that number of groups."""
+    services = start(dash_duo, app)
+    ws, _ = session_state(dash_duo, services)
+    n = multi_groups(ws.plan)
+    wait_for(dash_duo, lambda: group_count(dash_duo) == n, 20, "the groups")
+    return services, ws, n
 
 
 def multi_groups(plan) -> int:
@@ -44,6 +58,10 @@ def text_of(dash_duo, id_) -> str:
 
 def click(dash_duo, id_) -> None:
     dash_duo.find_element(f"#{id_}").click()
+
+
+def open_tab(dash_duo, label: str) -> None:
+    dash_duo.find_element(f"#{ids.TABS}").find_element(By.XPATH, f".//*[text()='{label}']").click()
 
 
 def test_opens_on_the_transformer_block_and_draws_its_groups(dash_duo, make_app, tmp_path):
@@ -96,10 +114,7 @@ def test_uploading_a_malformed_file_shows_an_error_and_keeps_the_graph(dash_duo,
 
 
 def test_split_a_group_then_undo(dash_duo, make_app):
-    services = start(dash_duo, make_app())
-    ws, graph = session_state(dash_duo, services)
-    n = multi_groups(ws.plan)
-    wait_for(dash_duo, lambda: group_count(dash_duo) == n, 20, "the groups")
+    services, ws, n = start_drawn(dash_duo, make_app())
     big = max(ws.plan.groups, key=lambda g: g.size)
     click_vertex(dash_duo, vertex_of(dash_duo, big.nodes[-1]))
     dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}", f"group {big.id}")
@@ -115,11 +130,8 @@ def test_split_a_group_then_undo(dash_duo, make_app):
 
 
 def test_the_step_through_slider_redraws_the_groups(dash_duo, make_app):
-    services = start(dash_duo, make_app())
-    ws, _ = session_state(dash_duo, services)
-    n = multi_groups(ws.plan)
-    wait_for(dash_duo, lambda: group_count(dash_duo) == n, 20, "the groups")
-    dash_duo.find_element(f"#{ids.TABS}").find_element(By.XPATH, ".//*[text()='Explain']").click()
+    _, ws, n = start_drawn(dash_duo, make_app())
+    open_tab(dash_duo, "Explain")
     handle = dash_duo.wait_for_element(f"#{ids.STEP_SLIDER} [role=slider]")
     handle.send_keys(Keys.HOME)
     wait_for(dash_duo, lambda: group_count(dash_duo) == 0, 20, "every op alone at step 0")
@@ -165,9 +177,7 @@ def test_merging_two_nodes_of_a_chain_changes_the_group_count(dash_duo, make_app
 
 def test_an_illegal_merge_shows_the_reason_and_changes_nothing(dash_duo, make_app):
     """ln1 and ln2 in one kernel: the path through the attention would leave and re-enter it."""
-    services = start(dash_duo, make_app())
-    ws, _ = session_state(dash_duo, services)
-    wait_for(dash_duo, lambda: group_count(dash_duo) == multi_groups(ws.plan), 20, "the groups")
+    services, ws, _ = start_drawn(dash_duo, make_app())
     elements_before = cy_eval(dash_duo, "cy.elements().length")
     click_vertex(dash_duo, vertex_of(dash_duo, "ln1"))
     click_vertex(dash_duo, vertex_of(dash_duo, "ln2"), shift=True)
@@ -181,10 +191,6 @@ def test_an_illegal_merge_shows_the_reason_and_changes_nothing(dash_duo, make_ap
     assert f"{ws.plan.num_kernels} kernels" in text_of(dash_duo, ids.PLAN_SUMMARY)
 
 
-def open_tab(dash_duo, label: str) -> None:
-    dash_duo.find_element(f"#{ids.TABS}").find_element(By.XPATH, f".//*[text()='{label}']").click()
-
-
 def test_compile_and_profile_on_the_cpu_shows_times_and_the_check(dash_duo, make_app, tmp_path):
     services = start(dash_duo, make_app())
     choose(dash_duo, ids.GRAPH_CHOICE, "sample: mlp")
@@ -196,8 +202,7 @@ def test_compile_and_profile_on_the_cpu_shows_times_and_the_check(dash_duo, make
     dash_duo.wait_for_contains_text(f"#{ids.PROFILE_SUMMARY}", "speedup", timeout=240)
     summary = text_of(dash_duo, ids.PROFILE_SUMMARY)
     assert "backend cpu" in summary and "measured fused" in summary
-    record = services.store.report(dash_duo.driver.execute_script(
-        f"return JSON.parse(sessionStorage.getItem('{ids.SESSION}'))"))
+    record = services.store.report(session_key(dash_duo))
     report = record["report"]
     assert report["backend"] == "cpu" and report["ok"] is True
     measured = dash_duo.find_elements(f"#{ids.PROFILE_TABLE} td[data-dash-column=measured]")
@@ -227,9 +232,7 @@ def test_profiling_can_be_cancelled_and_the_app_keeps_running(dash_duo, make_app
     click(dash_duo, ids.PROFILE_CANCEL)
     wait_for(dash_duo, lambda: dash_duo.find_element(f"#{ids.PROFILE_RUN}").is_enabled(), 30,
              "the run button enabled again")
-    sid = dash_duo.driver.execute_script(
-        f"return JSON.parse(sessionStorage.getItem('{ids.SESSION}'))")
-    assert services.store.report(sid) is None
+    assert services.store.report(session_key(dash_duo)) is None
     assert "Not profiled yet" in text_of(dash_duo, ids.PROFILE_SUMMARY)
     open_tab(dash_duo, "Plan")  # the app still answers
     click(dash_duo, ids.UNDO)

@@ -7,7 +7,8 @@ import shutil
 import pytest
 
 from tests.conftest import SAMPLES_DIR, shared_hlo_dir
-from workbench.app.drawing import build_drawing, group_tag, scalar_constant, vertex_ids
+from workbench.app.drawing import (build_drawing, collapse, group_tag, scalar_constant,
+                                   vertex_ids)
 from workbench.app.graph_layout import (Layout, LruCache, compute_layout, dot_source,
                                         grouping_key, layered_positions, parse_plain)
 from workbench.importers import load_graph
@@ -110,3 +111,18 @@ def test_every_sample_draws_under_its_unfused_and_single_group_plans():
         assert {v.node for v in d.vertices if v.group == 0} == set(ops)
         assert isinstance(compute_layout(d), Layout)
         make_plan(g, [ops], policy="test")  # the grouping drawn is a valid plan
+
+
+def test_collapsing_a_group_takes_in_the_parameters_only_it_reads():
+    g = load_graph(SAMPLES_DIR / "mlp.json")
+    ops = [n for n in g.topo_order if g.node(n).op != "parameter"]
+    layer1 = ["matmul1", "bias_add1", "relu1"]
+    d = collapse(build_drawing(g, [layer1, [n for n in ops if n not in layer1]]), [0])
+    drawn = {v.node for v in d.vertices if not v.box}
+    assert not drawn & {"w1", "b1", *layer1}          # inside the box now
+    assert "x" not in drawn                           # read only by layer 1 too
+    assert {"w2", "b2", "matmul2"} <= drawn           # read by the open group: still drawn
+    box = next(v for v in d.vertices if v.box)
+    assert box.node == "matmul1" and box.id == "c0"
+    assert [(e.source, e.target) for e in d.edges if e.source == "c0"] == [
+        ("c0", vertex_ids(g)["matmul2"])]

@@ -44,14 +44,23 @@ def decode_upload(contents: str, filename: str | None, max_bytes: int) -> bytes:
         raise InputError("the upload is not valid base64", file=filename or "<upload>") from None
 
 
-def start_session(services, sid=None) -> str:
-    """Create a session on the app's initial graph; returns its key."""
-    sid = sid or new_session_id()
-    graph, label = services.load_choice(services.initial_choice())
+def open_graph(services, sid: str, graph, label: str, policy: str = controller.DEFAULT_POLICY,
+               device: str = controller.DEFAULT_DEVICE, choice: str | None = None) -> dict:
+    """Make ``graph``, planned, the session's workspace (its old report goes); returns the
+    new ``ids.VERSION`` value. Raises WorkbenchError if the planner refuses the graph."""
     key = services.store.put_graph(graph)
-    ws = controller.open_workspace(key, graph, label, choice=services.initial_choice(),
+    ws = controller.open_workspace(key, graph, label, policy, device, choice,
                                    planner=services.propose)
     services.store.put_workspace(sid, ws)
+    services.store.put_report(sid, None)
+    return version(sid, True)
+
+
+def start_session(services) -> str:
+    """Create a session on the app's initial graph; returns its key."""
+    sid = new_session_id()
+    graph, label = services.load_choice(services.initial_choice())
+    open_graph(services, sid, graph, label, choice=services.initial_choice())
     return sid
 
 
@@ -80,14 +89,9 @@ def register(app, services, upload_max_bytes: int) -> None:
             raise PreventUpdate
         try:
             graph, label = services.load_choice(choice)
-            key = services.store.put_graph(graph)
-            ws = controller.open_workspace(key, graph, label, policy, device, choice,
-                                           planner=services.propose)
+            return open_graph(services, sid, graph, label, policy, device, choice), ""
         except WorkbenchError as exc:
             return no_update, controller.error_text(exc)
-        services.store.put_workspace(sid, ws)
-        services.store.put_report(sid, None)
-        return version(sid, True), ""
 
     @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
                   Output(ids.LOAD_MSG, "children", allow_duplicate=True),
@@ -101,14 +105,9 @@ def register(app, services, upload_max_bytes: int) -> None:
         name = str(filename or "upload")
         try:
             graph = load_bytes(decode_upload(contents, name, upload_max_bytes), name)
-            key = services.store.put_graph(graph)
-            ws = controller.open_workspace(key, graph, f"upload {name}", policy, device, None,
-                                           planner=services.propose)
+            return open_graph(services, sid, graph, f"upload {name}", policy, device), "", None
         except WorkbenchError as exc:
             return no_update, controller.error_text(exc), no_update
-        services.store.put_workspace(sid, ws)
-        services.store.put_report(sid, None)
-        return version(sid, True), "", None
 
     @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
                   Output(ids.REPLAN_MSG, "children"),

@@ -155,23 +155,40 @@ def build_drawing(graph: Graph, groups: Sequence[Iterable[str]]) -> Drawing:
     return Drawing(tuple(vertices), tuple(edges), sets)
 
 
+def _sole_reader_group(drawing: Drawing) -> dict[str, int | None]:
+    """For each source vertex: the group of its readers if they are all in one group."""
+    groups_of = {v.id: v.group for v in drawing.vertices}
+    readers: dict[str, set] = {}
+    for e in drawing.edges:
+        if groups_of.get(e.source, 0) is None:
+            readers.setdefault(e.source, set()).add(groups_of[e.target])
+    return {s: next(iter(g)) if len(g) == 1 else None for s, g in readers.items()}
+
+
 def collapse(drawing: Drawing, collapsed: Iterable[int]) -> Drawing:
     """The drawing with each group in ``collapsed`` (indices) replaced by one box vertex.
 
     Edges into and out of a box are kept once per (source, target, value); edges inside it go.
+    A parameter (or array constant) read only by one collapsed group goes into its box too.
     """
     collapsed = set(collapsed)
     if not collapsed:
         return drawing
+    sole = _sole_reader_group(drawing)
+    first: dict[int, str] = {}
+    for v in drawing.vertices:
+        if v.group is not None:
+            first.setdefault(v.group, v.node)
     drawn_as: dict[str, str] = {}
     vertices: list[Vertex] = []
     boxes: set[str] = set()
     for v in drawing.vertices:
-        if v.group in collapsed:
-            box = f"c{v.group}"
+        group = v.group if v.group is not None else sole.get(v.id)
+        if group in collapsed:
+            box = f"c{group}"
             if box not in boxes:
                 boxes.add(box)
-                vertices.append(Vertex(box, v.node, v.group, box=True))
+                vertices.append(Vertex(box, first[group], group, box=True))
             drawn_as[v.id] = box
         else:
             vertices.append(v)

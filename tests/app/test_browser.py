@@ -7,6 +7,7 @@ page's cytoscape instance.
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
@@ -48,6 +49,16 @@ def start_drawn(dash_duo, app):
     return services, ws, n
 
 
+def save_screenshot(dash_duo, tmp_path, name: str) -> None:
+    """Save the page in the test's temporary directory (and, when ``$WORKBENCH_SCREENSHOTS``
+    names a directory, there too: ``WORKBENCH_SCREENSHOTS=docs`` refreshes the docs' images)."""
+    time.sleep(0.5)
+    dash_duo.driver.save_screenshot(str(tmp_path / name))
+    assert (tmp_path / name).stat().st_size > 20_000
+    if os.environ.get("WORKBENCH_SCREENSHOTS"):
+        dash_duo.driver.save_screenshot(os.path.join(os.environ["WORKBENCH_SCREENSHOTS"], name))
+
+
 def multi_groups(plan) -> int:
     return sum(1 for g in plan.groups if g.size > 1)
 
@@ -77,9 +88,12 @@ def test_opens_on_the_transformer_block_and_draws_its_groups(dash_duo, make_app,
     dash_duo.wait_for_contains_text(f"#{ids.GRAPH_TITLE}", "transformer_block")
     rows = dash_duo.find_elements(f"#{ids.GROUP_TABLE} td[data-dash-column=id]")
     assert [r.text for r in rows] == [g.id for g in ws.plan.groups][:40]
-    time.sleep(0.5)
-    dash_duo.driver.save_screenshot(str(tmp_path / "main-view.png"))
-    assert (tmp_path / "main-view.png").stat().st_size > 20_000
+    big = max(ws.plan.groups, key=lambda g: g.size)
+    click_vertex(dash_duo, vertex_of(dash_duo, big.nodes[0]))
+    dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}", f"Selected group {big.id}")
+    assert cy_eval(dash_duo, "cy.style().json().slice(-2)[0].selector") == \
+        f'node[gid = "{big.id}"]'  # the highlight rule, patched in
+    save_screenshot(dash_duo, tmp_path, "app-main.png")
 
 
 def test_choosing_another_sample_redraws(dash_duo, make_app):
@@ -217,8 +231,7 @@ def test_compile_and_profile_on_the_cpu_shows_times_and_the_check(dash_duo, make
     group = ws.plan.group_of("matmul2")
     dash_duo.wait_for_contains_text(f"#{ids.KERNEL_SOURCE}", "def ")
     assert record["sources"][group.id].split("\n")[0] in text_of(dash_duo, ids.KERNEL_SOURCE)
-    time.sleep(0.5)
-    dash_duo.driver.save_screenshot(str(tmp_path / "profile-view.png"))
+    save_screenshot(dash_duo, tmp_path, "app-profile.png")
 
 
 def test_profiling_can_be_cancelled_and_the_app_keeps_running(dash_duo, make_app):

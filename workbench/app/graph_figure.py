@@ -254,7 +254,7 @@ def stylesheet(selected_gid: str | None = None, found: str | None = None) -> lis
             "text-background-opacity": 0.85, "text-background-padding": 2}},
         {"selector": "node.group.collapsed", "style": {
             "width": 150, "height": 50, "background-opacity": 0.85, "color": "#ffffff",
-            "text-valign": "center"}},
+            "text-valign": "center", "text-background-opacity": 0}},
         {"selector": "node.pinned", "style": {"border-style": "double", "border-width": 5}},
         {"selector": "edge", "style": {
             "width": "data(width)", "curve-style": "bezier", "target-arrow-shape": "triangle",

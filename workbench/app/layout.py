@@ -93,6 +93,7 @@ def _table(id_, columns, **kw) -> dash_table.DataTable:
 def plan_tab() -> html.Div:
     """Groups, selection, and the edit controls."""
     edits = html.Div(className="edit-bar", children=[
+        html.Span("Edit", className="bar-label"),
         _button(ids.MERGE, "Merge", "Merge the selected nodes' groups into one"),
         _button(ids.SPLIT, "Split", "Split the selected group: its ops become one-op kernels"),
         _button(ids.MOVE, "Move to", "Move the selected node into the chosen group"),
@@ -101,15 +102,17 @@ def plan_tab() -> html.Div:
         _button(ids.FORBID, "Forbid", "Forbid the two selected nodes ever sharing a group"),
         _button(ids.PIN, "Pin", "Keep the selected group as it is when re-planning"),
         _button(ids.REJECT, "Reject", "Reject the selected group: its ops run alone"),
+    ])
+    history = html.Div(className="edit-bar", children=[
+        html.Span("Plan", className="bar-label"),
         _button(ids.ACCEPT_ALL, "Accept all", "Accept every group: pin them all"),
-        html.Span(className="sep"),
         _button(ids.UNDO, "Undo"), _button(ids.REDO, "Redo"),
         _button(ids.RESET, "Reset", "Back to the planner's proposal"),
     ])
     return html.Div(className="tab-body", children=[
         html.Div(id=ids.PLAN_SUMMARY, className="summary"),
         html.Div(id=ids.SELECTION_INFO, className="selection"),
-        edits,
+        edits, history,
         html.Div(id=ids.EDIT_MSG, className="msg error", role="alert"),
         _table(ids.GROUP_TABLE, [("id", "group"), ("kind", "kind"), ("n_ops", "ops"),
                                  ("predicted", "predicted"), ("bound", "bound"),

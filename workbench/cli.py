@@ -41,7 +41,7 @@ def inspect_graph(graph) -> dict:
         if tag is not None:
             f = fusions.setdefault(tag, {"name": tag, "kind": n.meta.get("xla_fusion_kind"),
                                          "ops": []})
-            if n.op not in ("parameter",):
+            if n.op not in ("parameter", "constant"):
                 f["ops"].append(n.id)
     return {
         "name": graph.name,
@@ -58,7 +58,16 @@ def inspect_graph(graph) -> dict:
                     "reason": n.meta.get("opaque_reason")}
                    for n in graph.nodes if n.op == "opaque"],
         "xla_fusions": list(fusions.values()),
+        "dead": dead_nodes(graph),
     }
+
+
+def dead_nodes(graph) -> list[str]:
+    """Ids of non-parameter nodes on which no graph output depends (dead code), in order."""
+    live = set(graph.outputs)
+    for o in graph.outputs:
+        live |= graph.ancestors(o)
+    return [n for n in graph.topo_order if n not in live and graph.node(n).op != "parameter"]
 
 
 def _fmt_bytes(n: int) -> str:
@@ -86,6 +95,9 @@ def _print_inspection(info: dict) -> None:
         print(f"opaque ops ({len(info['opaque'])}, never fused):")
         for o in info["opaque"]:
             print(f"  {o['id']}: {o['hlo_opcode']}  ({o['reason']})")
+    if info["dead"]:
+        print(f"dead code ({len(info['dead'])} nodes no output depends on; XLA would remove "
+              f"them): {', '.join(info['dead'])}")
     if info["xla_fusions"]:
         print(f"XLA fusions ({len(info['xla_fusions'])}):")
         for f in info["xla_fusions"]:
@@ -118,9 +130,15 @@ def load_inputs(path: str):
 
     try:
         with np.load(path, allow_pickle=False) as data:
+            if not hasattr(data, "files"):
+                raise InputError("cannot read inputs: this is a single .npy array, not an .npz "
+                                 "with arg0..argN", file=path)
             return {k: data[k] for k in data.files}
     except (OSError, ValueError, EOFError) as exc:
-        raise InputError(f"cannot read inputs: {exc}", file=path) from None
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else (
+            "not an .npz archive of arrays" if "pickle" in str(exc) or "zip" in str(exc).lower()
+            else str(exc))
+        raise InputError(f"cannot read inputs: {reason}", file=path) from None
 
 
 def cmd_eval(args) -> int:
@@ -128,21 +146,40 @@ def cmd_eval(args) -> int:
 
     from workbench.importers import load_graph
     from workbench.ir import evaluate, make_inputs
+    from workbench.ir.interpreter import check_memory
 
     graph = load_graph(resolve_graph_path(args.file))
-    inputs = load_inputs(args.inputs) if args.inputs else make_inputs(graph, seed=args.seed)
     max_bytes = int(args.max_memory_mib * 2**20) if args.max_memory_mib else None
+    check_memory(graph, max_bytes)                 # before any input is allocated
+    inputs = (load_inputs(args.inputs) if args.inputs
+              else make_inputs(graph, seed=args.seed, max_bytes=max_bytes))
     outs = evaluate(graph, inputs, max_bytes=max_bytes)
-    result = {f"out{i}": o for i, o in enumerate(outs)}
-    if args.out:
-        np.savez(args.out, **result)
     for i, (o, oid) in enumerate(zip(outs, graph.outputs)):
         flat = np.asarray(o).ravel()
         head = ", ".join(f"{v:.6g}" if isinstance(v, float) else str(v) for v in flat[:4].tolist())
-        print(f"out{i} {oid}: {o.dtype}{list(o.shape)} [{head}{', ...' if flat.size > 4 else ''}]")
+        dtype = graph.node(oid).type.dtype
+        print(f"out{i} {oid}: {dtype}{list(o.shape)} [{head}{', ...' if flat.size > 4 else ''}]")
     if args.out:
-        print(f"wrote {len(outs)} output(s) to {args.out}")
+        path = args.out if str(args.out).endswith(".npz") else f"{args.out}.npz"
+        write_file(path, lambda f: np.savez(f, **{f"out{i}": o for i, o in enumerate(outs)}),
+                   binary=True)
+        print(f"wrote {len(outs)} output(s) to {path}")
     return 0
+
+
+def write_file(path: str, write, binary: bool = False) -> None:
+    """Open ``path`` for writing and call ``write(file)``; an OS error becomes an InputError.
+
+    Raises
+    ------
+    InputError
+        If the file cannot be created (missing directory, a directory, no permission).
+    """
+    try:
+        with open(path, "wb" if binary else "w") as f:
+            write(f)
+    except OSError as exc:
+        raise InputError(f"cannot write the file: {exc.strerror or exc}", file=path) from None
 
 
 # ----- shared helpers -------------------------------------------------------------------------
@@ -154,16 +191,48 @@ def sample_dir():
     return Path(__file__).resolve().parent.parent / "sample_graphs"
 
 
+def sample_names() -> list[str]:
+    """Names of the sample graphs (file stems in sample_graphs/)."""
+    return sorted(p.stem for p in sample_dir().glob("*.json"))
+
+
 def resolve_graph_path(name: str) -> str:
-    """A file path, or the name of a sample graph (``mlp`` -> sample_graphs/mlp.json)."""
+    """A file path, or the name of a sample graph (``mlp`` or ``mlp.json``).
+
+    Raises
+    ------
+    InputError
+        If ``name`` is neither an existing path nor a sample's name (near names suggested).
+    """
+    import difflib
     import os
 
     if os.path.exists(name):
         return name
-    cand = sample_dir() / f"{name}.json"
-    if cand.exists():
+    stem = name[:-5] if name.endswith(".json") else name
+    cand = sample_dir() / f"{stem}.json"
+    if os.sep not in name and cand.exists():
         return str(cand)
-    return name  # load_graph reports the missing file
+    near = difflib.get_close_matches(stem, sample_names(), n=2)
+    hint = (f"; did you mean the sample {' or '.join(near)}?" if near
+            else f"; samples: {', '.join(sample_names())}")
+    raise InputError(f"no such file or sample graph{hint}", file=name)
+
+
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def _memory_mib(text: str) -> float:
+    import math
+
+    value = float(text)
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of MiB >= 0, got {text}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -182,9 +251,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("file", help="a .hlo/.json file, or a sample graph's name")
     s.add_argument("--inputs", help="an .npz with arg0..argN (default: random inputs)")
     s.add_argument("--out", help="write out0..outM to this .npz")
-    s.add_argument("--seed", type=int, default=0, help="seed for random inputs")
-    s.add_argument("--max-memory-mib", type=float, default=4096,
-                   help="refuse graphs whose live tensors exceed this (MiB; 0: no cap)")
+    s.add_argument("--seed", type=_non_negative_int, default=0,
+                   help="seed for random inputs (default: 0)")
+    s.add_argument("--max-memory-mib", type=_memory_mib, default=4096,
+                   help="refuse graphs whose live tensors exceed this many MiB (default: 4096; "
+                        "0: no cap)")
     s.set_defaults(func=cmd_eval)
 
     for register in _EXTRA_COMMANDS:
@@ -229,6 +300,12 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader (e.g. `| head`) went away: stop quietly, as Unix tools do
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

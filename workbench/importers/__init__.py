@@ -32,21 +32,30 @@ def decode_text(data: bytes, file: str) -> str:
     if b"\x00" in data[:65536]:
         raise InputError("this is a binary file, not HLO text or JSON", file=file)
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")               # a byte-order mark is not content
     except UnicodeDecodeError as exc:
         raise InputError(f"this is not UTF-8 text (byte {exc.start}): a binary file?",
                          file=file) from None
 
 
 def parse_graph(text: str, file: str = "<input>", fmt: str | None = None) -> Graph:
-    """Parse graph text; ``fmt`` is ``"json"``, ``"hlo"`` or None (decide from the content).
+    """Parse graph text as JSON or HLO.
+
+    The content decides when it is unambiguous (a JSON object starts with ``{``, HLO text with
+    ``HloModule``); otherwise ``fmt`` (``"json"``, ``"hlo"``, from the file name) does, and HLO
+    is the default.
 
     Raises
     ------
     InputError, ParseError, GraphError
     """
-    if fmt is None:
-        fmt = "json" if text.lstrip().startswith("{") else "hlo"
+    head = text.lstrip()
+    if head.startswith("{"):
+        fmt = "json"                                  # the content decides when it is clear
+    elif head.startswith("HloModule"):
+        fmt = "hlo"
+    elif fmt is None:
+        fmt = "hlo"
     if fmt == "json":
         return parse_json(text, file)
     if fmt == "hlo":

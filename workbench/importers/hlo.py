@@ -16,6 +16,7 @@ fusion's value keeps its own name, and the call or fusion instruction's users re
 
 from __future__ import annotations
 
+import difflib
 import re
 
 from workbench.errors import AttributeError_, GraphError, ParseError
@@ -30,6 +31,26 @@ from workbench.importers.hlo_text import (HloComputation, HloInstruction, HloMod
 
 #: HLO opcodes whose workbench op has another name
 OPCODE_ALIASES = {"batch-norm-inference": "batch_norm_inference"}
+
+#: every opcode XLA's HLO has (xla/hlo/ir/hlo_opcode.h); one the registry lacks imports as an
+#: opaque node, anything else is a syntax error (most likely a typo)
+XLA_OPCODES = frozenset("""
+abs add add-dependency after-all all-gather all-gather-done all-gather-start all-reduce
+all-reduce-done all-reduce-start all-to-all and async-done async-start async-update atan2
+batch-norm-grad batch-norm-inference batch-norm-training bitcast bitcast-convert broadcast call
+cbrt ceil cholesky clamp clz collective-broadcast collective-permute collective-permute-done
+collective-permute-start compare complex concatenate conditional constant convert convolution
+copy copy-done copy-start cosine custom-call divide domain dot dynamic-reshape dynamic-slice
+dynamic-update-slice erf exponential exponential-minus-one fft floor fusion gather
+get-dimension-size get-tuple-element imag infeed iota is-finite log log-plus-one logistic map
+maximum minimum multiply negate not optimization-barrier or outfeed pad parameter partition-id
+popcnt power ragged-all-to-all ragged-dot real recv recv-done reduce reduce-precision
+reduce-scatter reduce-window remainder replica-id reshape reverse rng rng-bit-generator
+rng-get-and-update-state round-nearest-afz round-nearest-even rsqrt scatter select
+select-and-scatter send send-done set-dimension-size shift-left shift-right-arithmetic
+shift-right-logical sign sine slice sort sqrt stochastic-convert subtract tan tanh topk transpose
+triangular-solve tuple while xor
+""".split())
 
 #: opcodes that are part of the text's structure, handled by the importer itself
 _STRUCTURAL = {"parameter", "tuple", "get-tuple-element", "call", "fusion"}
@@ -124,6 +145,7 @@ class _Importer:
         self.layouts: dict[str, tuple | None] = {}
         self.stage = stage
         self._tuple_nodes = 0
+        self.active: list[str] = []          # computations being inlined (recursion guard)
 
     # ----- helpers ---------------------------------------------------------------------------
 
@@ -264,9 +286,15 @@ class _Importer:
 
     def emit(self, comp: HloComputation, args, site: str | None, tags: dict):
         """Add the nodes of ``comp``; return the ref (node id or tuple of refs) of its root."""
+        if comp.name in self.active:
+            chain = " -> ".join(self.active + [comp.name])
+            raise ParseError(f"computation {comp.name!r} calls itself ({chain}); recursion "
+                             "cannot be inlined", file=self.file, line=comp.line, column=1)
+        self.active.append(comp.name)
         env: dict[str, object] = {}
         for ins in comp.instructions:
             env[ins.name] = self.emit_instruction(ins, env, comp, args, site, tags)
+        self.active.pop()
         return env[comp.root.name]
 
     def emit_instruction(self, ins: HloInstruction, env, comp, args, site, tags):
@@ -331,6 +359,10 @@ class _Importer:
             except _Unsupported as why:
                 meta["opaque_reason"] = f"{op}: {why}"
         else:
+            if op not in XLA_OPCODES:
+                near = difflib.get_close_matches(op, sorted(XLA_OPCODES), n=2)
+                hint = f" (did you mean {' or '.join(near)}?)" if near else ""
+                raise self.error(ParseError, f"unknown HLO opcode {op!r}{hint}", ins)
             meta["opaque_reason"] = f"the workbench has no op {op!r}"
         attrs = {"hlo_opcode": op}
         target = ins.attrs.get("custom_call_target")
@@ -356,7 +388,7 @@ class _Importer:
             meta["hlo_stage"] = self.stage
         if any("xla_fusion" in n.meta for n in self.nodes):
             meta["has_xla_fusions"] = True
-        return Graph(self.m.name, tuple(self.nodes), tuple(dict.fromkeys(outputs)), Attrs(meta))
+        return Graph(self.m.name, tuple(self.nodes), tuple(outputs), Attrs(meta))
 
 
 def hlo_to_graph(module: HloModule) -> Graph:

@@ -295,6 +295,19 @@ def _parse_instruction(text: str, line: int, file: str) -> HloInstruction:
                           columns, line, col, is_root)
 
 
+def _check_new_instruction(comp: HloComputation, ins: HloInstruction, file: str) -> None:
+    """Refuse a second instruction of the same name, or a second ROOT, in one computation."""
+    for other in comp.instructions:
+        if other.name == ins.name:
+            raise ParseError(f"instruction name {ins.name!r} is used twice in computation "
+                             f"{comp.name!r} (first at line {other.line})", file=file,
+                             line=ins.line, column=ins.column)
+        if other.is_root and ins.is_root:
+            raise ParseError(f"computation {comp.name!r} has a second ROOT (the first is "
+                             f"{other.name!r} at line {other.line})", file=file, line=ins.line,
+                             column=1)
+
+
 _HEADER = re.compile(r"^\s*(ENTRY\s+)?%?([A-Za-z_][\w.\-]*)\s*(\(.*\))?\s*(->\s*.*?)?\s*\{\s*$")
 
 
@@ -332,7 +345,9 @@ def parse_hlo_module(text: str, file: str = "<hlo>") -> HloModule:
                 continue
             if not stripped or stripped.startswith("//"):
                 continue
-            current.instructions.append(_parse_instruction(raw, i, file))
+            ins = _parse_instruction(raw, i, file)
+            _check_new_instruction(current, ins, file)
+            current.instructions.append(ins)
             continue
         if not stripped or stripped.startswith("//"):
             in_table = False

@@ -27,6 +27,7 @@ docs/json-format.md describes the format for users.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Mapping
 
 from workbench.errors import GraphError, InputError, ParseError, ShapeError
@@ -87,6 +88,11 @@ def graph_from_json(doc, file: str = "<json>", text: str = "") -> Graph:
             where["line"] = _line_of(text, nid)
         if not isinstance(nid, str) or not nid:
             raise InputError(f"nodes[{k}] needs a non-empty string 'id'", file=file)
+        bad = [c for c in nid if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp")]
+        if bad:
+            raise InputError(f"nodes[{k}]: the id {nid!r} contains the control or invisible "
+                             f"character {bad[0]!r} (U+{ord(bad[0]):04X})", file=file,
+                             line=where.get("line"))
         unknown = set(nd) - _NODE_KEYS
         if unknown:
             raise InputError(f"unknown key(s) {sorted(unknown)} (allowed: "
@@ -138,6 +144,27 @@ def _nonfinite(value):
     return value
 
 
+class _DuplicateKey(Exception):
+    pass
+
+
+def _no_duplicate_keys(pairs):
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def _line_of_key(text: str, key: str) -> int | None:
+    """The line of the second occurrence of ``"key":`` (the duplicate), if found."""
+    needle = json.dumps(key)
+    first = text.find(needle)
+    second = text.find(needle, first + 1) if first >= 0 else -1
+    return text.count("\n", 0, second) + 1 if second >= 0 else None
+
+
 def parse_json(text: str, file: str = "<json>") -> Graph:
     """Parse JSON text into a verified graph.
 
@@ -149,7 +176,10 @@ def parse_json(text: str, file: str = "<json>") -> Graph:
         As :func:`graph_from_json`.
     """
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, object_pairs_hook=_no_duplicate_keys)
+    except _DuplicateKey as exc:
+        raise ParseError(f"the key {exc.args[0]!r} appears twice in one object", file=file,
+                         line=_line_of_key(text, exc.args[0])) from None
     except json.JSONDecodeError as exc:
         raise ParseError(f"malformed JSON: {exc.msg}", file=file, line=exc.lineno,
                          column=exc.colno) from None

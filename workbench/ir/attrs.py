@@ -107,7 +107,8 @@ def freeze(value):
         return tuple(freeze(v) for v in value)
     if isinstance(value, np.ndarray):
         return freeze(value.tolist())
-    raise TypeError(f"attribute value of type {type(value).__name__} is not allowed: {value!r}"[:200])
+    raise TypeError(f"attribute value of type {type(value).__name__} is not allowed: "
+                    f"{value!r}"[:200])
 
 
 def thaw(value):

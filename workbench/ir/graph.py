@@ -154,7 +154,8 @@ class Graph:
         try:
             return self._index[node_id]
         except KeyError:
-            raise DanglingReferenceError("no node with this id in the graph", node=node_id) from None
+            raise DanglingReferenceError("no node with this id in the graph",
+                                         node=node_id) from None
 
     def __contains__(self, node_id) -> bool:
         return node_id in self._index

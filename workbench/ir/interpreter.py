@@ -7,6 +7,7 @@ a graph whose live tensors would exceed a memory cap.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -49,36 +50,68 @@ def peak_live_bytes(graph: Graph) -> tuple[int, str]:
     return peak, peak_node
 
 
-def _coerce_inputs(graph: Graph, inputs) -> dict[str, np.ndarray]:
+def check_memory(graph: Graph, max_bytes: int | None) -> None:
+    """Refuse a graph whose live tensors would exceed ``max_bytes`` (checked before allocating).
+
+    Raises
+    ------
+    ResourceLimitError
+        Naming the node at which the peak is reached.
+    """
+    if max_bytes is None:
+        return
+    peak, at = peak_live_bytes(graph)
+    if peak > max_bytes:
+        raise ResourceLimitError(
+            f"evaluating needs {peak / 2**20:.1f} MiB of live tensors (peak at this node), more "
+            f"than the cap of {max_bytes / 2**20:.1f} MiB", node=at)
+
+
+def _input_values(graph: Graph, inputs) -> list:
     params = graph.parameters
-    if isinstance(inputs, Mapping):
-        values = []
-        for p in params:
-            idx = p.attrs["index"]
-            for key in (p.id, f"arg{idx}", idx):
-                if key in inputs:
-                    values.append(inputs[key])
-                    break
-            else:
-                raise EvaluationError(f"no input given for parameter {idx} (expected key "
-                                      f"'arg{idx}' or {p.id!r})", node=p.id)
-    else:
+    if not isinstance(inputs, Mapping):
         values = list(inputs)
         if len(values) != len(params):
             raise EvaluationError(f"the graph has {len(params)} parameters, got {len(values)} "
                                   "inputs")
+        return values
+    values, used = [], set()
+    for p in params:
+        idx = p.attrs["index"]
+        for key in (f"arg{idx}", p.id, idx):
+            if key in inputs:
+                values.append(inputs[key])
+                used.add(key)
+                break
+        else:
+            raise EvaluationError(f"no input given for parameter {idx} (expected key "
+                                  f"'arg{idx}' or {p.id!r})", node=p.id)
+    # outN keys are expected outputs (the layout of ../shared/hlo/*.io.npz): not inputs
+    extra = sorted(str(k) for k in inputs
+                   if k not in used and not re.fullmatch(r"out\d+", str(k)))
+    if extra:
+        raise EvaluationError(f"inputs {', '.join(extra)} match no parameter (the graph has "
+                              f"{len(params)}: arg0..arg{len(params) - 1})")
+    return values
+
+
+def _coerce_inputs(graph: Graph, inputs) -> dict[str, np.ndarray]:
     env = {}
-    for p, v in zip(params, values):
+    for p, v in zip(graph.parameters, _input_values(graph, inputs)):
         t = p.tensor_type
         arr = np.asarray(v)
         if arr.shape != t.shape:
             raise EvaluationError(f"input for parameter {p.attrs['index']} has shape "
                                   f"{list(arr.shape)}, expected {t}", node=p.id)
-        want = t.np_dtype
+        try:
+            want = t.np_dtype
+        except WorkbenchError as exc:
+            raise EvaluationError(exc.message, node=p.id) from None
         if arr.dtype != want:
-            if arr.dtype.kind != want.kind and not (arr.dtype.kind in "iu" and want.kind in "iu"):
+            if arr.dtype.kind not in "biuf" or not np.can_cast(arr.dtype, want, "same_kind"):
                 raise EvaluationError(f"input for parameter {p.attrs['index']} has dtype "
-                                      f"{arr.dtype}, expected {t.dtype}", node=p.id)
+                                      f"{arr.dtype}, which does not convert to {t.dtype}",
+                                      node=p.id)
             arr = arr.astype(want)
         env[p.id] = arr
     return env
@@ -114,12 +147,7 @@ def evaluate(graph: Graph, inputs, *, max_bytes: int | None = DEFAULT_MAX_BYTES,
     ResourceLimitError
         If the peak live bytes exceed ``max_bytes``.
     """
-    if max_bytes is not None:
-        peak, at = peak_live_bytes(graph)
-        if peak > max_bytes:
-            raise ResourceLimitError(
-                f"evaluating needs {peak / 2**20:.1f} MiB of live tensors (at this node), more "
-                f"than the cap of {max_bytes / 2**20:.1f} MiB", node=at)
+    check_memory(graph, max_bytes)
     env = _coerce_inputs(graph, inputs)
     keep_all = keep is True
     kept = set() if keep_all else set(keep)
@@ -141,6 +169,8 @@ def evaluate(graph: Graph, inputs, *, max_bytes: int | None = DEFAULT_MAX_BYTES,
         args = [env[o] for o in node.operands]
         try:
             value = opdef.reference(args, node.attrs, node.type)
+            if isinstance(node.type, TensorType):
+                node.type.np_dtype                   # bf16 and friends cannot be evaluated
         except WorkbenchError as exc:
             raise EvaluationError(f"{node.op}: {exc.message}", node=nid) from None
         except (ValueError, TypeError, IndexError, MemoryError) as exc:
@@ -166,31 +196,76 @@ def evaluate(graph: Graph, inputs, *, max_bytes: int | None = DEFAULT_MAX_BYTES,
     return tuple(env[o] for o in graph.outputs)
 
 
-def make_inputs(graph: Graph, seed: int = 0) -> list[np.ndarray]:
+def _fan_in(graph: Graph, param_id: str) -> int:
+    """Elements each output of a contraction or convolution reads from this weight, or 1."""
+    from workbench.ir.ops.contraction import conv_geometry, dot_dims
+
+    fan = 1
+    for u in graph.users(param_id):
+        node = graph.node(u)
+        if len(node.operands) < 2 or node.operands[1] != param_id:
+            continue
+        lhs, rhs = (graph.node(o).type for o in node.operands[:2])
+        if node.op == "dot":
+            _, lc, _, _, _, _ = dot_dims(node.attrs, lhs.rank, rhs.rank)
+            fan = max(fan, int(np.prod([lhs.shape[d] for d in lc])))
+        elif node.op == "matmul":
+            fan = max(fan, lhs.shape[-1])
+        elif node.op in ("convolution", "conv2d"):
+            if node.op == "conv2d":
+                fan = max(fan, int(np.prod(rhs.shape[:3])))
+            else:
+                g = conv_geometry(lhs, rhs, node.attrs)
+                fan = max(fan, g["in_features"] // g["groups"] * int(np.prod(g["kernel"])))
+    return fan
+
+
+def make_inputs(graph: Graph, seed: int = 0, *, max_bytes: int | None = DEFAULT_MAX_BYTES
+                ) -> list[np.ndarray]:
     """Random inputs for every parameter, in parameter order, reproducible from ``seed``.
 
-    Floats are standard normal, except parameters whose ``meta['init']`` says otherwise:
-    ``"positive"`` (uniform in [0.5, 1.5), e.g. a variance), ``"uniform"`` ([0, 1)),
-    ``"ones"``, ``"zeros"``. Integers are uniform in [0, 10); pred is a fair coin.
+    Floats are standard normal, except that the weights of a contraction or convolution (its
+    second operand) are scaled by ``1/sqrt(fan_in)`` (LeCun initialisation, LeCun et al.,
+    "Efficient BackProp", 1998) so that activations keep a unit scale through deep graphs, and
+    parameters whose ``meta['init']`` says otherwise: ``"positive"`` (uniform in [0.5, 1.5),
+    e.g. a variance), ``"uniform"`` ([0, 1)), ``"ones"``, ``"zeros"``. Integers are uniform in
+    [0, 10); pred is a fair coin.
+
+    Raises
+    ------
+    ResourceLimitError
+        If the parameters alone exceed ``max_bytes`` (checked before allocating).
     """
+    total = sum(p.type.nbytes for p in graph.parameters)
+    if max_bytes is not None and total > max_bytes:
+        big = max(graph.parameters, key=lambda p: p.type.nbytes)
+        raise ResourceLimitError(f"the inputs need {total / 2**20:.1f} MiB, more than the cap of "
+                                 f"{max_bytes / 2**20:.1f} MiB", node=big.id)
     rng = np.random.default_rng(seed)
     out = []
     for p in graph.parameters:
         t = p.tensor_type
+        try:
+            dt = t.np_dtype
+        except WorkbenchError as exc:
+            raise EvaluationError(exc.message, node=p.id) from None
         init = p.meta.get("init", "normal")
         if t.dtype == "pred":
             arr = rng.random(t.shape) < 0.5
-        elif t.np_dtype.kind in "iu":
-            arr = rng.integers(0, 10, size=t.shape).astype(t.np_dtype)
+        elif dt.kind in "iu":
+            arr = rng.integers(0, 10, size=t.shape).astype(dt)
         elif init == "positive":
-            arr = rng.uniform(0.5, 1.5, size=t.shape).astype(t.np_dtype)
+            arr = rng.uniform(0.5, 1.5, size=t.shape).astype(dt)
         elif init == "uniform":
-            arr = rng.random(t.shape).astype(t.np_dtype)
+            arr = rng.random(t.shape, dtype=np.float32).astype(dt)
         elif init == "ones":
-            arr = np.ones(t.shape, t.np_dtype)
+            arr = np.ones(t.shape, dt)
         elif init == "zeros":
-            arr = np.zeros(t.shape, t.np_dtype)
+            arr = np.zeros(t.shape, dt)
         else:
-            arr = rng.standard_normal(t.shape).astype(t.np_dtype)
+            arr = rng.standard_normal(t.shape, dtype=np.float32).astype(dt, copy=False)
+            fan = _fan_in(graph, p.id)
+            if fan > 1:
+                arr *= dt.type(1.0 / np.sqrt(fan))
         out.append(np.ascontiguousarray(arr))
     return out

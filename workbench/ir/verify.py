@@ -8,8 +8,8 @@ from a file, the file and line of the node.
 
 from __future__ import annotations
 
-from workbench.errors import (ArityError, CycleError, DanglingReferenceError, DuplicateIdError,
-                              GraphError, ShapeError)
+from workbench.errors import (ArityError, AttributeError_, CycleError, DanglingReferenceError,
+                              DuplicateIdError, GraphError, ShapeError)
 from workbench.ir.graph import Graph, Node
 from workbench.ir.ops import get_op
 
@@ -47,6 +47,12 @@ def check_node(graph: Graph, node: Node, types: dict):
         opdef = get_op(node.op)
     except GraphError as exc:
         _raise(type(exc), exc.message, graph, node)
+    if opdef.attributes is not None:
+        unknown = sorted(set(node.attrs) - set(opdef.attributes))
+        if unknown:
+            allowed = ", ".join(opdef.attributes) or "none"
+            _raise(AttributeError_, f"unknown attribute(s) {', '.join(unknown)} for {node.op} "
+                   f"(allowed: {allowed})", graph, node)
     lo, hi = opdef.arity
     n = len(node.operands)
     if n < lo or (hi is not None and n > hi):
@@ -106,8 +112,15 @@ def verify(graph: Graph) -> Graph:
     for nid in order:
         node = seen[nid]
         types[nid] = check_node(graph, node, types)
-    indices = sorted(p.attrs["index"] for p in graph.parameters)
-    if indices != list(range(len(indices))):
-        _raise(GraphError, f"parameter indices must be 0..{len(indices) - 1} without gaps or "
-               f"repeats, got {indices}", graph, None)
+    by_index: dict[int, Node] = {}
+    for p in graph.parameters:
+        idx = p.attrs["index"]
+        if idx in by_index:
+            _raise(GraphError, f"parameter index {idx} is used twice (also by "
+                   f"{by_index[idx].id!r})", graph, p)
+        by_index[idx] = p
+    for expected, p in enumerate(graph.parameters):
+        if p.attrs["index"] != expected:
+            _raise(GraphError, f"parameter indices must be 0..{len(by_index) - 1} without gaps; "
+                   f"parameter {expected} is missing (next is {p.attrs['index']})", graph, p)
     return graph

@@ -63,7 +63,8 @@ class OpDef:
         Minimum and maximum number of operands (``None``: any number).
     infer : callable(operand_types, attrs, declared) -> Type
         The shape and dtype rule. ``declared`` is the node's declared type (or ``None``); only
-        ops whose type cannot be inferred (parameter, constant, opaque) use it. Raises :class:`~workbench.errors.ShapeError` or
+        ops whose type cannot be inferred (parameter, constant, opaque) use it. Raises
+        :class:`~workbench.errors.ShapeError` or
         :class:`~workbench.errors.AttributeError_` with a message (the verifier adds the node).
     reference : callable(operands, attrs, out_type) -> numpy.ndarray, optional
         The numpy reference implementation; ``None`` when the op cannot be evaluated.
@@ -80,6 +81,8 @@ class OpDef:
         True for the workbench's composite ops (they have an ``expand``).
     doc : str
         One sentence for the op's tooltip.
+    attributes : tuple of str, or None
+        The attribute names the op accepts (the verifier refuses others); None: any.
     """
 
     name: str
@@ -94,6 +97,7 @@ class OpDef:
     expand: Callable | None = None
     composite: bool = False
     doc: str = ""
+    attributes: tuple[str, ...] | None = ()
 
     # ----- cost counts -----------------------------------------------------------------------
 

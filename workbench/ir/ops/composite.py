@@ -57,12 +57,13 @@ def expansion_counts(op: str, operand_types: tuple, attrs: Attrs) -> tuple[int, 
     return flops, trans
 
 
-def _composite(name, category, arity, infer, reference, expand, doc):
+def _composite(name, category, arity, infer, reference, expand, doc,
+           attributes=()):
     register(OpDef(
         name, category, arity, infer, reference=reference, expand=expand, composite=True,
         flops_fn=lambda ts, out, a: expansion_counts(name, tuple(ts), a)[0],
         transcendentals_fn=lambda ts, out, a: expansion_counts(name, tuple(ts), a)[1],
-        doc=doc))
+        doc=doc, attributes=attributes))
 
 
 def _float_tensor(t, what):
@@ -90,6 +91,10 @@ def _eps(attrs, what, default=1e-5):
 def _unary_float_infer(what):
     def infer(types, attrs, declared):
         _require_tensors(types)
+        approximate = attrs.get("approximate", True)
+        if not isinstance(approximate, bool):
+            raise AttributeError_(f"{what}: approximate= must be true or false, got "
+                                  f"{approximate!r}")
         return _float_tensor(types[0], what)
     return infer
 
@@ -132,7 +137,8 @@ def _gelu_expand(b, ops, attrs, t):
 
 
 _composite("gelu", Category.ELEMENTWISE, (1, 1), _unary_float_infer("gelu"), _gelu_ref,
-           _gelu_expand, "GELU (approximate=true: tanh form; false: erf form)")
+           _gelu_expand, "GELU (approximate=true: tanh form; false: erf form)",
+           attributes=('approximate',))
 
 # ----- bias_add -------------------------------------------------------------------------------
 
@@ -166,7 +172,8 @@ def _bias_add_expand(b, ops, attrs, t):
 
 
 _composite("bias_add", Category.ELEMENTWISE, (2, 2), _bias_add_infer, _bias_add_ref,
-           _bias_add_expand, "x + bias broadcast along axis= (default: the last)")
+           _bias_add_expand, "x + bias broadcast along axis= (default: the last)",
+           attributes=('axis',))
 
 # ----- matmul ---------------------------------------------------------------------------------
 
@@ -258,7 +265,8 @@ def _conv2d_expand(b, ops, attrs, t):
 
 
 _composite("conv2d", Category.CONVOLUTION, (2, 2), _conv2d_infer, _conv2d_ref, _conv2d_expand,
-           "2-D convolution, NHWC input, HWIO kernel, strides=, padding=SAME/VALID/[[lo,hi],..]")
+           "2-D convolution, NHWC input, HWIO kernel, strides=, padding=SAME/VALID/[[lo,hi],..]",
+           attributes=('strides', 'padding', 'feature_group_count'))
 
 # ----- batch_norm_inference -------------------------------------------------------------------
 
@@ -299,7 +307,8 @@ def _bn_expand(b, ops, attrs, t):
 
 
 _composite("batch_norm_inference", Category.NORMALIZATION, (5, 5), _bn_infer, _bn_ref, _bn_expand,
-           "inference batch norm: (x - mean) * rsqrt(variance + epsilon) * scale + offset")
+           "inference batch norm: (x - mean) * rsqrt(variance + epsilon) * scale + offset",
+           attributes=('epsilon', 'feature_index'))
 
 # ----- layer_norm -----------------------------------------------------------------------------
 
@@ -343,7 +352,8 @@ def _ln_expand(b, ops, attrs, t):
 
 
 _composite("layer_norm", Category.NORMALIZATION, (3, 3), _ln_infer, _ln_ref, _ln_expand,
-           "layer norm over the last dimension with gamma, beta and epsilon=")
+           "layer norm over the last dimension with gamma, beta and epsilon=",
+           attributes=('epsilon',))
 
 # ----- softmax --------------------------------------------------------------------------------
 
@@ -373,4 +383,5 @@ def _softmax_expand(b, ops, attrs, t):
 
 
 _composite("softmax", Category.NORMALIZATION, (1, 1), _softmax_infer, _softmax_ref,
-           _softmax_expand, "exp(x - max) / sum(exp(x - max)) along axis= (default: the last)")
+           _softmax_expand, "exp(x - max) / sum(exp(x - max)) along axis= (default: the last)",
+           attributes=('axis',))

@@ -100,7 +100,9 @@ def _dot_flops(types, out, attrs):
 register(OpDef("dot", Category.CONTRACTION, (2, 2), _dot_infer, reference=_dot_ref,
                flops_fn=_dot_flops,
                doc="dot_general: contract lhs_contracting_dims with rhs_contracting_dims, "
-                   "batched over *_batch_dims (2*M*N*K FLOPs)"))
+                   "batched over *_batch_dims (2*M*N*K FLOPs)",
+               attributes=('lhs_batch_dims', 'rhs_batch_dims', 'lhs_contracting_dims',
+                           'rhs_contracting_dims')))
 
 # ----- convolution ----------------------------------------------------------------------------
 
@@ -258,4 +260,7 @@ def _conv_flops(types, out, attrs):
 register(OpDef("convolution", Category.CONVOLUTION, (2, 2), _conv_infer, reference=_conv_ref,
                flops_fn=_conv_flops,
                doc="ConvGeneralDilated with dim_labels=, window_*=, feature_group_count= "
-                   "(2 FLOPs per multiply-add)"))
+                   "(2 FLOPs per multiply-add)",
+               attributes=('dim_labels', 'window_size', 'window_stride', 'window_padding',
+                           'lhs_dilation', 'rhs_dilation', 'feature_group_count',
+                           'batch_group_count')))

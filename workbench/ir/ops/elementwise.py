@@ -176,7 +176,8 @@ def _compare_infer(types, attrs, declared):
 
 register(OpDef("compare", Category.ELEMENTWISE, (2, 2), _compare_infer,
                reference=lambda xs, a, t: COMPARE_DIRECTIONS[a["direction"]](xs[0], xs[1]),
-               flops_per_element=1.0, doc="elementwise comparison (direction=EQ/NE/LT/LE/GT/GE)"))
+               flops_per_element=1.0, doc="elementwise comparison (direction=EQ/NE/LT/LE/GT/GE)",
+               attributes=('direction',)))
 
 # ----- select, clamp --------------------------------------------------------------------------
 
@@ -237,4 +238,5 @@ def _convert_ref(xs, attrs, out_type):
 
 
 register(OpDef("convert", Category.ELEMENTWISE, (1, 1), _convert_infer, reference=_convert_ref,
-               flops_per_element=1.0, doc="change dtype (float->int truncates and saturates)"))
+               flops_per_element=1.0, doc="change dtype (float->int truncates and saturates)",
+               attributes=('dtype',)))

@@ -72,7 +72,8 @@ def _reduce_flops(types, out, attrs):
 
 register(OpDef("reduce", Category.REDUCTION, (2, 2), _reduce_infer, reference=_reduce_ref,
                flops_fn=_reduce_flops,
-               doc="combine elements along dimensions= with reducer=, starting from init"))
+               doc="combine elements along dimensions= with reducer=, starting from init",
+               attributes=('dimensions', 'reducer')))
 
 
 def _window(attrs, rank, what):
@@ -129,4 +130,6 @@ def _reduce_window_flops(types, out, attrs):
 
 register(OpDef("reduce-window", Category.REDUCTION, (2, 2), _reduce_window_infer,
                reference=_reduce_window_ref, flops_fn=_reduce_window_flops,
-               doc="reduce each window (window_size=, window_stride=, window_padding=)"))
+               doc="reduce each window (window_size=, window_stride=, window_padding=)",
+               attributes=('window_size', 'window_stride', 'window_padding', 'base_dilation',
+                           'window_dilation', 'reducer')))

@@ -52,7 +52,8 @@ def _parameter_infer(types, attrs, declared):
 
 
 register(OpDef("parameter", Category.PARAMETER, (0, 0), _parameter_infer,
-               doc="a graph input, numbered by index="))
+               doc="a graph input, numbered by index=",
+               attributes=('index',)))
 
 
 def constant_array(attrs, t: TensorType) -> np.ndarray:
@@ -113,7 +114,8 @@ def _constant_infer(types, attrs, declared):
 
 register(OpDef("constant", Category.CONSTANT, (0, 0), _constant_infer,
                reference=lambda xs, a, t: constant_array(a, t),
-               doc="a literal tensor (value= a number or a list)"))
+               doc="a literal tensor (value= a number or a list)",
+               attributes=('value',)))
 
 
 def _iota_infer(types, attrs, declared):
@@ -137,7 +139,8 @@ def _iota_ref(xs, attrs, t):
 
 
 register(OpDef("iota", Category.INJECTIVE, (0, 0), _iota_infer, reference=_iota_ref,
-               flops_per_element=0.0, doc="0, 1, 2, ... along iota_dimension"))
+               flops_per_element=0.0, doc="0, 1, 2, ... along iota_dimension",
+               attributes=('shape', 'dtype', 'iota_dimension')))
 
 # ----- broadcast ------------------------------------------------------------------------------
 
@@ -175,7 +178,8 @@ def _broadcast_ref(xs, attrs, t):
 
 register(OpDef("broadcast", Category.BROADCAST, (1, 1), _broadcast_infer,
                reference=_broadcast_ref,
-               doc="replicate the operand: its dimension i becomes result dimension dimensions[i]"))
+               doc="replicate the operand: its dimension i becomes result dimension dimensions[i]",
+               attributes=('shape', 'dimensions')))
 
 # ----- reshape, bitcast, copy, transpose, reverse ---------------------------------------------
 
@@ -193,7 +197,8 @@ def _reshape_infer(types, attrs, declared):
 
 register(OpDef("reshape", Category.INJECTIVE, (1, 1), _reshape_infer,
                reference=lambda xs, a, t: np.reshape(xs[0], t.shape),
-               doc="the same elements in row-major order, another shape"))
+               doc="the same elements in row-major order, another shape",
+               attributes=('shape',)))
 
 
 def _layout_order(layout, rank):
@@ -213,7 +218,8 @@ def _bitcast_ref(xs, attrs, t):
 
 
 register(OpDef("bitcast", Category.INJECTIVE, (1, 1), _reshape_infer, reference=_bitcast_ref,
-               doc="reinterpret the operand's memory with another shape and layout"))
+               doc="reinterpret the operand's memory with another shape and layout",
+               attributes=('shape', 'operand_layout', 'layout')))
 
 register(OpDef("copy", Category.INJECTIVE, (1, 1),
                lambda types, a, d: _same_shapes(types),
@@ -233,7 +239,8 @@ def _transpose_infer(types, attrs, declared):
 
 register(OpDef("transpose", Category.INJECTIVE, (1, 1), _transpose_infer,
                reference=lambda xs, a, t: np.transpose(xs[0], a["dimensions"]).copy(),
-               doc="permute dimensions: result dimension i is operand dimension dimensions[i]"))
+               doc="permute dimensions: result dimension i is operand dimension dimensions[i]",
+               attributes=('dimensions',)))
 
 
 def _reverse_infer(types, attrs, declared):
@@ -247,7 +254,8 @@ def _reverse_infer(types, attrs, declared):
 
 register(OpDef("reverse", Category.INJECTIVE, (1, 1), _reverse_infer,
                reference=lambda xs, a, t: np.flip(xs[0], a["dimensions"]).copy(),
-               doc="reverse the order of elements along dimensions"))
+               doc="reverse the order of elements along dimensions",
+               attributes=('dimensions',)))
 
 # ----- slice, concatenate, pad ----------------------------------------------------------------
 
@@ -278,7 +286,8 @@ def _slice_ref(xs, attrs, t):
 
 
 register(OpDef("slice", Category.INJECTIVE, (1, 1), _slice_infer, reference=_slice_ref,
-               doc="a strided box of the operand"))
+               doc="a strided box of the operand",
+               attributes=('start_indices', 'limit_indices', 'strides')))
 
 
 def _concat_infer(types, attrs, declared):
@@ -301,7 +310,8 @@ def _concat_infer(types, attrs, declared):
 
 register(OpDef("concatenate", Category.INJECTIVE, (1, None), _concat_infer,
                reference=lambda xs, a, t: np.concatenate(xs, axis=a["dimension"]),
-               doc="join operands along dimension"))
+               doc="join operands along dimension",
+               attributes=('dimension',)))
 
 
 def _padding(attrs, rank):
@@ -346,7 +356,8 @@ def _pad_ref(xs, attrs, t):
 
 
 register(OpDef("pad", Category.INJECTIVE, (2, 2), _pad_infer, reference=_pad_ref,
-               doc="edge (low, high; negative crops) and interior padding with a scalar value"))
+               doc="edge (low, high; negative crops) and interior padding with a scalar value",
+               attributes=('padding',)))
 
 # ----- tuples and opaque ops ------------------------------------------------------------------
 
@@ -363,7 +374,8 @@ def _gte_infer(types, attrs, declared):
 
 register(OpDef("get-tuple-element", Category.INJECTIVE, (1, 1), _gte_infer,
                reference=lambda xs, a, t: xs[0][a["index"]],
-               doc="element index= of a tuple value"))
+               doc="element index= of a tuple value",
+               attributes=('index',)))
 
 
 register(OpDef("tuple", Category.INJECTIVE, (0, None),
@@ -378,4 +390,5 @@ def _opaque_infer(types, attrs, declared):
 
 register(OpDef("opaque", Category.OPAQUE, (0, None), _opaque_infer, reference=None,
                doc="an op the workbench cannot look inside (hlo_opcode= names it): drawn, "
-                   "costed by its bytes, never fused"))
+                   "costed by its bytes, never fused",
+               attributes=None))

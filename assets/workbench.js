@@ -35,7 +35,8 @@
 })();
 
 /* After a layout that fits the whole graph (a new graph), keep labels readable: if fitting
- * needed a zoom below READABLE, zoom to READABLE at the top of the graph instead. The listener
+ * needed a zoom below READABLE, zoom to READABLE at the top of the graph (centred on its
+ * topmost nodes, where the dataflow starts) instead. The listener
  * is attached once, as soon as the canvas exists (its id is ids.CYTO in workbench/app/ids.py). */
 (function () {
   var CANVAS = "graph-view";
@@ -45,8 +46,13 @@
     var opts = evt.layout && evt.layout.options;
     if (!opts || !opts.fit || cy.nodes().length === 0 || cy.zoom() >= READABLE) { return; }
     var bb = cy.elements().boundingBox();
+    var leaves = cy.nodes().filter(function (n) { return !n.isParent(); });
+    var top = Math.min.apply(null, leaves.map(function (n) { return n.position("y"); }));
+    var first = leaves.filter(function (n) { return n.position("y") < top + 5; });
+    var x = first.map(function (n) { return n.position("x"); })
+      .reduce(function (a, b) { return a + b; }, 0) / first.length;
     cy.zoom(READABLE);
-    cy.pan({x: cy.width() / 2 - (bb.x1 + bb.x2) / 2 * READABLE, y: 20 - bb.y1 * READABLE});
+    cy.pan({x: cy.width() / 2 - x * READABLE, y: 20 - bb.y1 * READABLE});
   }
   function attach() {
     var cy = window.workbenchCy(CANVAS);

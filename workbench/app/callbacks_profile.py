@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import traceback
 
 from dash import Input, Output, State, dcc, no_update
 from dash.exceptions import PreventUpdate
@@ -19,14 +20,14 @@ def register(app, services, manager) -> None:
 
     @app.callback(Output(ids.PROFILE_VERSION, "data"), Output(ids.PROFILE_MSG, "children"),
                   Input(ids.PROFILE_RUN, "n_clicks"), State(ids.SESSION, "data"),
-                  background=True, manager=manager, prevent_initial_call=True,
+                  State(ids.PROFILE_BACKEND, "value"), background=True, manager=manager, prevent_initial_call=True,
                   running=[(Output(ids.PROFILE_RUN, "disabled"), True, False),
                            (Output(ids.PROFILE_CANCEL, "disabled"), False, True)],
                   progress=[Output(ids.PROFILE_PROGRESS, "value"),
                             Output(ids.PROFILE_PROGRESS, "max"),
                             Output(ids.PROFILE_STATUS, "children")],
                   cancel=[Input(ids.PROFILE_CANCEL, "n_clicks")])
-    def run(set_progress, _n, sid):
+    def run(set_progress, _n, sid, backend):
         s = services.session(sid)
         if s is None:
             raise PreventUpdate
@@ -37,10 +38,14 @@ def register(app, services, manager) -> None:
 
         set_progress(("0", "1", "starting…"))
         try:
-            report = profiling.run_profile(graph, ws.plan, progress)
+            report = profiling.run_profile(graph, ws.plan, backend or "auto", progress)
         except WorkbenchError as exc:
             set_progress(("0", "1", "failed"))
             return no_update, controller.error_text(exc)
+        except Exception as exc:  # noqa: BLE001 - a job in another process: say what happened
+            traceback.print_exc()
+            set_progress(("0", "1", "failed"))
+            return no_update, f"the profiler failed unexpectedly: {type(exc).__name__}: {exc}"
         record = profiling.report_record(ws.plan, report)
         services.store.put_report(sid, record)
         set_progress(("1", "1", "done"))

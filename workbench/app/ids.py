@@ -67,6 +67,7 @@ XLA_AGREEMENT = "xla-agreement"
 
 # ----- profile panel --------------------------------------------------------------------------
 PROFILE_RUN = "profile-run"
+PROFILE_BACKEND = "profile-backend"  #: dropdown: auto, cpu, cuda
 PROFILE_CANCEL = "profile-cancel"
 PROFILE_PROGRESS = "profile-progress"
 PROFILE_STATUS = "profile-status"

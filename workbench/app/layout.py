@@ -9,6 +9,8 @@ from workbench.app import ids
 from workbench.app.controller import DEFAULT_DEVICE, DEFAULT_POLICY, DEVICE_CHOICES
 from workbench.app.graph_figure import KIND_COLORS, KIND_HELP, stylesheet
 
+#: code generator backends offered (docs/architecture.md: compile_plan's backends)
+BACKENDS = ("auto", "cpu", "cuda")
 #: the upload size cap (bytes); the importers' own cap is larger (64 MiB)
 UPLOAD_MAX_BYTES = 16 << 20
 
@@ -160,6 +162,9 @@ def profile_tab() -> html.Div:
         html.Div(className="profile-bar", children=[
             _button(ids.PROFILE_RUN, "Compile & profile", "JIT-compile the plan with numba, "
                     "time every kernel, check the results", "primary"),
+            html.Span(dcc.Dropdown(id=ids.PROFILE_BACKEND, options=list(BACKENDS),
+                                   value="auto", clearable=False, className="small-dd"),
+                      title="backend — auto: CUDA when a GPU is present, else the CPU"),
             _button(ids.PROFILE_CANCEL, "Cancel"),
             html.Progress(id=ids.PROFILE_PROGRESS, value="0", max="1"),
             html.Span(id=ids.PROFILE_STATUS, className="status")]),

@@ -47,8 +47,10 @@ def read_sources(doc: dict, limit: int = 1 << 20) -> dict:
     return out
 
 
-def run_profile(graph, plan, progress=None, cancel=None):
-    """Profile ``plan`` on this machine (``workbench.profiler.profile``, backend ``auto``).
+def run_profile(graph, plan, backend="auto", progress=None, cancel=None):
+    """Profile ``plan`` on this machine (``workbench.profiler.profile``).
+
+    ``backend``: ``auto`` (CUDA when a GPU is present, else the CPU), ``cpu`` or ``cuda``.
 
     Raises
     ------
@@ -57,7 +59,7 @@ def run_profile(graph, plan, progress=None, cancel=None):
     """
     from workbench.profiler import profile
 
-    return profile(graph, plan, backend="auto", progress=progress, cancel=cancel)
+    return profile(graph, plan, backend=backend, progress=progress, cancel=cancel)
 
 
 def progress_text(stage: str, k: int, n: int, message: str = "") -> str:

@@ -1,7 +1,7 @@
 """The command line: the headless twin of the app.
 
 ``workbench inspect FILE``, ``workbench eval FILE --inputs X.npz``, and the commands the planner,
-profiler and app add (``plan``, ``compare-xla``, ``run``, ``serve``). Every user error is a
+profiler and app add (``plan``, ``compare-xla``, ``devices``, ``run``, ``serve``). Every user error is a
 :class:`~workbench.errors.WorkbenchError`: it is printed on one line and the exit status is 2.
 """
 

@@ -155,3 +155,27 @@ def test_edit_json_round_trip():
         assert edit_from_json(edit_to_json(e)) == e
     with pytest.raises(PlanError):
         edit_from_json({"edit": "explode"})
+
+
+def test_merging_a_dead_op_with_a_live_one_is_refused_and_replan_keeps_it_alone():
+    b = GraphBuilder("dead")
+    x = b.parameter("x", (1024,))
+    b.op("exponential", [x], node_id="dead")
+    y = b.op("negate", [x], node_id="y")
+    g = b.build([y])
+    plan = plan_graph(g, "priority", "h100")
+    with pytest.raises(LegalityError) as exc:
+        apply_edit(g, plan, Merge(("dead", "y")))
+    assert exc.value.reason == "dead-code" and "XLA's DCE would remove it" in str(exc.value)
+    again = apply_edit(g, apply_edit(g, plan, Pin("dead")), Replan())
+    assert again.group_of("dead").nodes == ("dead",) and again.group_of("dead").role == "dead"
+
+
+def test_merging_a_weight_folding_op_into_a_per_call_kernel_is_refused():
+    from workbench.planner.folding import fold_batch_norms
+
+    g, _ = fold_batch_norms(sample("resnet_block"))
+    plan = plan_graph(g, "priority", "h100")
+    with pytest.raises(LegalityError) as exc:
+        apply_edit(g, plan, Merge(("bn1.fold_bias", "bn1")))
+    assert exc.value.reason == "offline"

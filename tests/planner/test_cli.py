@@ -12,7 +12,8 @@ def test_plan_prints_groups_totals_and_explanation(capsys):
     assert main(["plan", str(SAMPLES / "transformer_block.json"), "--device", "h100",
                  "--explain"]) == 0
     out = capsys.readouterr().out
-    assert "policy priority, device h100, 11 kernels (unfused: 35)" in out
+    assert "policy priority, device h100, 11 kernels per call (unfused: 35)" in out
+    assert "h100 profile: 3.35 TB/s, 67 TFLOP/s FP32, 1 µs per launch" in out
     assert "g1 output [matmul+bias]" in out and "total unfused: 35 kernels" in out
     assert "How the planner got there:" in out
     assert "kept ln1 separate from" in out and "reads its operands from memory" in out
@@ -55,3 +56,74 @@ def test_user_errors_exit_2(capsys, tmp_path):
     with pytest.raises(SystemExit) as exc:
         main(["plan", "chain10", "--policy", "fastest"])
     assert exc.value.code == 2
+
+
+def test_compare_xla_records_policy_and_device(capsys):
+    path = HLO / "softmax.after_noynn.hlo"
+    assert main(["compare-xla", str(path), "--policy", "priority", "--device", "h100"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("jit_softmax: policy priority on device h100 vs XLA's fusions")
+    assert main(["compare-xla", str(path), "--policy", "priority", "--device", "h100",
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["policy"] == "priority" and doc["device"] == "h100"
+    assert doc["device_source"].startswith("NVIDIA H100")
+
+
+def test_compare_xla_help_shows_defaults_and_limit_refuses_negatives(capsys):
+    with pytest.raises(SystemExit):
+        main(["compare-xla", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(default: cpu)" in text and "(default: 12)" in text and "(default: xla-cpu)" in text
+    with pytest.raises(SystemExit) as exc:
+        main(["compare-xla", str(HLO / "softmax.after_noynn.hlo"), "--limit", "-1"])
+    assert exc.value.code == 2
+    assert "argument --limit: must be 0 or more, got -1" in capsys.readouterr().err
+
+
+def test_compare_xla_limit_zero_lists_counts_only(capsys):
+    assert main(["compare-xla", str(HLO / "mlp.after_noynn.hlo"), "--policy", "priority",
+                 "--limit", "0"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "fused by the plan, not by XLA: 12 pairs" in out
+    assert "  ... and 12 more" in out
+    assert not any(line.startswith("  ") and "+" in line for line in out)
+
+
+def test_compare_xla_on_an_unoptimised_module_names_both_file_kinds(capsys):
+    assert main(["compare-xla", str(HLO / "softmax.before.hlo")]) == 2
+    err = capsys.readouterr().err
+    assert "*.after_noynn.hlo" in err and "*.after.hlo" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("bad, why", [
+    ("/nonexistent-dir/p.json", "directory '/nonexistent-dir' does not exist"),
+    ("{tmp}/", "this is a directory, not a file name"),
+    ("{tmp}", "this is a directory, not a file name"),
+])
+def test_plan_out_errors_are_one_line_exit_2(capsys, tmp_path, bad, why):
+    path = bad.format(tmp=tmp_path)
+    assert main(["plan", "chain10", "--out", path]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"error: {path}: cannot write the plan: {why}"
+
+
+def test_devices_lists_every_profile_with_its_source(capsys):
+    assert main(["devices"]) == 0
+    out = capsys.readouterr().out
+    for name in ("cpu", "h100", "h200", "a100"):
+        assert f"\n{name} " in "\n" + out
+    assert "source: fixed profile for tests" in out          # the cached (test) cpu profile
+    assert "3.35 TB/s" in out and "source: NVIDIA H100 SXM5 datasheet" in out
+    assert "`workbench devices --refresh` measures it again" in out
+    assert main(["devices", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [p["name"] for p in doc["profiles"]] == ["cpu", "h100", "h200", "a100"]
+
+
+def test_plan_text_uses_singular_for_one(capsys):
+    assert main(["plan", "chain10", "--policy", "greedy", "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "1 kernel per call (unfused: 14)" in out and "total fused:   1 kernel per call" in out
+    assert "1 kernels" not in out

@@ -9,7 +9,7 @@ from workbench.ir import GraphBuilder
 from workbench.planner import get_device, group_cost, make_plan, op_cost, plan_cost
 from workbench.planner.cost_model import (CostBreakdown, combine_times, estimate,
                                           registers_and_occupancy)
-from workbench.planner.devices import GPU_PROFILES, cpu_profile, probe_cpu
+from workbench.planner.devices import GPU_PROFILES, DeviceProfile, cpu_profile, probe_cpu
 
 H100 = GPU_PROFILES["h100"]
 
@@ -39,7 +39,9 @@ def test_group_bytes_flops_and_time_by_hand():
     assert c.compute_s == pytest.approx(compute)
     assert c.memory_s == pytest.approx(memory)
     assert c.predicted_s == pytest.approx(compute + memory - 0.95 * min(compute, memory) + 1e-6)
-    assert c.arithmetic_intensity == pytest.approx(2048 / 12288)
+    # Intensity counts FLOP-equivalents (what compute time counts): 2048 + 8 * 1024 per 12 KiB.
+    assert c.flop_equivalents == 2048 + 8 * 1024
+    assert c.arithmetic_intensity == pytest.approx((2048 + 8 * 1024) / 12288)
     assert c.bound == "launch"                   # 1 us launch > 3.7 ns of memory traffic
 
 
@@ -113,14 +115,143 @@ def test_devices_by_name_and_errors():
         get_device("tpu")
 
 
-def test_cpu_probe_is_cached(tmp_path, monkeypatch):
+def _fake_probes(monkeypatch, tmp_path, busy=False):
+    from workbench.planner import devices
+
     monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path))
+    probes = []
+
+    def fake_measure():
+        probes.append(1)
+        k = len(probes)
+        return DeviceProfile("cpu", "cpu", 1e10 * k, 5e10 / k, None, None, None, 1e-6,
+                             f"fake probe {k}", transcendental_flops=10.0), busy
+
+    monkeypatch.setattr(devices, "measure_cpu", fake_measure)
+    return probes
+
+
+def test_cpu_probe_is_cached_and_refreshed(tmp_path, monkeypatch):
+    probes = _fake_probes(monkeypatch, tmp_path)
     first = cpu_profile()                        # probes and writes the cache
-    assert (tmp_path / "cpu_profile.json").exists()
-    assert first.bandwidth_Bps > 1e8 and first.peak_flops > 1e8
-    assert cpu_profile() == first                # read back, not probed again
+    assert (tmp_path / "cpu_profile.json").exists() and first.source == "fake probe 1"
+    assert cpu_profile() == first and len(probes) == 1   # read back, not probed again
+    again = cpu_profile(refresh=True)            # `workbench devices --refresh`
+    assert again.source == "fake probe 2" and again.bandwidth_Bps == 2e10
+    assert cpu_profile() == again and len(probes) == 2
 
 
-def test_probe_measures_positive_numbers():
+def test_a_profile_measured_on_a_busy_machine_is_measured_again_when_idle(tmp_path,
+                                                                           monkeypatch):
+    from workbench.planner import devices
+
+    probes = _fake_probes(monkeypatch, tmp_path, busy=True)
+    monkeypatch.setattr(devices, "machine_busy", lambda: False)
+    first = cpu_profile()
+    assert cpu_profile() == first and len(probes) == 1   # too soon to measure again
+    monkeypatch.setattr(devices, "REPROBE_AFTER_S", 0)
+    second = cpu_profile()
+    assert len(probes) == 2
+    # each number the better of the two probes: bandwidth from the second, peak from the first
+    assert (second.bandwidth_Bps, second.peak_flops) == (2e10, 5e10)
+    assert second.source == "fake probe 2; the better of two probes"
+    monkeypatch.setattr(devices, "machine_busy", lambda: True)
+    assert cpu_profile() == second and len(probes) == 2  # still busy: keep what we have
+
+
+def test_probe_is_the_best_of_several_trials_after_a_warm_up():
+    from workbench.planner.devices import _best_time
+
+    calls = []
+    best, trials = _best_time(lambda: calls.append(1), budget_s=0.0, min_trials=4)
+    assert trials == 4 and len(calls) == 5       # one warm-up call, not timed
+    assert 0 <= best < 0.01
+
+
+def test_probe_measures_positive_numbers_quickly():
+    import time
+
+    t0 = time.perf_counter()
     p = probe_cpu()
+    assert time.perf_counter() - t0 < 2.0        # about 0.6 s of trials (budget: ~1 s)
     assert p.kind == "cpu" and p.launch_overhead_s > 0 and p.max_registers_per_thread is None
+    assert p.bandwidth_Bps > 1e8 and p.peak_flops > 1e8
+    assert "best of" in p.source
+
+
+# ----- operand utilisation of slices (XLA's HloCostAnalysis::HandleSlice) ------------------------
+
+def _qkv():
+    from tests.planner.planner_helpers import sample
+
+    return sample("transformer_block")
+
+
+def test_a_slice_reads_only_its_box():
+    g = _qkv()
+    # qkv is f32[2, 64, 384] (192 KiB); k_slice is its middle third, f32[2, 64, 128] (64 KiB).
+    assert op_cost(g, "k_slice", "h100").bytes_read == 2 * 64 * 128 * 4
+    c = group_cost(g, ["k_slice", "k_heads", "k_t"], "h100")
+    assert (c.bytes_read, c.bytes_written) == (65536, 65536)
+
+
+def test_disjoint_slices_of_one_operand_read_their_union():
+    g = _qkv()
+    # q (columns 0..127) and v (256..383) are disjoint: the kernel reads two thirds of qkv.
+    c = group_cost(g, ["q_slice", "q_heads", "q_t", "v_slice", "v_heads", "v_t"], "h100")
+    assert c.bytes_read == 2 * 65536
+    # all three read all of it, once
+    c = group_cost(g, ["q_slice", "k_slice", "v_slice"], "h100")
+    assert c.bytes_read == 3 * 65536
+
+
+def test_overlapping_slices_read_the_union_and_a_full_reader_reads_everything():
+    b = GraphBuilder("slices")
+    x = b.parameter("x", (100, 10))                       # 4000 B
+    s1 = b.op("slice", [x], node_id="s1", start_indices=[0, 0], limit_indices=[60, 10],
+              strides=[1, 1])
+    s2 = b.op("slice", [x], node_id="s2", start_indices=[40, 0], limit_indices=[100, 10],
+              strides=[1, 1])
+    s3 = b.op("slice", [x], node_id="s3", start_indices=[0, 0], limit_indices=[20, 5],
+              strides=[1, 1])
+    n = b.op("negate", [x], node_id="n")
+    g = b.build([s1, s2, s3, n])
+    # rows 0..59 and 40..99 overlap in 40..59: the union is all 100 rows
+    assert group_cost(g, ["s1", "s2"], "h100").bytes_read == 4000
+    # rows 0..59 with a 20x5 corner inside them: 600 elements
+    assert group_cost(g, ["s1", "s3"], "h100").bytes_read == 2400
+    # negate reads x whole; with it the slices add nothing
+    assert group_cost(g, ["s3", "n"], "h100").bytes_read == 4000
+
+
+def test_sibling_fusion_of_disjoint_slices_says_it_saves_a_launch_only():
+    from workbench.planner import plan_graph
+
+    plan = plan_graph(_qkv(), "priority", "h100")
+    sib = [d for d in plan.decisions if d.action == "sibling" and d.fused]
+    assert len(sib) == 1 and sib[0].nodes[0] == "qkv"
+    assert "disjoint slices of qkv (64.0 KiB and 64.0 KiB)" in sib[0].message
+    assert "saves a launch" in sib[0].message
+    assert "192.0 KiB" not in sib[0].message
+
+
+# ----- arithmetic intensity counts transcendentals ------------------------------------------------
+
+def test_intensity_counts_transcendentals_so_it_agrees_with_the_bound():
+    from tests.planner.planner_helpers import sample
+
+    g = sample("sin_cos")
+    c = group_cost(g, ["sin"], "cpu")
+    # 65536 sines and no plain FLOPs, 512 KiB moved; at 10 FLOP per transcendental (the CPU
+    # profile's rate) that is 655360 FLOP-eq, 1.25 FLOP-eq/B.
+    assert c.flops == 0 and c.transcendentals == 65536
+    assert c.flop_equivalents == 655360
+    assert c.arithmetic_intensity == pytest.approx(655360 / 524288)
+    # Fixed CPU: compute 655360 / 100e9 = 6.6 us < memory 524288 / 20e9 = 26.2 us. On a CPU
+    # of 14 GFLOP/s and 29 GB/s (ridge point 0.48 FLOP/B) the same kernel is compute-bound, and
+    # its intensity, 1.25, is above the ridge: the two agree.
+    assert c.bound == "memory"
+    slow = DeviceProfile("slow", "cpu", 29e9, 14e9, None, None, None, 3e-7, "test",
+                         transcendental_flops=10.0)
+    c = group_cost(g, ["sin"], slow)
+    assert c.bound == "compute" and c.arithmetic_intensity > slow.peak_flops / slow.bandwidth_Bps

@@ -1,9 +1,13 @@
-"""The planner's commands: ``workbench plan`` and ``workbench compare-xla`` (docs/planner.md)."""
+"""The planner's commands: ``workbench plan``, ``workbench compare-xla`` and ``workbench devices``
+(docs/planner.md)."""
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 
+from workbench.errors import InputError
 from workbench.planner.devices import DEVICES
 from workbench.planner.heuristics import POLICIES
 
@@ -15,41 +19,99 @@ def _load(path: str):
     return load_graph(resolve_graph_path(path))
 
 
+def _non_negative(text: str) -> int:
+    """argparse type: an integer >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def check_out_path(path: str) -> None:
+    """Refuse, before any work, an ``--out`` path that cannot be a file to write.
+
+    Raises
+    ------
+    InputError
+        If ``path`` names a directory (or ends with a separator), or its directory does not
+        exist.
+    """
+    parent = os.path.dirname(path) or "."
+    if path.endswith(os.sep) or os.path.isdir(path):
+        raise InputError("cannot write the plan: this is a directory, not a file name",
+                         file=path)
+    if not os.path.isdir(parent):
+        raise InputError(f"cannot write the plan: directory {parent!r} does not exist",
+                         file=path)
+
+
+def write_text(path: str, text: str) -> None:
+    """Write ``text`` to ``path``; an OS error becomes one :class:`InputError` line."""
+    try:
+        with open(path, "w") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise InputError(f"cannot write the plan: {exc.strerror or exc}", file=path) from None
+
+
 def cmd_plan(args) -> int:
     from workbench.planner.cost_model import plan_cost
-    from workbench.planner.explain import plan_report
+    from workbench.planner.explain import fold_summary, plan_report
+    from workbench.planner.folding import fold_batch_norms
     from workbench.planner.heuristics import plan_graph
-    from workbench.planner.patterns import fold_batch_norm
 
+    if args.out:
+        check_out_path(args.out)
     graph = _load(args.file)
+    report = unfolded = None
     if args.fold_bn:
-        graph = fold_batch_norm(graph)
+        original = graph
+        graph, report = fold_batch_norms(original)
+        if report.folded:
+            unfolded = plan_cost(original, plan_graph(original, args.policy, args.device),
+                                 args.device)
     plan = plan_graph(graph, policy=args.policy, device=args.device)
     cost = plan_cost(graph, plan, args.device)
     if args.out:
-        with open(args.out, "w") as fh:
-            fh.write(plan.dumps())
+        write_text(args.out, plan.dumps())
     if args.json:
-        print(json.dumps({"plan": plan.to_json(), "cost": cost.to_json()}, indent=1))
-    else:
-        print(plan_report(graph, plan, cost, explain=args.explain))
+        doc = {"plan": plan.to_json(), "cost": cost.to_json()}
+        if report is not None:
+            doc["folding"] = report.to_json()
+            if unfolded is not None:
+                doc["folding"]["unfolded_total"] = unfolded.total.to_json()
+        print(json.dumps(doc, indent=1))
+        return 0
+    if report is not None:
+        print("\n".join(fold_summary(report, cost, unfolded)))
+        print()
+    print(plan_report(graph, plan, cost, explain=args.explain))
     return 0
 
 
 def cmd_compare_xla(args) -> int:
     from workbench.planner.compare import compare_with_xla, difference_summary
+    from workbench.planner.devices import get_device
     from workbench.planner.heuristics import plan_graph
 
     graph = _load(args.file)
     plan = plan_graph(graph, policy=args.policy, device=args.device)
     agreement = compare_with_xla(graph, plan)
+    device = get_device(args.device)
     if args.json:
         doc = agreement.to_json()
-        doc.update(file=args.file, policy=args.policy)
+        doc.update(file=args.file, policy=args.policy, device=device.name,
+                   device_source=device.source)
         print(json.dumps(doc, indent=1))
         return 0
-    print(f"{graph.name}: policy {args.policy} vs XLA's fusions "
+    print(f"{graph.name}: policy {args.policy} on device {device.name} vs XLA's fusions "
           f"({agreement.xla_pairs} fused pairs in XLA, {agreement.plan_pairs} in the plan)")
+    if args.policy != "xla-cpu":
+        print("  (the priority and greedy policies weigh costs, so the device changes their "
+              "answer; xla-cpu follows XLA:CPU's rules and does not depend on it)")
     print(f"precision {agreement.precision:.3f}  recall {agreement.recall:.3f}  "
           f"F1 {agreement.f1:.3f}")
     for line in difference_summary(graph, agreement, limit=args.limit):
@@ -57,20 +119,45 @@ def cmd_compare_xla(args) -> int:
     return 0
 
 
+def cmd_devices(args) -> int:
+    from workbench.planner.devices import all_profiles, cpu_profile_path
+    from workbench.planner.explain import fmt_rate, fmt_time
+
+    profiles = all_profiles(refresh=args.refresh)
+    if args.json:
+        print(json.dumps({"cpu_cache": str(cpu_profile_path()),
+                          "profiles": [p.to_json() for p in profiles]}, indent=1))
+        return 0
+    for p in profiles:
+        regs = (f", {p.sm_count} SMs, {p.registers_per_sm} registers/SM, at most "
+                f"{p.max_registers_per_thread} per thread" if p.is_gpu else "")
+        print(f"{p.name:5s} {fmt_rate(p.bandwidth_Bps, 'B/s'):>11s}  "
+              f"{fmt_rate(p.peak_flops, 'FLOP/s'):>14s} FP32  launch "
+              f"{fmt_time(p.launch_overhead_s)}, transcendental = {p.transcendental_flops:g} "
+              f"FLOP{regs}")
+        print(f"      source: {p.source}")
+    print(f"the cpu profile is cached in {cpu_profile_path()}"
+          + ("; just measured again" if args.refresh else
+             "; `workbench devices --refresh` measures it again"))
+    return 0
+
+
 def register(subparsers) -> None:
-    """Add ``plan`` and ``compare-xla`` to the ``workbench`` command line."""
+    """Add ``plan``, ``compare-xla`` and ``devices`` to the ``workbench`` command line."""
     s = subparsers.add_parser("plan", help="plan the fusion of a graph and show each kernel's "
                                            "cost breakdown")
     s.add_argument("file", help="a .hlo/.json file, or a sample graph's name")
     s.add_argument("--policy", choices=POLICIES, default="priority",
                    help="planner policy (default: priority)")
     s.add_argument("--device", choices=DEVICES, default="cpu",
-                   help="cost-model device profile (default: cpu, measured once and cached)")
+                   help="cost-model device profile (default: cpu, measured once and cached; "
+                        "see `workbench devices`)")
     s.add_argument("--json", action="store_true", help="print the plan and costs as JSON")
     s.add_argument("--explain", action="store_true",
                    help="also print the planner's decisions, one sentence each")
     s.add_argument("--fold-bn", action="store_true",
-                   help="fold inference batch norms into the convolutions before planning")
+                   help="fold inference batch norms into the convolutions before planning, and "
+                        "compare with the plan of the graph as loaded")
     s.add_argument("--out", help="also save the plan as JSON to this file")
     s.set_defaults(func=cmd_plan)
 
@@ -79,8 +166,19 @@ def register(subparsers) -> None:
     s.add_argument("file", help="an optimised HLO file (XLA's fusions are the answer key)")
     s.add_argument("--policy", choices=POLICIES, default="xla-cpu",
                    help="planner policy to compare (default: xla-cpu)")
-    s.add_argument("--device", choices=DEVICES, default="cpu", help="cost-model device profile")
+    s.add_argument("--device", choices=DEVICES, default="cpu",
+                   help="cost-model device profile; changes the answer of the priority and "
+                        "greedy policies (default: cpu)")
     s.add_argument("--json", action="store_true",
-                   help="print JSON with precision, recall, f1 and the differing pairs")
-    s.add_argument("--limit", type=int, default=12, help="differing pairs to list per side")
+                   help="print JSON with precision, recall, f1, the differing pairs, the policy "
+                        "and the device")
+    s.add_argument("--limit", type=_non_negative, default=12,
+                   help="differing pairs to list per side, 0 or more (default: 12)")
     s.set_defaults(func=cmd_compare_xla)
+
+    s = subparsers.add_parser("devices", help="list the cost model's device profiles with their "
+                                              "numbers and sources")
+    s.add_argument("--refresh", action="store_true",
+                   help="measure the cpu profile again (about 0.7 s) and replace the cache")
+    s.add_argument("--json", action="store_true", help="print the profiles as JSON")
+    s.set_defaults(func=cmd_devices)

@@ -96,11 +96,15 @@ def compare_with_xla(graph: Graph, plan: Plan) -> Agreement:
 
 
 def difference_summary(graph: Graph, agreement: Agreement, limit: int = 12) -> list[str]:
-    """The differences as lines: pairs grouped by the node they share most."""
+    """The differences as lines: a count per side, then at most ``limit`` (>= 0) pairs of each."""
+    from workbench.planner.explain import plural
+
+    if limit < 0:
+        raise ValueError(f"limit must be 0 or more, got {limit}")
     lines = []
     for title, pairs in (("fused by the plan, not by XLA", agreement.extra_pairs),
                          ("fused by XLA, not by the plan", agreement.missing_pairs)):
-        lines.append(f"{title}: {len(pairs)} pairs")
+        lines.append(f"{title}: {plural(len(pairs), 'pair')}")
         for a, b in pairs[:limit]:
             lines.append(f"  {a} ({graph.node(a).op}) + {b} ({graph.node(b).op})")
         if len(pairs) > limit:

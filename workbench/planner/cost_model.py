@@ -4,12 +4,22 @@ For a group of ops run as one kernel:
 
 * **bytes read** — each distinct value the group reads from outside itself, once, at its own
   size: a broadcast inside the group reads its (small) operand, not the broadcast result; scalar
-  constants are immediates and cost nothing.
+  constants are immediates and cost nothing. A value read only through ``slice`` ops reads only
+  what they cover: a slice accesses its own size of its operand (XLA's
+  ``HloCostAnalysis::HandleSlice`` sets the operand's ``operand_bytes_accessed`` to the slice's
+  size, and ``operand_utilization`` to its share of the elements; xla/service/hlo_cost_analysis.cc,
+  ``kBytesAccessedKey``), and several slices of one value in one kernel read the union of their
+  boxes (:meth:`~workbench.planner.index.GraphIndex.union_bytes`): the q, k and v slices of a
+  fused qkv projection each read a third of it, and a kernel holding q and v reads two thirds.
 * **bytes written** — each member value used outside the group, or returned by the graph.
 * **FLOPs and transcendentals** — summed over the members, with the op registry's counts
   (xla/service/hlo_cost_analysis.cc conventions); a duplicated producer is charged in every group
   that computes it.
-* **arithmetic intensity** — FLOP per byte moved.
+* **arithmetic intensity** — FLOP-equivalents per byte moved: FLOPs plus each transcendental at
+  the device's FLOP-equivalent cost (``transcendental_flops``: 8 on H100/H200, 4 on A100, 10 on the
+  CPU; see :mod:`~workbench.planner.devices`). This is the work the compute time below counts,
+  so the intensity and the bound agree: a kernel of sines is compute-bound *and* has a high
+  intensity. Plain FLOPs and transcendentals are reported beside it.
 * **time** — XLA's GPU performance model (``CombineComputeAndMemoryAccessTime`` in
   xla/service/gpu/model/gpu_performance_model_base.cc)::
 
@@ -38,7 +48,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from workbench.ir.graph import Graph
 from workbench.planner.devices import (DEVICES, DeviceProfile, cpu_profile, get_device,
@@ -96,7 +106,7 @@ class CostBreakdown:
         Bytes moved from and to memory.
     flops, transcendentals : int
     arithmetic_intensity : float
-        FLOP per byte moved (0 when nothing moves).
+        FLOP-equivalents (``flop_equivalents``) per byte moved (0 when nothing moves).
     registers_per_thread : int or None
         Estimated registers per thread (GPU profiles; ``None`` on the CPU).
     occupancy : float or None
@@ -109,6 +119,9 @@ class CostBreakdown:
         Peak registers' worth of values live at once in the fused expression.
     kernels : int
         Kernels this breakdown covers (1 for a group; more for sums).
+    flop_equivalents : float
+        ``flops + transcendental_flops * transcendentals`` on the device (what compute time
+        counts).
     """
 
     bytes_read: int
@@ -125,6 +138,7 @@ class CostBreakdown:
     bound: str
     live_values: int = 0
     kernels: int = 1
+    flop_equivalents: float = 0.0
 
     @property
     def bytes_total(self) -> int:
@@ -140,16 +154,17 @@ class CostBreakdown:
         items = list(items)
         s = {k: sum(getattr(c, k) for c in items) for k in (
             "bytes_read", "bytes_written", "flops", "transcendentals", "launch_overhead_s",
-            "compute_s", "memory_s", "predicted_s", "kernels")}
+            "compute_s", "memory_s", "predicted_s", "kernels", "flop_equivalents")}
         regs = [c.registers_per_thread for c in items if c.registers_per_thread is not None]
         occ = [c.occupancy for c in items if c.occupancy is not None]
         moved = s["bytes_read"] + s["bytes_written"]
         return CostBreakdown(
             s["bytes_read"], s["bytes_written"], s["flops"], s["transcendentals"],
-            s["flops"] / moved if moved else 0.0, max(regs) if regs else None,
+            s["flop_equivalents"] / moved if moved else 0.0, max(regs) if regs else None,
             min(occ) if occ else None, s["launch_overhead_s"], s["compute_s"], s["memory_s"],
             s["predicted_s"], _bound(s["compute_s"], s["memory_s"], s["launch_overhead_s"]),
-            max((c.live_values for c in items), default=0), s["kernels"])
+            max((c.live_values for c in items), default=0), s["kernels"],
+            s["flop_equivalents"])
 
 
 def _bound(compute: float, memory: float, launch: float) -> str:
@@ -161,15 +176,16 @@ def _bound(compute: float, memory: float, launch: float) -> str:
 def estimate(flops: int, trans: int, bytes_read: int, bytes_written: int, live: int,
              device: DeviceProfile) -> CostBreakdown:
     """A :class:`CostBreakdown` from raw counts (one kernel)."""
-    compute = (flops + device.transcendental_flops * trans) / device.peak_flops
+    work = flops + device.transcendental_flops * trans
+    compute = work / device.peak_flops
     memory = (bytes_read + bytes_written) / device.bandwidth_Bps
     launch = device.launch_overhead_s
     regs, occ = registers_and_occupancy(live, device)
     moved = bytes_read + bytes_written
-    return CostBreakdown(bytes_read, bytes_written, flops, trans, flops / moved if moved else 0.0,
+    return CostBreakdown(bytes_read, bytes_written, flops, trans, work / moved if moved else 0.0,
                          regs, occ, launch, compute, memory,
                          combine_times(compute, memory) + launch, _bound(compute, memory, launch),
-                         live)
+                         live, 1, work)
 
 
 def peak_live(index: GraphIndex, members) -> int:
@@ -244,12 +260,33 @@ def group_cost(graph: Graph, members, device="cpu", outputs=None) -> CostBreakdo
     mem = _members_idx(index, members)
     outs = (group_outputs(index, mem) if outputs is None
             else {index.pos[o] for o in outputs})
-    ext = {o for m in mem for o in index.operands[m] if o not in mem}
-    read = sum(index.read_bytes[o] for o in ext)
+    read = sum(external_reads(index, mem).values())
     written = sum(index.nbytes[o] for o in outs)
     flops = sum(index.flops[m] for m in mem)
     trans = sum(index.trans[m] for m in mem)
     return estimate(flops, trans, read, written, peak_live(index, mem), dev)
+
+
+def external_reads(index: GraphIndex, mem) -> dict[int, int]:
+    """Bytes a kernel of members ``mem`` (node indices) reads of each value from outside it:
+    the whole value, or, when every member that reads it is a slice, the union of the slices'
+    boxes (see the module notes)."""
+    regions: dict[int, list] = {}
+    full: set[int] = set()
+    for m in mem:
+        box = index.region[m]
+        for o in index.operands[m]:
+            if o in mem:
+                continue
+            if box is None:
+                full.add(o)
+            else:
+                regions.setdefault(o, []).append(box)
+    out = {o: index.read_bytes[o] for o in full}
+    for o, boxes in regions.items():
+        if o not in full:
+            out[o] = index.union_bytes(o, boxes)
+    return out
 
 
 def op_cost(graph: Graph, node_id: str, device="cpu") -> CostBreakdown:
@@ -257,7 +294,7 @@ def op_cost(graph: Graph, node_id: str, device="cpu") -> CostBreakdown:
     dev = get_device(device)
     index = graph_index(graph)
     i = index.pos[graph.node(node_id).id]
-    read = sum(index.read_bytes[o] for o in index.operands[i])
+    read = sum(index.reads_of(i, o) for o in index.operands[i])
     return estimate(index.flops[i], index.trans[i], read, index.nbytes[i],
                     peak_live(index, {i}), dev)
 
@@ -277,16 +314,25 @@ class PlanCost:
     Attributes
     ----------
     groups : dict of str to CostBreakdown
-        Group id -> the group as one kernel.
+        Group id -> the group as one kernel (every group of the plan).
     unfused : dict of str to CostBreakdown
         Group id -> the same ops each as its own kernel, summed.
     total : CostBreakdown
-        Sum over the plan's groups.
+        Sum over the kernels each call runs: the plan's groups except the offline and the dead
+        ones (see ``roles``).
     unfused_total : CostBreakdown
-        The unfused baseline: every op of the graph once, each its own kernel.
+        The unfused baseline: every per-call op of the graph once (neither offline nor dead),
+        each its own kernel.
     saving_s : float
         ``unfused_total.predicted_s - total.predicted_s``.
     device : str
+    offline_total : CostBreakdown
+        Sum over the offline groups (weight folding: run once, when the weights are loaded, not
+        per call); zero kernels when there are none.
+    dead_total : CostBreakdown
+        Sum over the dead groups (no graph output depends on them; XLA's DCE would remove them).
+    roles : dict of str to str
+        Group id -> ``"offline"`` or ``"dead"`` for the groups that are not per-call kernels.
     """
 
     groups: dict
@@ -295,6 +341,9 @@ class PlanCost:
     unfused_total: CostBreakdown
     saving_s: float
     device: str = "cpu"
+    offline_total: CostBreakdown | None = None
+    dead_total: CostBreakdown | None = None
+    roles: dict = field(default_factory=dict)
 
     @property
     def speedup(self) -> float:
@@ -303,15 +352,23 @@ class PlanCost:
             else 1.0
 
     def to_json(self) -> dict:
-        return {"device": self.device,
-                "groups": {k: v.to_json() for k, v in self.groups.items()},
-                "unfused": {k: v.to_json() for k, v in self.unfused.items()},
-                "total": self.total.to_json(), "unfused_total": self.unfused_total.to_json(),
-                "saving_s": self.saving_s, "speedup": self.speedup}
+        out = {"device": self.device,
+               "groups": {k: v.to_json() for k, v in self.groups.items()},
+               "unfused": {k: v.to_json() for k, v in self.unfused.items()},
+               "total": self.total.to_json(), "unfused_total": self.unfused_total.to_json(),
+               "saving_s": self.saving_s, "speedup": self.speedup}
+        if self.roles:
+            out["roles"] = dict(self.roles)
+            out["offline_total"] = self.offline_total.to_json()
+            out["dead_total"] = self.dead_total.to_json()
+        return out
 
 
 def plan_cost(graph: Graph, plan, device=None) -> PlanCost:
     """Cost every group of ``plan`` (on ``device``, by default the plan's own) and the baseline.
+
+    Offline groups (weight folding) and dead groups are costed but summed apart from the
+    per-call ``total``; the unfused baseline is the per-call ops alone.
 
     Raises
     ------
@@ -325,8 +382,13 @@ def plan_cost(graph: Graph, plan, device=None) -> PlanCost:
     dev = get_device(device if device is not None else plan.device)
     groups = {g.id: group_cost(graph, g.nodes, dev, outputs=g.outputs) for g in plan.groups}
     unfused = {g.id: unfused_cost(graph, g.nodes, dev) for g in plan.groups}
-    total = CostBreakdown.total(groups.values())
+    roles = {g.id: g.role for g in plan.groups if g.role != "call"}
+    total = CostBreakdown.total(c for k, c in groups.items() if k not in roles)
+    by_role = {r: CostBreakdown.total(groups[k] for k, v in roles.items() if v == r)
+               for r in ("offline", "dead")}
     index = graph_index(graph)
     base = CostBreakdown.total(op_cost(graph, n, dev) for i, n in enumerate(index.ids)
-                               if not index.source[i])
-    return PlanCost(groups, unfused, total, base, base.predicted_s - total.predicted_s, dev.name)
+                               if not index.source[i] and index.live[i]
+                               and not index.offline[i])
+    return PlanCost(groups, unfused, total, base, base.predicted_s - total.predicted_s, dev.name,
+                    by_role["offline"], by_role["dead"], roles)

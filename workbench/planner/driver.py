@@ -9,7 +9,7 @@ from workbench.ir.graph import Graph
 from workbench.ir.attrs import Attrs
 from workbench.planner.cost_model import BASE_REGISTERS, MEMORY_COMPUTE_PARALLELISM
 from workbench.planner.devices import get_device
-from workbench.planner.explain import describe, fmt_bytes, fmt_time
+from workbench.planner.explain import describe, fmt_bytes, fmt_time, name_list
 from workbench.planner.index import graph_index
 from workbench.planner.legality import (MAX_OPERANDS_AND_OUTPUTS, GroupView, Refusal,
                                         check_view)
@@ -89,6 +89,7 @@ class PlannerRun:
                 "reductions": [m for m in special if ix.reduction[m]],
                 "contractions": [m for m in special if ix.contraction[m]],
                 "opaque": [m for m in special if ix.opaque[m]],
+                "offline": [m for m in special if ix.offline[m]], "dead": [],
                 "upstream_reduces": upstream_reduces}
 
     def check(self, parts, counts: dict, upstream=None) -> Refusal | None:
@@ -99,7 +100,7 @@ class PlannerRun:
         building the view (the common case on large graphs).
         """
         if not (counts["reductions"] or counts["contractions"] or counts["opaque"]
-                or self.cons.forbidden or len(counts["roots"]) > 1
+                or counts["offline"] or self.cons.forbidden or len(counts["roots"]) > 1
                 or counts["n_inputs"] + counts["n_outputs"] > MAX_OPERANDS_AND_OUTPUTS):
             cap = self.dev.max_registers_per_thread
             if not self.dev.is_gpu or cap is None or \
@@ -157,12 +158,14 @@ class PlannerRun:
                     raise PlanError(f"a pinned group names node {n!r}, which is not in graph "
                                     f"{self.graph.name!r}", node=n)
                 i = self.ix.pos[n]
-                if not self.ix.source[i]:
+                if not self.ix.source[i] and self.ix.live[i]:
                     idx.append(i)
             if seen & set(idx):
                 raise PlanError("two pinned groups share a node; unpin one of them",
                                 node=self.ix.ids[min(seen & set(idx))])
             seen |= set(idx)
+            if not idx:
+                continue
             g = self._gather(idx, "pin")
             if g is None:
                 raise LegalityError(f"the pinned group holding {names[0]} can no longer be one "
@@ -191,6 +194,8 @@ class PlannerRun:
         """Form the named pattern groups whose preconditions and legality hold."""
         st, ix = self.state, self.ix
         for m in find_patterns(ix):
+            if any(ix.dead[i] for i in m.members):
+                continue
             groups = {st.home[i] for i in m.members}
             if any(st.groups[g].pinned or len(st.groups[g].members) > 1 for g in groups):
                 continue
@@ -222,6 +227,13 @@ class PlannerRun:
 
     # ----- the result ------------------------------------------------------------------------
 
+    def log_dead(self) -> None:
+        """One decision listing the dead ops, which are left out of planning (see
+        :func:`dead_code_decision`)."""
+        d = dead_code_decision(self.ix, len(self.decisions))
+        if d is not None:
+            self.decisions.append(d)
+
     def finish(self) -> Plan:
         ix = self.ix
         sets, patterns, pinned = [], {}, []
@@ -232,9 +244,26 @@ class PlannerRun:
                 patterns[names] = g.pattern
             if g.pinned:
                 pinned.append(names)
+        sets += [frozenset([ix.ids[i]]) for i in ix.dead_nodes]
         return make_plan(self.graph, sets, policy=self.policy, device=self.dev.name,
                          decisions=self.decisions, constraints=self.cons, patterns=patterns,
                          pinned=pinned)
+
+
+def dead_code_decision(ix, step: int) -> Decision | None:
+    """The decision that records the graph's dead ops (None when there are none): each stays a
+    kernel of its own, never fused (reason ``dead-code``)."""
+    dead = ix.dead_nodes
+    if not dead:
+        return None
+    names = ix.names(dead)
+    one = len(names) == 1
+    return Decision(step, "dead", False, "dead-code",
+                    f"left {name_list(names)} unfused: {'it is' if one else 'they are'} dead "
+                    f"(no graph output depends on {'it' if one else 'them'}); XLA's DCE would "
+                    f"remove {'it' if one else 'them'}, so {'it is' if one else 'each is'} "
+                    "reported as a kernel of its own and not counted in the per-call totals",
+                    names)
 
 
 def _needs_write_union(st: FusionState, v: int, gids: set) -> bool:

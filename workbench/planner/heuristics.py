@@ -24,6 +24,11 @@ Policies (:data:`POLICIES`):
     the legality checker refuses (register estimate above the cap included). No duplication, no
     sibling fusion.
 
+Every policy plans the graph as XLA's dead-code elimination would leave it: ops no graph output
+depends on are left out of planning, never fused, and added back as kernels of their own, marked
+dead (one decision, reason ``dead-code``, lists them). Batch-norm folding's offline ops are
+planned among themselves, never with per-call ops (legality reason ``offline``).
+
 Every decision, taken or refused, is logged with its reason and numbers (see
 :class:`~workbench.planner.plan.Decision`); the app steps through them with
 :func:`~workbench.planner.plan.replay`.
@@ -99,6 +104,7 @@ def _plan(graph, policy, device, constraints) -> Plan:
     run.pin_groups()
     run.apply_patterns()
     run.plan()
+    run.log_dead()
     return run.finish()
 
 

@@ -15,6 +15,21 @@ The op classifications that come from XLA are cited where they are defined:
 * :func:`reuses_operand` — ``HloInstruction::OperandElementUse`` (xla/hlo/ir/hlo_instruction.cc):
   elementwise ops use each operand element once, data movement permutes elements, anything else
   (broadcast, dot, reduce-window...) *reuses* operand elements.
+* Operand utilisation of a ``slice`` — ``HloCostAnalysis::HandleSlice``
+  (xla/service/hlo_cost_analysis.cc): the bytes a slice accesses of its operand
+  (``operand_bytes_accessed``, part of ``kBytesAccessedKey``) are the slice's own size, and its
+  ``operand_utilization`` is its share of the operand's elements. A kernel that reads several
+  slices of one operand reads their union (:meth:`GraphIndex.union_bytes`).
+
+Two per-node classes keep nodes out of per-call kernels:
+
+* **dead** — no graph output depends on the node. XLA runs dead-code elimination (``HloDCE``,
+  xla/hlo/transforms/simplifiers/hlo_dce.cc) before fusion, so the planner plans the graph as DCE
+  would leave it: :attr:`GraphIndex.users` lists only live users, and dead nodes are left as
+  single-op groups that are reported, not fused.
+* **offline** — ``meta['offline']`` marks ops that only transform weights (batch-norm folding,
+  :mod:`~workbench.planner.folding`): at inference they run once, when the weights are loaded,
+  and are never fused with the per-call ops.
 """
 
 from __future__ import annotations
@@ -141,6 +156,15 @@ class GraphIndex:
         Elements of each node's value.
     reg_width : list of int
         32-bit registers one element of the value occupies (2 for 64-bit dtypes).
+    live : list of bool
+        Some graph output depends on the node (sources included). ``users`` leaves dead users
+        out; ``all_users`` keeps them.
+    offline : list of bool
+        The node transforms weights once, offline (``meta['offline']``).
+    region : list of tuple or None
+        For a ``slice``: the box of its operand it reads, ``(starts, limits, strides)``.
+    slice_bytes : list of int
+        For a ``slice``: bytes it reads of its operand (its own size; 0 for an immediate).
     """
 
     def __init__(self, graph: Graph):
@@ -161,6 +185,9 @@ class GraphIndex:
         self.contraction = [False] * n
         self.opaque = [False] * n
         self.reg_width = [1] * n
+        self.offline = [False] * n
+        self.region: list = [None] * n
+        self.slice_bytes = [0] * n
         outputs = set(graph.outputs)
         self.output = [nid in outputs for nid in self.ids]
         pos = self.pos
@@ -171,7 +198,24 @@ class GraphIndex:
             self.operands[i] = ops
             for o in ops:
                 users[o].append(i)
-        self.users = [tuple(u) for u in users]
+        self.all_users = [tuple(u) for u in users]
+        self.live = self._liveness()
+        live = self.live
+        self.users = [u if all(live[x] for x in u) else tuple(x for x in u if live[x])
+                      for u in self.all_users]
+        #: per node: not live (sources included); the dead ops, in topological order
+        self.dead = [not x for x in live]
+        self.dead_nodes = [i for i in range(n) if not live[i] and not self.source[i]]
+
+    def _liveness(self) -> list[bool]:
+        """Reverse reachability from the graph outputs (one pass, latest node first)."""
+        n = len(self.ids)
+        live = list(self.output)
+        for i in range(n - 1, -1, -1):
+            if live[i]:
+                for o in self.operands[i]:
+                    live[o] = True
+        return live
 
     def _fill(self, i: int, node, graph: Graph) -> None:
         d = get_op(node.op)
@@ -187,6 +231,15 @@ class GraphIndex:
             self.reg_width[i] = 2
         if self.source[i]:
             return
+        self.offline[i] = bool(node.meta.get("offline", False))
+        if node.op == "slice" and isinstance(t, TensorType):
+            x = graph.node(node.operands[0]).type
+            a = node.attrs
+            self.region[i] = (tuple(a["start_indices"]), tuple(a["limit_indices"]),
+                              tuple(a.get("strides", (1,) * x.rank)))
+            src = graph.node(node.operands[0])
+            immediate = src.op == "constant" and x.size <= 1
+            self.slice_bytes[i] = 0 if immediate else nb
         in_t = tuple(graph.node(o).type for o in node.operands)
         self.flops[i] = d.flops(in_t, t, node.attrs)
         self.trans[i] = d.transcendentals(in_t, t, node.attrs)
@@ -197,9 +250,63 @@ class GraphIndex:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def reads_of(self, i: int, o: int) -> int:
+        """Bytes node ``i``, alone in its kernel, reads of its operand ``o``: a slice reads its
+        box, anything else the whole value."""
+        return self.slice_bytes[i] if self.region[i] is not None else self.read_bytes[o]
+
+    def union_bytes(self, o: int, regions) -> int:
+        """Bytes of operand ``o`` covered by the union of slice ``regions`` (see
+        :func:`box_union_elements`), at most the whole value."""
+        if not self.read_bytes[o]:
+            return 0
+        itemsize = self.nbytes[o] // max(1, self.elements[o])
+        return min(self.read_bytes[o], box_union_elements(regions) * itemsize)
+
     def names(self, idxs) -> tuple[str, ...]:
         """Node ids of ``idxs``, in topological order."""
         return tuple(self.ids[i] for i in sorted(idxs))
+
+
+def box_union_elements(regions) -> int:
+    """Elements in the union of slice boxes ``(starts, limits, strides)`` of one operand.
+
+    Unit-stride boxes: exact, by coordinate compression (each dimension cut at every box edge;
+    a cell of the grid is counted when a box covers it). Strided boxes, or more than 4,096 grid
+    cells: the sum of the boxes' sizes (exact when they are disjoint, an upper bound otherwise).
+    """
+    regions = list(dict.fromkeys(regions))
+    sizes = [_box_size(r) for r in regions]
+    if len(regions) == 1:
+        return sizes[0]
+    if any(s != 1 for r in regions for s in r[2]):
+        return sum(sizes)
+    rank = len(regions[0][0])
+    cuts = [sorted({r[0][d] for r in regions} | {r[1][d] for r in regions})
+            for d in range(rank)]
+    cells = 1
+    for c in cuts:
+        cells *= max(1, len(c) - 1)
+    if cells > 4096:
+        return sum(sizes)
+    total = 0
+    from itertools import product
+
+    for cell in product(*[list(zip(c, c[1:])) for c in cuts]):
+        if any(all(r[0][d] <= lo and hi <= r[1][d] for d, (lo, hi) in enumerate(cell))
+               for r in regions):
+            vol = 1
+            for lo, hi in cell:
+                vol *= hi - lo
+            total += vol
+    return total
+
+
+def _box_size(region) -> int:
+    n = 1
+    for s, e, st in zip(*region):
+        n *= (e - s + st - 1) // st
+    return n
 
 
 _CACHE: dict[int, GraphIndex] = {}

@@ -9,6 +9,10 @@ keeps incrementally, so that a 100,000-node graph is planned without re-walking 
 The predicates, in the order they run:
 
 ``opaque``            an opaque op (custom call, sort ...) is never fused with anything.
+``dead-code``         a dead op (no graph output depends on it) is never fused with anything:
+                      XLA's dead-code elimination (``HloDCE``) removes it before fusion.
+``offline``           an offline op (batch-norm folding's weight transform, run once when the
+                      weights are loaded) is not fused with the ops that run on every call.
 ``forbidden``         the user forbade two of the members to share a kernel.
 ``operand-budget``    at most 96 operands plus outputs per kernel
                       (``kMaxOperandsAndOutputsPerFusion``, xla/service/gpu/gpu_fusible.h).
@@ -55,6 +59,8 @@ MIN_REDUCED_ELEMENTS = 16
 
 REASONS = {
     "opaque": "opaque ops are never fused",
+    "dead-code": "a dead op (no graph output depends on it) is never fused",
+    "offline": "offline weight-folding ops are not fused with per-call ops",
     "forbidden": "the user forbade these ops to share a kernel",
     "operand-budget": f"more than {MAX_OPERANDS_AND_OUTPUTS} operands and outputs",
     "reduction-budget": f"more than {MAX_REDUCTIONS} reductions",
@@ -107,6 +113,29 @@ def opaque_alone(v: GroupView, device, constraints) -> Refusal | None:
                        "code inside it), so it runs as a kernel of its own",
                        (v.index.ids[o],))
     return None
+
+
+def dead_alone(v: GroupView, device, constraints) -> Refusal | None:
+    if v.dead and v.size > 1:
+        ix, d = v.index, v.dead[0]
+        other = next((m for m in sorted(v.members) if m != d), d)
+        return Refusal("dead-code", f"{_name(ix, d)} is dead: no graph output depends on it; "
+                       "XLA's DCE would remove it, so it is not fused with "
+                       f"{_name(ix, other)}", (ix.ids[d], ix.ids[other]))
+    return None
+
+
+def offline_apart(v: GroupView, device, constraints) -> Refusal | None:
+    if not v.offline or len(v.offline) == v.size:
+        return None
+    ix = v.index
+    live = next((m for m in sorted(v.members) if not ix.offline[m]), None)
+    if live is None:
+        return None
+    o = v.offline[0]
+    return Refusal("offline", f"{_name(ix, o)} folds weights once, offline, when they are "
+                   f"loaded; {_name(ix, live)} runs on every call, so they are not one kernel",
+                   (ix.ids[o], ix.ids[live]))
 
 
 def not_forbidden(v: GroupView, device, constraints: Constraints) -> Refusal | None:
@@ -289,7 +318,8 @@ def convex(v: GroupView, device, constraints) -> Refusal | None:
 
 
 PREDICATES = (
-    ("opaque", opaque_alone), ("forbidden", not_forbidden), ("operand-budget", operand_budget),
+    ("opaque", opaque_alone), ("dead-code", dead_alone), ("offline", offline_apart),
+    ("forbidden", not_forbidden), ("operand-budget", operand_budget),
     ("reduction-budget", reduction_budget), ("two-contractions", one_contraction),
     ("contraction-prologue", contraction_reads_memory), ("epilogue-shape", epilogue_shape),
     ("reduce-into-reduce", no_reduce_into_reduce), ("reduction-epilogue", reduction_epilogue),

@@ -7,6 +7,11 @@ node in several groups is a *duplicated* producer (recomputed in each). Each mem
 read outside its group, or is a graph output, is an *output* of one group (the first, in plan
 order, that computes it), which writes it to memory.
 
+Dead groups (no graph output depends on any member; XLA's DCE would remove them) are listed for
+the record but are not part of the per-call plan: a live value only they read is not written by
+the live kernels, so they cannot run as planned, and back ends should skip them
+(``FusionGroup.role == "dead"``).
+
 Plans are immutable values with a deterministic text form and JSON. :func:`make_plan` builds a
 plan from member sets and derives everything else (kinds, outputs, order); it is the one place
 where a plan's invariants are checked.
@@ -43,6 +48,16 @@ class FusionKind:
 
 
 SOURCE_OPS = frozenset({"parameter", "constant"})
+
+
+class GroupRole:
+    """When a group's kernel runs."""
+
+    CALL = "call"          #: on every call (the plan proper)
+    OFFLINE = "offline"    #: once, when the weights are loaded (batch-norm folding's weight ops)
+    DEAD = "dead"          #: never needed: no graph output depends on it (XLA's DCE removes it)
+
+    ALL = (CALL, OFFLINE, DEAD)
 
 
 def is_source(graph: Graph, node_id: str) -> bool:
@@ -94,6 +109,10 @@ class FusionGroup:
         The named pattern that formed the group (``"matmul+bias+relu"``), if any.
     pinned : bool
         Kept as is when re-planning.
+    role : str
+        A :class:`GroupRole`: ``"call"``; ``"offline"`` when every member only transforms
+        weights (run once, when they are loaded); ``"dead"`` when no graph output depends on
+        any member.
     """
 
     id: str
@@ -103,6 +122,7 @@ class FusionGroup:
     duplicated: tuple[str, ...] = ()
     pattern: str | None = None
     pinned: bool = False
+    role: str = GroupRole.CALL
 
     @property
     def size(self) -> int:
@@ -118,7 +138,20 @@ class FusionGroup:
             d["pattern"] = self.pattern
         if self.pinned:
             d["pinned"] = True
+        if self.role != GroupRole.CALL:
+            d["role"] = self.role
         return d
+
+    def note(self) -> str:
+        """`` (dead: ...)`` / `` (offline: ...)`` for the listings; empty for a per-call group."""
+        return ROLE_NOTES.get(self.role, "")
+
+
+#: how the listings mark groups that are not per-call kernels
+ROLE_NOTES = {
+    GroupRole.DEAD: " (dead: no graph output depends on it; XLA's DCE would remove it)",
+    GroupRole.OFFLINE: " (offline: folds weights once, when they are loaded; not run per call)",
+}
 
 
 @dataclass(frozen=True)
@@ -312,15 +345,17 @@ class Plan:
 
     def text(self, graph: Graph | None = None) -> str:
         """A readable, deterministic listing: one line per group, ops in order."""
+        n = len(self.groups)
         lines = [f"plan for {self.graph_name} (policy {self.policy}, device {self.device}): "
-                 f"{len(self.groups)} kernels"]
+                 f"{n} kernel{'' if n == 1 else 's'}"]
         for g in self.groups:
             ops = ", ".join(
                 (f"{n}:{graph.node(n).op}" if graph is not None else n)
                 + ("*" if n in g.duplicated else "") for n in g.nodes)
             extra = f" [{g.pattern}]" if g.pattern else ""
             pin = " (pinned)" if g.pinned else ""
-            lines.append(f"  {g.id} {g.kind}{extra}{pin} -> {', '.join(g.outputs) or '-'}: {ops}")
+            lines.append(f"  {g.id} {g.kind}{extra}{pin}{g.note()} -> "
+                         f"{', '.join(g.outputs) or '-'}: {ops}")
         if any(g.duplicated for g in self.groups):
             lines.append("  (* duplicated: recomputed in each group that lists it)")
         return "\n".join(lines)
@@ -406,13 +441,17 @@ def make_plan(graph: Graph, member_sets: Sequence[Iterable[str]], *, policy: str
     dag = nx.DiGraph()
     dag.add_nodes_from(range(len(sets)))
     needs_output: dict[int, set] = {gi: set() for gi in range(len(sets))}
+    ix = _index(graph)
+    live = ix.live
     for gi, s in enumerate(sets):
+        dead_reader = not any(live[ix.pos[n]] for n in s)
         for n in s:
             for o in graph.node(n).operands:
                 if o in s or is_source(graph, o):
                     continue
                 provider = computing[o][0]
-                needs_output[provider].add(o)
+                if not (dead_reader and live[ix.pos[o]]):
+                    needs_output[provider].add(o)
                 dag.add_edge(provider, gi)
     for o in graph.outputs:
         if not is_source(graph, o):
@@ -435,9 +474,25 @@ def make_plan(graph: Graph, member_sets: Sequence[Iterable[str]], *, policy: str
         outs = tuple(sorted(needs_output[gi], key=pos.__getitem__))
         dup = tuple(n for n in nodes if len(computing[n]) > 1)
         groups.append(FusionGroup(f"g{k}", nodes, group_kind(graph, nodes, len(outs)), outs, dup,
-                                  patterns.get(s), s in pinned_sets))
+                                  patterns.get(s), s in pinned_sets, _role(graph, nodes)))
     return Plan(graph.name, graph.fingerprint, policy, device, tuple(groups),
                 tuple(decisions), constraints or Constraints())
+
+
+def _index(graph: Graph):
+    from workbench.planner.index import graph_index
+
+    return graph_index(graph)
+
+
+def _role(graph: Graph, nodes) -> str:
+    ix = _index(graph)
+    idx = [ix.pos[n] for n in nodes]
+    if not any(ix.live[i] for i in idx):
+        return GroupRole.DEAD
+    if all(ix.offline[i] for i in idx):
+        return GroupRole.OFFLINE
+    return GroupRole.CALL
 
 
 def unfused_plan(graph: Graph, device: str = "cpu") -> Plan:
@@ -467,8 +522,8 @@ def xla_plan(graph: Graph, device: str = "cpu") -> Plan:
         else:
             groups.setdefault(tag, []).append(n)
     if not groups:
-        raise PlanError(f"graph {graph.name!r} has no XLA fusion tags: load an optimised "
-                        "(.after.hlo) module to see XLA's grouping")
+        raise PlanError(f"graph {graph.name!r} has no XLA fusion tags: load a module XLA has "
+                        "optimised (*.after_noynn.hlo, or *.after.hlo) to see XLA's grouping")
     return make_plan(graph, list(groups.values()) + singles, policy="xla", device=device)
 
 

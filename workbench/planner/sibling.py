@@ -57,12 +57,12 @@ class SiblingFusion:
                         f"than the two ({fmt_time(t_unfused)})")
         before = [run.gnames(a), run.gnames(b)]
         if r is None:
+            shared_text = self.shared_text(a, b, v)
             res = run.unite(a, b, direct_ok=False)
             if not isinstance(res, Refusal):
                 run.log("sibling", True, "shared-input",
-                        f"fused {da} and {db} side by side: both read {src} "
-                        f"({fmt_bytes(ix.read_bytes[v])}), which one multi-output kernel reads "
-                        f"once — saves {fmt_time(t_unfused - t_fused)}",
+                        f"fused {da} and {db} side by side: {shared_text} — saves "
+                        f"{fmt_time(t_unfused - t_fused)}",
                         nodes=(src, ix.ids[max(a.roots)], ix.ids[max(b.roots)]),
                         members=[res], removed=before, numbers=nums)
                 return res
@@ -71,6 +71,22 @@ class SiblingFusion:
                 f"{r.message}", nodes=(src, ix.ids[max(a.roots)], ix.ids[max(b.roots)]),
                 numbers=nums)
         return None
+
+    def shared_text(self, a: Group, b: Group, v: int) -> str:
+        """What the two kernels read of ``v`` and what one kernel reads: the whole value once,
+        the union of overlapping slices, or disjoint slices (then only a launch is saved)."""
+        st, ix = self.run.state, self.run.ix
+        src = ix.ids[v]
+        ra, rb = a.ext.get(v, ix.read_bytes[v]), b.ext.get(v, ix.read_bytes[v])
+        both = st.shared_read(a, b, v) if v in a.ext and v in b.ext else ra + rb
+        if ra == rb == both:
+            return (f"both read {src} ({fmt_bytes(both)}), which one multi-output kernel reads "
+                    "once")
+        if both >= ra + rb:
+            return (f"they read disjoint slices of {src} ({fmt_bytes(ra)} and {fmt_bytes(rb)}), "
+                    "so one multi-output kernel reads no less; it saves a launch")
+        return (f"they read {fmt_bytes(ra)} and {fmt_bytes(rb)} of {src}, overlapping; one "
+                f"multi-output kernel reads their union, {fmt_bytes(both)}, once")
 
 
 def _iteration_elements(ix, r: int) -> int:

@@ -2,11 +2,16 @@
 incrementally so that a merge costs time in proportion to the groups it touches, not the graph.
 
 A :class:`FusionState` holds, for every current group, its members, the external values it reads
-(with their bytes), the values it writes, its FLOP and transcendental counts, its roots, an upper
+(with their bytes; a value read only through slices with the boxes read, whose union is what a
+kernel reads), the values it writes, its FLOP and transcendental counts, its roots, an upper
 bound on its register pressure, and its *rank* in a topological order of the groups. Edges of the
 graph of groups (``succ``/``pred``) link the group that writes a value to the groups that read it.
 
 Two operations change groups:
+
+Dead nodes (no graph output depends on them) are not in the state: the planner plans the graph
+as XLA's dead-code elimination would leave it, and the policies add each dead node back as a
+group of its own at the end.
 
 * :meth:`FusionState.fuse_into_consumers` — a producer group is copied into every group that
   reads it and disappears (XLA's priority fusion; duplication when it has several consumers).
@@ -38,13 +43,15 @@ SEARCH_BUDGET = 20000
 class Group:
     """One group of the working state (node indices; see :class:`FusionState`)."""
 
-    __slots__ = ("gid", "members", "ext", "ext_bytes", "outs", "out_bytes", "flops", "trans",
-                 "rank", "roots", "live", "pattern", "pinned", "special", "dup", "names", "t")
+    __slots__ = ("gid", "members", "ext", "parts", "ext_bytes", "outs", "out_bytes", "flops",
+                 "trans", "rank", "roots", "live", "pattern", "pinned", "special", "dup", "names", "t")
 
     def __init__(self, gid: int):
         self.gid = gid
         self.members: set[int] = set()
         self.ext: dict[int, int] = {}
+        #: external values read only through slices -> the boxes read (their union is ext[o])
+        self.parts: dict[int, frozenset] = {}
         self.ext_bytes = 0
         self.outs: set[int] = set()
         self.out_bytes = 0
@@ -55,7 +62,7 @@ class Group:
         self.live = 0
         self.pattern: str | None = None
         self.pinned = False
-        #: members that are reductions, contractions or opaque (what legality looks at)
+        #: members that are reductions, contractions, opaque or offline (what legality looks at)
         self.special: set[int] = set()
         #: whether some member is also computed by another group (duplication)
         self.dup = False
@@ -89,7 +96,7 @@ class FusionState:
         self.pred: dict[int, set[int]] = {}
         self._next = n
         for i in range(n):
-            if not index.source[i]:
+            if not index.source[i] and index.live[i]:
                 self._single(i)
         for g in self.groups.values():
             for o in index.operands[g.gid]:
@@ -101,13 +108,15 @@ class FusionState:
         ix = self.ix
         g = Group(i)
         g.members = {i}
-        g.ext = {o: ix.read_bytes[o] for o in ix.operands[i] if ix.read_bytes[o]}
+        g.ext = {o: ix.reads_of(i, o) for o in ix.operands[i] if ix.read_bytes[o]}
+        if ix.region[i] is not None and g.ext:
+            g.parts = {o: frozenset([ix.region[i]]) for o in g.ext}
         g.ext_bytes = sum(g.ext.values())
         g.flops, g.trans, g.rank = ix.flops[i], ix.trans[i], i
         g.live = ix.reg_width[i] + sum(ix.reg_width[o] for o in ix.operands[i]
                                        if ix.read_bytes[o])
         g.roots = {i}
-        if ix.reduction[i] or ix.contraction[i] or ix.opaque[i]:
+        if ix.reduction[i] or ix.contraction[i] or ix.opaque[i] or ix.offline[i]:
             g.special = {i}
         if ix.output[i] or ix.users[i]:
             g.outs = {i}
@@ -136,26 +145,57 @@ class FusionState:
     # ----- fusing a producer into all of its consumers ---------------------------------------
 
     def merged_inputs(self, a: Group, b: Group) -> tuple[int, int]:
-        """(count, bytes) of the external values read by ``a`` and ``b`` together."""
+        """(count, bytes) of the external values read by ``a`` and ``b`` together: a value both
+        read counts once (the union of their slices when both read it only through slices)."""
         n, nb = 0, 0
         for o, w in a.ext.items():
             if o not in b.members:
                 n, nb = n + 1, nb + w
+        sliced = a.parts or b.parts
         for o, w in b.ext.items():
-            if o not in a.members and o not in a.ext:
-                n, nb = n + 1, nb + w
+            if o in a.members:
+                continue
+            if o in a.ext:
+                if sliced:
+                    nb += self.shared_read(a, b, o) - a.ext[o]
+                continue
+            n, nb = n + 1, nb + w
         return n, nb
+
+    def shared_read(self, a: Group, b: Group, o: int) -> int:
+        """Bytes one kernel reads of ``o``, which both ``a`` and ``b`` read."""
+        pa, pb = a.parts.get(o), b.parts.get(o)
+        if pa is None or pb is None:
+            return self.ix.read_bytes[o]
+        return self.ix.union_bytes(o, pa | pb)
+
+    def merged_ext(self, a: Group, b: Group) -> tuple[dict, dict]:
+        """(ext, parts) of ``a`` and ``b`` as one kernel (see :meth:`merged_inputs`)."""
+        ext = {o: w for o, w in a.ext.items() if o not in b.members}
+        parts = {o: p for o, p in a.parts.items() if o in ext}
+        for o, w in b.ext.items():
+            if o in a.members:
+                continue
+            if o in ext:
+                if o in parts:
+                    ext[o] = self.shared_read(a, b, o)
+                    if o in b.parts:
+                        parts[o] = parts[o] | b.parts[o]
+                    else:
+                        del parts[o]
+                continue
+            ext[o] = w
+            if o in b.parts:
+                parts[o] = b.parts[o]
+        return ext, parts
 
     def fuse_into_consumers(self, p: Group, consumers: list[Group]) -> list[Group]:
         """Copy producer ``p`` into each consumer and delete it; returns the consumers."""
         ix, pm = self.ix, p.members
         keep_outs = {v for v in p.outs if ix.output[v]}
         for c in consumers:
-            ext = {o: w for o, w in c.ext.items() if o not in pm}
-            for o, w in p.ext.items():
-                if o not in c.members:
-                    ext[o] = w
-            c.ext, c.ext_bytes = ext, sum(ext.values())
+            ext, parts = self.merged_ext(c, p)
+            c.ext, c.parts, c.ext_bytes = ext, parts, sum(ext.values())
             shared = pm & c.members
             c.members |= pm
             c.names = c.t = None
@@ -238,10 +278,7 @@ class FusionState:
             else:
                 self.groups[x].rank = r
         members = a.members | b.members
-        ext = {o: w for o, w in a.ext.items() if o not in b.members}
-        for o, w in b.ext.items():
-            if o not in a.members:
-                ext[o] = w
+        ext, parts = self.merged_ext(a, b)
         for v in b.members:
             self.node_groups[v].discard(b.gid)
             self.node_groups[v].add(a.gid)
@@ -249,7 +286,7 @@ class FusionState:
                 self.home[v] = a.gid
         a.members = members
         a.names = a.t = None
-        a.ext, a.ext_bytes = ext, sum(ext.values())
+        a.ext, a.parts, a.ext_bytes = ext, parts, sum(ext.values())
         a.outs = {v for v in a.outs | b.outs if self.needs_write(v, a.gid)}
         a.out_bytes = sum(ix.nbytes[v] for v in a.outs)
         a.roots = {r for r in a.roots | b.roots if not any(u in members for u in ix.users[r])}

@@ -21,12 +21,13 @@ class GroupView:
         Index in ``parts`` of a part that is upstream of all the others (a producer fused into
         consumers); reduction-structure checks then only look at what that part newly feeds.
     counts : dict, optional
-        Any of ``n_inputs``, ``n_outputs``, ``roots``, ``live_bound``.
+        Any of ``size``, ``n_inputs``, ``n_outputs``, ``roots``, ``live_bound``, and the member
+        lists ``reductions``, ``contractions``, ``opaque``, ``dead``, ``offline``.
     """
 
     __slots__ = ("index", "parts", "upstream", "check_cycle", "live_bound", "_members", "size",
                  "n_inputs", "n_outputs", "roots", "reductions", "contractions", "opaque",
-                 "upstream_reduces")
+                 "dead", "offline", "upstream_reduces")
 
     def __init__(self, index: GraphIndex, parts, upstream: int | None = None,
                  counts: dict | None = None, check_cycle: bool = True):
@@ -39,7 +40,7 @@ class GroupView:
         self.live_bound = c.get("live_bound")
         ix = index
         for key, flags in (("reductions", ix.reduction), ("contractions", ix.contraction),
-                           ("opaque", ix.opaque)):
+                           ("opaque", ix.opaque), ("dead", ix.dead), ("offline", ix.offline)):
             setattr(self, key, c[key] if key in c else
                     sorted({m for p in self.parts for m in p if flags[m]}))
         self.size = c["size"] if "size" in c else len(self.members)

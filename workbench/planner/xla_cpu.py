@@ -47,11 +47,17 @@ _DOTS = ("dot", "matmul")
 
 
 class _Fusion:
-    __slots__ = ("root", "members", "reused", "ext", "reductions")
+    __slots__ = ("root", "members", "reused", "ext", "reductions", "reduces", "contracts")
 
     def __init__(self, root: int, reused: set, ext: set, is_reduce: bool):
         self.root, self.members, self.reused, self.ext = root, {root}, reused, ext
         self.reductions = int(is_reduce)
+        #: whether a member reduces / is a dot or convolution (the kernel's fusion kind)
+        self.reduces = self.contracts = False
+
+    def kind(self) -> str:
+        """The fusion kind as a plan's kernel header names it (output, input or loop)."""
+        return "output" if self.contracts else "input" if self.reduces else "loop"
 
 
 class XlaCpuRun:
@@ -94,8 +100,10 @@ class XlaCpuRun:
 
     def _new_fusion(self, r: int) -> _Fusion:
         ix = self.ix
-        return _Fusion(r, self._reused_of(r), {o for o in ix.operands[r] if not ix.source[o]},
-                       ix.ops[r] == "reduce")
+        f = _Fusion(r, self._reused_of(r), {o for o in ix.operands[r] if not ix.source[o]},
+                    ix.ops[r] == "reduce")
+        f.reduces, f.contracts = ix.reduction[r], ix.contraction[r]
+        return f
 
     def _effectively_unary(self, i: int) -> bool:
         ix, node = self.ix, self.graph.node(self.ix.ids[i])
@@ -235,7 +243,8 @@ class XlaCpuRun:
     def run(self) -> Plan:
         ix = self.ix
         for r in reversed(range(len(ix))):
-            if ix.source[r] or self.dead[r] or r in self.pinned_of or ix.opaque[r]:
+            if ix.source[r] or self.dead[r] or r in self.pinned_of or ix.opaque[r] \
+                    or not ix.live[r]:
                 continue
             f = self._new_fusion(r)
             self.fusions[r] = f
@@ -252,6 +261,8 @@ class XlaCpuRun:
                 ok, why = False, "globally-unfusible"
             elif any(self.cons.forbids(self.ix.ids[p], self.ix.ids[m]) for m in f.members):
                 ok, why = False, "forbidden"
+            elif self.ix.offline[p] != self.ix.offline[f.root]:
+                ok, why = False, "offline"
             else:
                 ok, why = self.should_fuse(f, p, self.users_left)
             if ok:
@@ -265,6 +276,7 @@ class XlaCpuRun:
     def _fuse(self, f: _Fusion, p: int, why: str) -> None:
         ix = self.ix
         before = frozenset(f.members)
+        target = self._describe(f)
         others = sorted(self.users_left[p] - {f.root})
         if p in f.reused:
             f.reused.discard(p)
@@ -273,6 +285,8 @@ class XlaCpuRun:
             f.reused |= self._reused_of(p)
         f.members.add(p)
         f.reductions += ix.ops[p] == "reduce"
+        f.reduces = f.reduces or ix.reduction[p]
+        f.contracts = f.contracts or ix.contraction[p]
         self.users_left[p].discard(f.root)
         f.ext.discard(p)
         for o in ix.operands[p]:
@@ -286,7 +300,7 @@ class XlaCpuRun:
             for o in ix.operands[p]:
                 if not ix.source[o]:
                     self.users_left[o].discard(p)
-        self._log_fusion(f, p, why, others, removed)
+        self._log_fusion(f, p, why, others, removed, target)
 
     # ----- the log ---------------------------------------------------------------------------
 
@@ -297,7 +311,15 @@ class XlaCpuRun:
             tuple(ix.names(m) for m in members), Attrs(numbers or {}),
             tuple(ix.names(m) for m in removed)))
 
-    def _log_fusion(self, f, p, why, others, removed):
+    def _describe(self, f: _Fusion) -> str:
+        """The kernel a producer is fused into, as it is before the step: ``sub2 (subtract)``
+        for a lone op, else ``the input fusion of 3 ops rooted at sub2``."""
+        ix, rn = self.ix, self.ix.ids[f.root]
+        if len(f.members) == 1:
+            return f"{rn} ({ix.ops[f.root]})"
+        return f"the {f.kind()} fusion of {len(f.members)} ops rooted at {rn}"
+
+    def _log_fusion(self, f, p, why, others, removed, target):
         ix = self.ix
         pn, rn = ix.ids[p], ix.ids[f.root]
         dup = ""
@@ -307,8 +329,8 @@ class XlaCpuRun:
                    f"{name_list(names)})")
         how = {"output-fusion": "as the epilogue of an output fusion (a rank-1 dot and its add)",
                "small-matvec": "as a small vector operand of a matrix-vector dot"}.get(why, "")
-        where = f"the {len(f.members)}-op loop fusion rooted at {rn}"
-        msg = f"fused {pn} ({ix.ops[p]}) into {where}{dup}{(' ' + how) if how else ''}"
+        msg = (f"fused {pn} ({ix.ops[p]}) into {target}{dup}{(' ' + how) if how else ''}, which makes it "
+               f"{_article(f.kind())} {f.kind()} fusion of {len(f.members)} ops")
         if not others:
             msg += f": {pn}'s result is no longer written to memory"
         self._log(True, why, msg, (pn, rn), members=(f.members,), removed=removed,
@@ -324,6 +346,8 @@ class XlaCpuRun:
                                   "into all of its users on every path, so it is never "
                                   "duplicated",
             "forbidden": "you forbade fusing these ops",
+            "offline": "one of them folds weights once, offline, when they are loaded, and the "
+                       "other runs on every call",
             "not-loop-fusible": f"XLA:CPU cannot emit {op} inside a loop fusion (a library call, "
                                 "a windowed reduction or an opaque op)",
             "output-fusible-elsewhere": f"{pn} is kept for an output fusion with its dot",
@@ -343,8 +367,13 @@ class XlaCpuRun:
         self._log(False, why, f"kept {pn} ({op}) out of {rn}'s kernel: {text}", (pn, rn))
 
     def _finish(self) -> Plan:
+        from workbench.planner.driver import dead_code_decision
+
         ix = self.ix
-        sets = []
+        d = dead_code_decision(ix, len(self.decisions))
+        if d is not None:
+            self.decisions.append(d)
+        sets = [frozenset([ix.ids[i]]) for i in ix.dead_nodes if i not in self.pinned_of]
         for r in sorted(self.fusions):
             if not self.dead[r]:
                 sets.append(frozenset(ix.ids[m] for m in self.fusions[r].members))
@@ -357,6 +386,10 @@ class XlaCpuRun:
         return make_plan(self.graph, pinned + sets, policy="xla-cpu", device=self.dev.name,
                          decisions=self.decisions, constraints=self.cons, patterns=patterns,
                          pinned=pinned)
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
 
 
 def _true_rank(t) -> int:

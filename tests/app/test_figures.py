@@ -242,3 +242,23 @@ def test_opaque_ops_are_marked():
     els = elements_for(g, grouping_from_plan(unfused_plan(g)))
     cc = next(e for e in els if e["data"].get("node") == "cc")
     assert "opaque" in cc["classes"].split() and cc["data"]["kind"] == "opaque"
+
+
+def test_dead_groups_are_marked_in_the_drawing_and_the_table():
+    from workbench.ir import GraphBuilder, verify
+    from workbench.planner import plan_graph
+
+    b = GraphBuilder("with_dead_code")
+    x = b.parameter("x", (64,))
+    y = b.op("negate", [x], node_id="y")
+    b.op("exponential", [x], node_id="unused")
+    g = verify(b.build([y]))
+    plan = plan_graph(g)
+    dead = plan.group_of("unused")
+    assert dead.role == "dead"
+    els = elements_for(g, grouping_from_plan(plan))
+    drawn = next(e for e in els if e["data"].get("node") == "unused")
+    assert "role-dead" in drawn["classes"].split()
+    row = next(r for r in group_rows(grouping_from_plan(plan)) if r["id"] == dead.id)
+    assert row["kind"].split(" · ")[1] == "dead"
+    assert {"selector": ".role-dead", "style": {"opacity": 0.45}} in stylesheet()

@@ -23,9 +23,13 @@ def plan_summary(plan, cost) -> str:
     text = f"{plan.num_kernels} kernels (policy {plan.policy}, device {plan.device})"
     if cost is not None:
         ratio = cost.unfused_total.predicted_s / cost.total.predicted_s
-        text += (f" · predicted {fmt_seconds(cost.total.predicted_s)} vs "
+        text += (f" · predicted {fmt_seconds(cost.total.predicted_s)} per call vs "
                  f"{fmt_seconds(cost.unfused_total.predicted_s)} unfused "
                  f"(saves {fmt_seconds(cost.saving_s)}, {ratio:.2f}x)")
+    roles = [g.role for g in plan.groups]
+    extra = [f"{roles.count(r)} {r}" for r in ("offline", "dead") if r in roles]
+    if extra:
+        text += " · not per call: " + ", ".join(extra)
     return text
 
 

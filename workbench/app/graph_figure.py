@@ -31,6 +31,11 @@ KIND_COLORS = {
     "multi-output": "#B279A2",
     "opaque": "#7F7F7F",
 }
+#: how groups that are not per-call kernels are drawn (legend text)
+ROLE_HELP = {
+    "offline": "dashed box: folds weights once, when they are loaded",
+    "dead": "faded: no graph output depends on it",
+}
 KIND_HELP = {
     "loop": "elementwise and data movement",
     "input": "a reduction with what feeds it",
@@ -120,6 +125,8 @@ def _group_data(g: dict) -> tuple[dict, list[str]]:
     gid, kind = g["id"], g["kind"]
     label = f"{gid} · {kind}" + (f" · {g['pattern']}" if g.get("pattern") else "")
     classes = ["group", f"kind-{kind}"] + (["pinned"] if g.get("pinned") else [])
+    if g.get("role"):
+        classes.append(f"role-{g['role']}")  # offline (folded weights) or dead
     data = {"id": group_node_id(gid), "gid": gid, "kind": kind, "n_ops": len(g["nodes"]),
             "rep": g["nodes"][0], "label": label}
     return data, classes
@@ -167,6 +174,8 @@ def graph_elements(graph: Graph, groups: Sequence[dict], drawing: Drawing,
         classes = _vertex_classes(graph, v.node, v.copy, v.node in dup_nodes)
         if g is not None:
             data.update(gid=g["id"], kind=g["kind"])
+            if g.get("role"):
+                classes.append(f"role-{g['role']}")
             if counts[v.group] > 1:
                 data["parent"] = group_node_id(g["id"])
             else:
@@ -263,6 +272,8 @@ def stylesheet(selected_gid: str | None = None, found: str | None = None) -> lis
             "text-background-color": "#ffffff", "text-background-opacity": 0.8,
             "min-zoomed-font-size": 9}},
         {"selector": ":selected", "style": {"overlay-color": "#0969da", "overlay-opacity": 0.25}},
+        {"selector": ".role-dead", "style": {"opacity": 0.45}},
+        {"selector": "node.group.role-offline", "style": {"border-style": "dashed"}},
     ]
     for kind, color in KIND_COLORS.items():
         rules.append({"selector": f"node.group.kind-{kind}",

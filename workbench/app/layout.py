@@ -7,7 +7,7 @@ from dash import dash_table, dcc, html
 
 from workbench.app import ids
 from workbench.app.controller import DEFAULT_DEVICE, DEFAULT_POLICY, DEVICE_CHOICES
-from workbench.app.graph_figure import KIND_COLORS, KIND_HELP, stylesheet
+from workbench.app.graph_figure import KIND_COLORS, KIND_HELP, ROLE_HELP, stylesheet
 
 #: code generator backends offered (docs/architecture.md: compile_plan's backends)
 BACKENDS = ("auto", "cpu", "cuda")
@@ -55,6 +55,8 @@ def legend() -> html.Div:
                         className="legend-item"),
               html.Span([html.Span(className="swatch out"), "graph output"],
                         className="legend-item")]
+    items += [html.Span([html.Span(className=f"swatch role-{role}"), role], title=text,
+                        className="legend-item") for role, text in ROLE_HELP.items()]
     return html.Div(items, id=ids.LEGEND, className="legend")
 
 

@@ -35,7 +35,8 @@ def group_rows(groups: Sequence[Mapping], costs: Mapping | None = None,
     for g in groups:
         c = as_dict((costs or {}).get(g["id"]))
         u = as_dict((unfused or {}).get(g["id"]))
-        flags = [f for f, on in (("pinned", g.get("pinned")), ("dup", g.get("duplicated")),
+        flags = [f for f, on in ((g.get("role") or "", g.get("role")),
+                                 ("pinned", g.get("pinned")), ("dup", g.get("duplicated")),
                                  (g.get("pattern") or "", g.get("pattern"))) if on]
         saving = (u["predicted_s"] - c["predicted_s"]) if c and u else None
         rows.append({

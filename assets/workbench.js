@@ -20,6 +20,18 @@
         if (cy) { cy.fit(undefined, 20); }
         return window.dash_clientside.no_update;
       },
+      checkUpload: function (contents, filename, limit) {
+        var nu = window.dash_clientside.no_update;
+        if (!contents) { return [nu, nu]; }
+        var comma = contents.indexOf(",");
+        var bytes = Math.floor((contents.length - comma - 1) * 3 / 4);
+        if (limit && bytes > limit) {
+          var mib = function (b) { return (b / 1048576).toFixed(1) + " MiB"; };
+          return [nu, (filename || "the file") + ": the file is " + mib(bytes) +
+                  ", more than the " + mib(limit) + " upload limit"];
+        }
+        return [{contents: contents, filename: filename}, nu];
+      },
       center: function (found, id) {
         var cy = cyOf(id);
         if (cy && found) {

@@ -120,6 +120,14 @@ def test_uploading_a_malformed_file_shows_an_error_and_keeps_the_graph(dash_duo,
     assert cy_eval(dash_duo, "cy.nodes().length") == before
     assert vertex_of(dash_duo, "qkv") is not None
     assert "transformer_block" in text_of(dash_duo, ids.GRAPH_TITLE)
+    # a file over the cap is refused by the browser, with its size
+    big = tmp_path / "huge.json"
+    big.write_bytes(b" " * (17 << 20))
+    upload = dash_duo.find_element(f"#{ids.UPLOAD} input[type=file]")
+    upload.send_keys(str(big))
+    dash_duo.wait_for_contains_text(f"#{ids.LOAD_MSG}", "huge.json: the file is 17.0 MiB, more "
+                                    "than the 16.0 MiB upload limit", timeout=30)
+    assert vertex_of(dash_duo, "qkv") is not None
     # a good upload afterwards replaces the graph and clears the message
     upload = dash_duo.find_element(f"#{ids.UPLOAD} input[type=file]")
     upload.send_keys(str(SAMPLES_DIR / "softmax.json"))

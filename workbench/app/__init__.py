@@ -51,6 +51,8 @@ def create_app(config: AppConfig | None = None):
     app = Dash(__name__, title="Fusion Workbench", assets_folder=str(ASSETS),
                background_callback_manager=manager, suppress_callback_exceptions=False)
     app.layout = page(services.choices(), services.initial_choice(), policies())
+    # a backstop behind the browser's check of the upload size (base64 adds a third)
+    app.server.config["MAX_CONTENT_LENGTH"] = 2 * UPLOAD_MAX_BYTES
     callbacks_load.register(app, services, UPLOAD_MAX_BYTES)
     callbacks_view.register(app, services)
     callbacks_plan.register(app, services)

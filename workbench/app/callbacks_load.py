@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import time
 
-from dash import Input, Output, State, ctx, no_update
+from dash import ClientsideFunction, Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids
@@ -93,21 +93,29 @@ def register(app, services, upload_max_bytes: int) -> None:
         except WorkbenchError as exc:
             return no_update, controller.error_text(exc)
 
+    # the browser refuses a file over the cap before sending it (assets/workbench.js)
+    app.clientside_callback(ClientsideFunction("workbench", "checkUpload"),
+                            Output(ids.UPLOAD_CHECKED, "data"),
+                            Output(ids.LOAD_MSG, "children", allow_duplicate=True),
+                            Input(ids.UPLOAD, "contents"), State(ids.UPLOAD, "filename"),
+                            State(ids.UPLOAD_LIMIT, "data"), prevent_initial_call=True)
+
     @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
                   Output(ids.LOAD_MSG, "children", allow_duplicate=True),
-                  Output(ids.GRAPH_CHOICE, "value"),
-                  Input(ids.UPLOAD, "contents"), State(ids.UPLOAD, "filename"),
-                  State(ids.SESSION, "data"), State(ids.POLICY, "value"),
-                  State(ids.DEVICE, "value"), prevent_initial_call=True)
-    def upload_graph(contents, filename, sid, policy, device):
-        if services.session(sid) is None or contents is None:
+                  Output(ids.GRAPH_CHOICE, "value"), Output(ids.UPLOAD, "contents"),
+                  Input(ids.UPLOAD_CHECKED, "data"), State(ids.SESSION, "data"),
+                  State(ids.POLICY, "value"), State(ids.DEVICE, "value"),
+                  prevent_initial_call=True)
+    def upload_graph(upload, sid, policy, device):
+        if services.session(sid) is None or not upload:
             raise PreventUpdate
-        name = str(filename or "upload")
+        contents, name = upload.get("contents"), str(upload.get("filename") or "upload")
         try:
             graph = load_bytes(decode_upload(contents, name, upload_max_bytes), name)
-            return open_graph(services, sid, graph, f"upload {name}", policy, device), "", None
+            return (open_graph(services, sid, graph, f"upload {name}", policy, device), "", None,
+                    None)  # cleared, so that the same file can be uploaded again
         except WorkbenchError as exc:
-            return no_update, controller.error_text(exc), no_update
+            return no_update, controller.error_text(exc), no_update, None
 
     @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
                   Output(ids.REPLAN_MSG, "children"),

@@ -11,6 +11,8 @@ FOUND = "found-vertex"           #: dcc.Store: drawing id of the vertex found by
 # ----- header: load and choose ----------------------------------------------------------------
 GRAPH_CHOICE = "graph-choice"    #: dropdown of sample graphs and HLO files
 UPLOAD = "graph-upload"          #: dcc.Upload of a JSON or HLO file
+UPLOAD_LIMIT = "upload-limit"    #: dcc.Store: the upload size cap (bytes), for the browser
+UPLOAD_CHECKED = "upload-checked"  #: dcc.Store: an upload within the cap, passed to the server
 LOAD_MSG = "load-message"        #: errors from choosing or uploading a graph
 GRAPH_TITLE = "graph-title"      #: the current graph's name and source
 POLICY = "planner-policy"        #: dropdown: priority, xla-cpu, greedy

@@ -28,7 +28,7 @@ def header(choices: list[dict], initial_choice: str | None, policies: tuple) -> 
             dcc.Dropdown(id=ids.GRAPH_CHOICE, options=choices, value=initial_choice,
                          clearable=False, placeholder="Choose a graph…",
                          className="graph-choice"),
-            dcc.Upload(id=ids.UPLOAD, max_size=UPLOAD_MAX_BYTES, multiple=False,
+            dcc.Upload(id=ids.UPLOAD, multiple=False,
                        className="upload", children=html.Div(
                            ["Drop or ", html.A("upload"), " a .json / .hlo file"])),
             html.Label("Policy", className="ctl-label"),
@@ -195,6 +195,7 @@ def profile_tab() -> html.Div:
 def page(choices: list[dict], initial_choice: str | None, policies: tuple) -> html.Div:
     """The whole page."""
     stores = [dcc.Store(id=ids.SESSION, storage_type="session"),
+              dcc.Store(id=ids.UPLOAD_LIMIT, data=UPLOAD_MAX_BYTES), dcc.Store(id=ids.UPLOAD_CHECKED),
               dcc.Store(id=ids.VERSION), dcc.Store(id=ids.PROFILE_VERSION),
               dcc.Store(id=ids.SELECTED), dcc.Store(id=ids.COLLAPSED, data=None),
               dcc.Store(id=ids.FOUND)]

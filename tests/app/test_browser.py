@@ -264,3 +264,19 @@ def test_profiling_can_be_cancelled_and_the_app_keeps_running(dash_duo, make_app
     open_tab(dash_duo, "Plan")  # the app still answers
     click(dash_duo, ids.UNDO)
     dash_duo.wait_for_contains_text(f"#{ids.EDIT_MSG}", "nothing to undo")
+
+
+def test_a_second_session_does_not_see_the_first_ones_plan(dash_duo, make_app):
+    services, ws, n = start_drawn(dash_duo, make_app())
+    big = max(ws.plan.groups, key=lambda g: g.size)
+    click_vertex(dash_duo, vertex_of(dash_duo, big.nodes[0]))
+    click(dash_duo, ids.SPLIT)
+    wait_for(dash_duo, lambda: group_count(dash_duo) == n - 1, 20, "the split drawn")
+    first = session_key(dash_duo)
+    # a new browser session (empty session storage): a new key, the planner's plan
+    dash_duo.driver.execute_script("sessionStorage.clear();")
+    dash_duo.driver.refresh()
+    wait_for(dash_duo, lambda: session_key(dash_duo) not in (None, first), 20, "a new session")
+    wait_for(dash_duo, lambda: group_count(dash_duo) == n, 20, "the unedited plan")
+    assert services.session(session_key(dash_duo))[0].plan == ws.plan
+    assert services.session(first)[0].plan.num_kernels == ws.plan.num_kernels + big.size - 1

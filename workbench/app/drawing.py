@@ -21,7 +21,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from workbench.ir.graph import Graph
-from workbench.planner.plan import is_source
 
 
 @dataclass(frozen=True)

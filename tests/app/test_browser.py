@@ -226,7 +226,7 @@ def test_compile_and_profile_on_the_cpu_shows_times_and_the_check(dash_duo, make
              or text_of(dash_duo, ids.PROFILE_MSG), 240, "the report (or an error)")
     assert text_of(dash_duo, ids.PROFILE_MSG) == ""
     summary = text_of(dash_duo, ids.PROFILE_SUMMARY)
-    assert "backend cpu" in summary and "measured fused" in summary
+    assert "backend cpu (as chosen)" in summary and "measured fused" in summary
     record = services.store.report(session_key(dash_duo))
     report = record["report"]
     assert report["backend"] == "cpu" and report["ok"] is True

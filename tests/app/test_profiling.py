@@ -44,8 +44,10 @@ def test_rows_summary_and_sources(tmp_path):
     assert profiling.correctness_rows(doc) == [{"output": "out0 relu3", "max_abs_error": "0",
                                                 "max_rel_error": "0", "ok": "yes"}]
     text = profiling.summary_text(doc)
-    assert text == ("backend cpu · measured fused 2 ms vs unfused 3 ms: 1.50x speedup · "
-                    "predicted 1 ms vs 2 ms (2.00x) · no GPU: ran on cpu")
+    assert text == ("backend cpu (auto: no usable CUDA GPU here) · measured fused 2 ms vs unfused "
+                    "3 ms: 1.50x speedup · predicted 1 ms vs 2 ms (2.00x) · no GPU: ran on cpu")
+    assert profiling.summary_text(doc, "cpu").startswith("backend cpu (as chosen) · ")
+    assert profiling.backend_text(dict(doc, backend="cuda")) == "backend cuda"
     assert profiling.read_sources(doc) == {"g0": "def kernel_g0(x, out):\n    out[:] = x\n"}
     assert profiling.mismatch_text(doc) == ""
 

@@ -46,7 +46,7 @@ def register(app, services, manager) -> None:
             traceback.print_exc()
             set_progress(("0", "1", "failed"))
             return no_update, f"the profiler failed unexpectedly: {type(exc).__name__}: {exc}"
-        record = profiling.report_record(ws.plan, report)
+        record = profiling.report_record(ws.plan, report, backend or "auto")
         services.store.put_report(sid, record)
         set_progress(("1", "1", "done"))
         return {"sid": sid, "t": time.time_ns()}, profiling.mismatch_text(record["report"])
@@ -66,7 +66,7 @@ def register(app, services, manager) -> None:
             return ("Not profiled yet: press Compile & profile.", [],
                     empty_figure("no profile yet"), [])
         report = record["report"]
-        summary = profiling.summary_text(report)
+        summary = profiling.summary_text(report, record.get("requested", "auto"))
         if record["plan"] != profiling.plan_key(ws.plan):
             summary = "This report is for an earlier plan; profile again. · " + summary
         rows = profiling.kernel_rows(report, ws.plan)

@@ -19,16 +19,17 @@ def plan_key(plan) -> str:
     return hashlib.sha256(repr((plan.graph_fingerprint, members)).encode()).hexdigest()[:16]
 
 
-def report_record(plan, report) -> dict:
+def report_record(plan, report, requested: str = "auto") -> dict:
     """What the app keeps after a profile (JSON-ready, so another process can read it).
 
     ``plan``: the key of the plan profiled (:func:`plan_key`); ``report``:
     ``Report.to_json()``; ``trace``: ``Report.trace_events()``; ``sources``: group id -> the
-    kernel's generated source, read from the kernel cache files the report names.
+    kernel's generated source, read from the kernel cache files the report names;
+    ``requested``: the backend asked for (``auto``, ``cpu``, ``cuda``).
     """
     doc = report.to_json()
     return {"plan": plan_key(plan), "report": doc, "trace": report.trace_events(),
-            "sources": read_sources(doc)}
+            "sources": read_sources(doc), "requested": requested}
 
 
 def read_sources(doc: dict, limit: int = 1 << 20) -> dict:
@@ -98,12 +99,23 @@ def correctness_rows(report: dict) -> list[dict]:
             for o in report.get("outputs", ())]
 
 
-def summary_text(report: dict) -> str:
+def backend_text(report: dict, requested: str = "auto") -> str:
+    """The backend that ran, and why when it is the CPU (``auto`` picks CUDA when a GPU is
+    present, so ``auto`` ending on the CPU means no usable GPU was found)."""
+    backend = report.get("backend", "?")
+    if backend == "cpu" and requested == "auto":
+        return "backend cpu (auto: no usable CUDA GPU here)"
+    if backend == "cpu" and requested == "cpu":
+        return "backend cpu (as chosen)"
+    return f"backend {backend}"
+
+
+def summary_text(report: dict, requested: str = "auto") -> str:
     """Fused vs unfused measured totals, the speedup, the prediction, the backend and notes."""
     totals = report.get("totals", {})
     fused = _num(totals.get("fused", {}).get("median_s"))
     unfused = _num(totals.get("unfused", {}).get("median_s"))
-    text = f"backend {report.get('backend', '?')}"
+    text = backend_text(report, requested)
     if fused and unfused:
         text += (f" · measured fused {fmt_seconds(fused)} vs unfused {fmt_seconds(unfused)}: "
                  f"{unfused / fused:.2f}x speedup")

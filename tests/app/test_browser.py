@@ -214,9 +214,10 @@ def test_an_illegal_merge_shows_the_reason_and_changes_nothing(dash_duo, make_ap
 
 
 def test_compile_and_profile_on_the_cpu_shows_times_and_the_check(dash_duo, make_app, tmp_path):
+    """chain10: ten elementwise ops, one loop fusion (the classic case), against ten kernels."""
     services = start(dash_duo, make_app())
-    choose(dash_duo, ids.GRAPH_CHOICE, "sample: mlp")
-    wait_for(dash_duo, lambda: vertex_of(dash_duo, "matmul1"), 20, "the mlp drawn")
+    choose(dash_duo, ids.GRAPH_CHOICE, "sample: chain10")
+    wait_for(dash_duo, lambda: vertex_of(dash_duo, "sqrt1"), 20, "chain10 drawn")
     ws, graph = session_state(dash_duo, services)
     open_tab(dash_duo, "Compile & profile")
     dash_duo.wait_for_contains_text(f"#{ids.PROFILE_SUMMARY}", "Not profiled yet")
@@ -239,10 +240,11 @@ def test_compile_and_profile_on_the_cpu_shows_times_and_the_check(dash_duo, make
     assert text_of(dash_duo, ids.PROFILE_MSG) == ""
     assert dash_duo.find_element(f"#{ids.PROFILE_RUN}").is_enabled()
     # the selected group's kernel source is shown
-    click_vertex(dash_duo, vertex_of(dash_duo, "matmul2"))
-    group = ws.plan.group_of("matmul2")
+    click_vertex(dash_duo, vertex_of(dash_duo, "sqrt1"))
+    group = ws.plan.group_of("sqrt1")
     dash_duo.wait_for_contains_text(f"#{ids.KERNEL_SOURCE}", "def ")
     assert record["sources"][group.id].split("\n")[0] in text_of(dash_duo, ids.KERNEL_SOURCE)
+    click(dash_duo, ids.FIT)
     save_screenshot(dash_duo, tmp_path, "app-profile.png")
 
 

@@ -123,17 +123,18 @@ def register(app, services, upload_max_bytes: int) -> None:
                   Input(ids.REPLAN, "n_clicks"), State(ids.SESSION, "data"),
                   prevent_initial_call=True)
     def replan(policy, device, _n, sid):
-        s = services.session(sid)
-        if s is None:
-            raise PreventUpdate
-        ws, graph = s
-        if ctx.triggered_id != ids.REPLAN and (policy, device) == (ws.policy, ws.device):
-            raise PreventUpdate  # the dropdowns were only set to show the session's choice
-        try:
-            ws = controller.replan(ws, graph, policy, device, services.propose)
-        except WorkbenchError as exc:
-            return no_update, controller.error_text(exc)
-        services.store.put_workspace(sid, ws)
+        with services.lock(sid):
+            s = services.session(sid)
+            if s is None:
+                raise PreventUpdate
+            ws, graph = s
+            if ctx.triggered_id != ids.REPLAN and (policy, device) == (ws.policy, ws.device):
+                raise PreventUpdate  # the dropdowns were only set to show the session's choice
+            try:
+                ws = controller.replan(ws, graph, policy, device, services.propose)
+            except WorkbenchError as exc:
+                return no_update, controller.error_text(exc)
+            services.store.put_workspace(sid, ws)
         return version(sid), ""
 
     @app.callback(Output(ids.GRAPH_TITLE, "children"),

@@ -112,14 +112,15 @@ def register(app, services) -> None:
                   prevent_initial_call=True)
     def edit(*args):
         sid, selected_data, selected, target = args[-4:]
-        s = services.session(sid)
-        if s is None or not ctx.triggered_id:
-            raise PreventUpdate
-        ws, graph = s
-        nodes = controller.selection_nodes(selected_data)
-        try:
-            new = run_edit(ws, graph, ctx.triggered_id, nodes, selected, target)
-        except WorkbenchError as exc:
-            return no_update, controller.error_text(exc)
-        services.store.put_workspace(sid, new)
+        with services.lock(sid):
+            s = services.session(sid)
+            if s is None or not ctx.triggered_id:
+                raise PreventUpdate
+            ws, graph = s
+            nodes = controller.selection_nodes(selected_data)
+            try:
+                new = run_edit(ws, graph, ctx.triggered_id, nodes, selected, target)
+            except WorkbenchError as exc:
+                return no_update, controller.error_text(exc)
+            services.store.put_workspace(sid, new)
         return version(sid), ""

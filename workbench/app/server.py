@@ -9,6 +9,7 @@ the server pointed at.
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +20,8 @@ from workbench.errors import InputError
 from workbench.importers import load_graph
 from workbench.ir.graph import Graph
 
+#: locks shared out among sessions (see :meth:`Services.lock`)
+LOCK_STRIPES = 64
 #: the sample graph the app opens on
 DEFAULT_SAMPLE = "transformer_block"
 GRAPH_SUFFIXES = (".hlo", ".json", ".txt")
@@ -82,6 +85,7 @@ class Services:
         self.layouts = LruCache()
         self.proposals = LruCache()
         self.graphs = LruCache(max_entries=16)
+        self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
 
     # ----- graph choices ---------------------------------------------------------------------
 
@@ -120,6 +124,12 @@ class Services:
         return self.graphs.get(key, lambda: load_graph(path)), label
 
     # ----- sessions --------------------------------------------------------------------------
+
+    def lock(self, sid) -> threading.Lock:
+        """A lock to hold while reading, changing and storing one session's workspace, so that
+        two quick clicks do not both start from the same state (one of a fixed set of locks,
+        chosen by the key: bounded, and sessions rarely share one)."""
+        return self._locks[hash(sid) % LOCK_STRIPES]
 
     def session(self, sid) -> tuple[Workspace, Graph] | None:
         """The session's workspace and graph, or None if the session is unknown or expired."""

@@ -18,7 +18,7 @@ import hashlib
 import secrets
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import diskcache
 
@@ -51,6 +51,14 @@ class Workspace:
     layout_plan : Plan
         The plan whose grouping the graph view's positions were computed for; kept across edits
         so that a merge does not move every node.
+    choice : str or None
+        The graph chooser's key for the graph (None for an upload).
+
+    Notes
+    -----
+    The undo history is kept here as an immutable tuple rather than in
+    :class:`workbench.editing.History`, which is mutable and holds the graph: a workspace is
+    pickled into the session store on every change, and the graph is stored once, apart.
     """
 
     graph_key: str
@@ -62,7 +70,6 @@ class Workspace:
     position: int = 0
     layout_plan: object = None
     choice: str | None = None
-    notes: tuple = field(default=())
 
     @property
     def plan(self):

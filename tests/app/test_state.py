@@ -86,3 +86,14 @@ def test_another_process_reads_and_writes_the_same_sessions(tmp_path):
     p.join(60)
     assert p.exitcode == 0 and q.get(timeout=5) == "parent"
     assert store.report(sid)["report"] == {"from": "child"}
+
+
+def test_a_restarted_server_does_not_resume_old_sessions(tmp_path):
+    g = load_graph(SAMPLES_DIR / "mlp.json")
+    sid = new_session_id()
+    first = SessionStore(str(tmp_path))
+    first.put_graph(g)
+    first.put_workspace(sid, workspace(g))
+    assert first.workspace(sid) is not None
+    assert SessionStore(str(tmp_path)).workspace(sid) is None  # a new server start
+    assert SessionStore(str(tmp_path), namespace=first.namespace).workspace(sid) is not None

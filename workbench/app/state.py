@@ -114,11 +114,16 @@ class SessionStore:
         Seconds of disuse after which a session's entries are dropped.
     size_limit : int
         Bytes on disk before least-recently-used entries are evicted.
+    namespace : str, optional
+        Prefix of every key; by default a fresh one per store, i.e. per server start, so that a
+        restarted (perhaps upgraded) server never unpickles state written by another version:
+        a browser that comes back gets a new session.
     """
 
     def __init__(self, directory: str, expire_s: float = SESSION_EXPIRE_S,
-                 size_limit: int = STORE_SIZE_LIMIT):
+                 size_limit: int = STORE_SIZE_LIMIT, namespace: str | None = None):
         self.directory = str(directory)
+        self.namespace = namespace or secrets.token_hex(6)
         self.expire_s = expire_s
         self.cache = diskcache.Cache(self.directory, size_limit=size_limit,
                                      eviction_policy="least-recently-used")
@@ -127,19 +132,23 @@ class SessionStore:
 
     def __getstate__(self):
         return {"directory": self.directory, "expire_s": self.expire_s,
-                "size_limit": self.cache.size_limit}
+                "size_limit": self.cache.size_limit, "namespace": self.namespace}
 
     def __setstate__(self, state):
-        self.__init__(state["directory"], state["expire_s"], state["size_limit"])
+        self.__init__(state["directory"], state["expire_s"], state["size_limit"],
+                      state["namespace"])
+
+    def _key(self, kind: str, name: str) -> str:
+        return f"{self.namespace}:{kind}:{name}"
 
     # ----- graphs (by content: the same graph is stored once) --------------------------------
 
     def put_graph(self, graph: Graph) -> str:
         """Store a graph; returns its key (:func:`graph_key`)."""
         key = graph_key(graph)
-        if not self.cache.touch(f"graph:{key}", expire=self.expire_s):
+        if not self.cache.touch(self._key("graph", key), expire=self.expire_s):
             bare = Graph(graph.name, graph.nodes, graph.outputs, graph.meta)  # without caches
-            self.cache.set(f"graph:{key}", bare, expire=self.expire_s)
+            self.cache.set(self._key("graph", key), bare, expire=self.expire_s)
         self._remember(key, graph)
         return key
 
@@ -149,9 +158,9 @@ class SessionStore:
             if key in self._graphs:
                 self._graphs.move_to_end(key)
                 return self._graphs[key]
-        graph = self.cache.get(f"graph:{key}")
+        graph = self.cache.get(self._key("graph", key))
         if graph is not None:
-            self.cache.touch(f"graph:{key}", expire=self.expire_s)
+            self.cache.touch(self._key("graph", key), expire=self.expire_s)
             self._remember(key, graph)
         return graph
 
@@ -168,22 +177,22 @@ class SessionStore:
         """The session's workspace, or None for an unknown or expired session."""
         if not valid_session_id(sid):
             return None
-        return self.cache.get(f"ws:{sid}")
+        return self.cache.get(self._key("ws", sid))
 
     def put_workspace(self, sid: str, ws: Workspace) -> None:
         """Store the session's workspace (and keep its graph alive as long)."""
-        self.cache.set(f"ws:{sid}", ws, expire=self.expire_s)
-        self.cache.touch(f"graph:{ws.graph_key}", expire=self.expire_s)
+        self.cache.set(self._key("ws", sid), ws, expire=self.expire_s)
+        self.cache.touch(self._key("graph", ws.graph_key), expire=self.expire_s)
 
     def report(self, sid: str) -> dict | None:
         """The session's last profile report (``{"plan": fingerprint, "report": {...}}``)."""
         if not valid_session_id(sid):
             return None
-        return self.cache.get(f"report:{sid}")
+        return self.cache.get(self._key("report", sid))
 
     def put_report(self, sid: str, report: dict | None) -> None:
         """Store (or with None, drop) the session's profile report."""
         if report is None:
-            self.cache.delete(f"report:{sid}")
+            self.cache.delete(self._key("report", sid))
         else:
-            self.cache.set(f"report:{sid}", report, expire=self.expire_s)
+            self.cache.set(self._key("report", sid), report, expire=self.expire_s)

@@ -5,8 +5,10 @@
 For each graph, starts ``workbench serve FILE`` on a free port, opens the page in headless
 Chromium (selenium + chromedriver, as the browser tests use) and measures, from navigation
 start, until the graph view's cytoscape instance holds the drawn elements and the browser has
-painted a frame after them. The first load of a server includes planning, the cost model and
-the Graphviz layout; reloads (a new browser session on the same server) hit the layout cache.
+painted a frame after them. The first load of a server ("cold") includes loading the file,
+planning, the cost model and the Graphviz layout; reloads (a new browser session on the same
+server, "warm") hit the app's caches. The cost model's one-time CPU probe (cached per machine)
+is run before the servers start, as it would have been on a machine in use.
 Also prints the server-side breakdown (load, plan, drawing, layout, elements) measured in this
 process. Graphs: ../shared/hlo/transformer_block.after_noynn.hlo and a synthetic layered graph
 of at least ``--ops`` ops (the planner's :func:`~workbench.planner.synthetic.layered_graph`:
@@ -166,10 +168,14 @@ def main() -> int:
              ("transformer_block.after_noynn.hlo",
               str(ROOT.parent / "shared" / "hlo" / "transformer_block.after_noynn.hlo")),
              (f"synthetic layered graph (>= {args.ops} ops)", synth)]
+    cache = os.path.join(tmp, "cache")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), WORKBENCH_CACHE_DIR=cache)
+    subprocess.run([sys.executable, "-c", "from workbench.planner import get_device; "
+                    "get_device('cpu')"], env=env, check=True)
     for label, path in cases:
         b = server_breakdown(path, os.path.join(tmp, "breakdown"))
         port = free_port()
-        proc = start_server(path, port, os.path.join(tmp, "cache"))
+        proc = start_server(path, port, cache)
         try:
             times = [first_render(port) for _ in range(args.runs)]
             expanded = first_render(port, expand=True)[3] if b["ops"] > 300 else None

@@ -7,8 +7,10 @@ page's cytoscape instance.
 
 from __future__ import annotations
 
+import json
 import os
 import time
+from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -246,6 +248,15 @@ def test_compile_and_profile_on_the_cpu_shows_times_and_the_check(dash_duo, make
     assert record["sources"][group.id].split("\n")[0] in text_of(dash_duo, ids.KERNEL_SOURCE)
     click(dash_duo, ids.FIT)
     save_screenshot(dash_duo, tmp_path, "app-profile.png")
+    # downloads: the Perfetto trace and the plan
+    click(dash_duo, ids.DOWNLOAD_TRACE)
+    click(dash_duo, ids.DOWNLOAD_PLAN)
+    folder = Path(dash_duo.download_path)
+    wait_for(dash_duo, lambda: (folder / "chain10.trace.json").exists()
+             and (folder / "chain10.plan.json").exists(), 20, "the downloads")
+    trace = json.loads((folder / "chain10.trace.json").read_text())
+    assert [e["name"].split()[0] for e in trace["traceEvents"] if e["ph"] == "X"] == ["g0"]
+    assert json.loads((folder / "chain10.plan.json").read_text())["groups"][0]["id"] == "g0"
 
 
 def test_profiling_can_be_cancelled_and_the_app_keeps_running(dash_duo, make_app):
@@ -263,6 +274,8 @@ def test_profiling_can_be_cancelled_and_the_app_keeps_running(dash_duo, make_app
              "the run button enabled again")
     assert services.store.report(session_key(dash_duo)) is None
     assert "Not profiled yet" in text_of(dash_duo, ids.PROFILE_SUMMARY)
+    click(dash_duo, ids.DOWNLOAD_REPORT)
+    dash_duo.wait_for_contains_text(f"#{ids.PROFILE_MSG}", "Profile the plan first")
     open_tab(dash_duo, "Plan")  # the app still answers
     click(dash_duo, ids.UNDO)
     dash_duo.wait_for_contains_text(f"#{ids.EDIT_MSG}", "nothing to undo")

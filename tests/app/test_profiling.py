@@ -72,3 +72,7 @@ def test_measured_times_only_for_the_plan_profiled(tmp_path):
     assert json.loads(profiling.trace_file(record))["traceEvents"][0]["ph"] == "X"
     assert profiling.sources_file(record) == "# ---- kernel g0 ----\npass\n"
     assert profiling.progress_text("compile", 3, 12, "g2") == "compile 3 of 12: g2"
+    assert profiling.download("sources", record) == ("kernels.py", profiling.sources_file(record))
+    assert profiling.download("trace", record)[0] == "trace.json"
+    name, text = profiling.download("report", record)
+    assert name == "report.json" and json.loads(text)["backend"] == "cpu"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 import traceback
 
-from dash import Input, Output, State, dcc, no_update
+from dash import Input, Output, State, ctx, dcc, no_update
 from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids, profiling
@@ -13,6 +13,9 @@ from workbench.app.figures import empty_figure, profile_bars
 from workbench.errors import WorkbenchError
 
 DOWNLOADS = (ids.DOWNLOAD_PLAN, ids.DOWNLOAD_SOURCES, ids.DOWNLOAD_TRACE, ids.DOWNLOAD_REPORT)
+#: the downloads made from a profile report (see :func:`profiling.download`)
+FROM_REPORT = {ids.DOWNLOAD_SOURCES: "sources", ids.DOWNLOAD_TRACE: "trace",
+               ids.DOWNLOAD_REPORT: "report"}
 
 
 def register(app, services, manager) -> None:
@@ -89,27 +92,20 @@ def register(app, services, manager) -> None:
             return "Select a group to see its kernel's source."
         return sources.get(group["id"], f"No source for {group['id']} in the report.")
 
-    @app.callback(Output(ids.DOWNLOAD, "data"), *[Input(b, "n_clicks") for b in DOWNLOADS],
+    @app.callback(Output(ids.DOWNLOAD, "data"),
+                  Output(ids.PROFILE_MSG, "children", allow_duplicate=True),
+                  *[Input(b, "n_clicks") for b in DOWNLOADS],
                   State(ids.SESSION, "data"), prevent_initial_call=True)
     def download(*args):
-        from dash import ctx
-
         sid = args[-1]
         s = services.session(sid)
         if s is None:
             raise PreventUpdate
         ws, graph = s
         if ctx.triggered_id == ids.DOWNLOAD_PLAN:
-            return dcc.send_string(ws.plan.dumps(), f"{graph.name}.plan.json")
+            return dcc.send_string(ws.plan.dumps(), f"{graph.name}.plan.json"), no_update
         record = services.store.report(sid)
         if not record:
-            raise PreventUpdate
-        if ctx.triggered_id == ids.DOWNLOAD_SOURCES:
-            return dcc.send_string(profiling.sources_file(record),
-                                   f"{graph.name}.kernels.py")
-        if ctx.triggered_id == ids.DOWNLOAD_TRACE:
-            return dcc.send_string(profiling.trace_file(record), f"{graph.name}.trace.json")
-        import json
-
-        return dcc.send_string(json.dumps(record["report"], indent=1),
-                               f"{graph.name}.report.json")
+            return no_update, "Profile the plan first: the kernels, trace and report come from it."
+        name, text = profiling.download(FROM_REPORT[ctx.triggered_id], record)
+        return dcc.send_string(text, f"{graph.name}.{name}"), no_update

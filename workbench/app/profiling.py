@@ -156,3 +156,13 @@ def sources_file(record: dict) -> str:
 def trace_file(record: dict) -> str:
     """The Perfetto (Chrome trace-event) JSON of a stored report."""
     return json.dumps(record.get("trace") or {"traceEvents": []})
+
+
+def download(what: str, record: dict) -> tuple[str, str]:
+    """(file name suffix, text) of a download from a stored report: ``sources`` (every kernel's
+    source), ``trace`` (Perfetto JSON) or ``report`` (the report JSON)."""
+    if what == "sources":
+        return "kernels.py", sources_file(record)
+    if what == "trace":
+        return "trace.json", trace_file(record)
+    return "report.json", json.dumps(record["report"], indent=1)

@@ -1,0 +1,120 @@
+"""Fixtures for the app's tests: a fresh app per test, and browser helpers for dash_duo.
+
+Browser tests need Chromium and chromedriver (Debian: ``chromium``, ``chromium-driver``) and run
+with ``pytest --headless``; ``DASH_TEST_CHROMEPATH=/usr/bin/chromium`` points dash[testing] at
+the browser. Clicking a cytoscape node goes through its rendered position, read from the page's
+cytoscape instance.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from workbench.app import AppConfig, create_app
+
+#: browser window size for the tests and the screenshots (pixels)
+WINDOW = (1600, 1000)
+
+
+def pytest_setup_options():
+    """Chrome options for dash_duo: headless-friendly, no network, a fixed window size."""
+    from selenium.webdriver.chrome.options import Options
+
+    options = Options()
+    for arg in ("--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-extensions",
+                "--disable-component-update", "--no-first-run",
+                f"--window-size={WINDOW[0]},{WINDOW[1]}"):
+        options.add_argument(arg)
+    return options
+
+
+@pytest.fixture
+def make_app(tmp_path):
+    """``make_app(initial=None, files=())``: an app with its own session store under tmp_path."""
+    def make(initial=None, files=()):
+        return create_app(AppConfig(initial=str(initial) if initial else None,
+                                    graph_files=[str(f) for f in files],
+                                    store_dir=str(tmp_path / "sessions")))
+    return make
+
+
+# ----- browser helpers ---------------------------------------------------------------------------
+
+CY = "window.workbenchCy('graph-view')"
+
+
+def cy_eval(duo, expr: str, *args):
+    """Evaluate ``expr`` (JavaScript, with ``cy`` bound to the graph's cytoscape instance)."""
+    return duo.driver.execute_script(f"var cy = {CY}; if (!cy) {{ return null; }} return {expr};",
+                                     *args)
+
+
+def wait_for(duo, predicate, timeout: float = 20.0, message: str = "condition"):
+    """Poll ``predicate()`` until it is truthy; returns its value or fails the test."""
+    end = time.time() + timeout
+    value = None
+    while time.time() < end:
+        try:
+            value = predicate()
+        except Exception:  # noqa: BLE001 - the page may be between renders
+            value = None
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {timeout} s waiting for {message} (last: {value!r})")
+
+
+def group_count(duo) -> int:
+    """Groups drawn on the canvas (compound and collapsed group nodes)."""
+    return cy_eval(duo, "cy.nodes('.group').length")
+
+
+def vertex_of(duo, node_id: str) -> str | None:
+    """The drawing id of the (home) vertex drawing graph node ``node_id``."""
+    return cy_eval(duo, "(function (id) { var r = cy.nodes().filter(function (n) {"
+                   " return n.data('node') === id && n.id().indexOf('@') < 0; });"
+                   " return r.length ? r[0].id() : null; })(arguments[0])", node_id)
+
+
+def click_vertex(duo, element_id: str, shift: bool = False) -> None:
+    """Click a drawn element at its rendered position (shift held to add to the selection)."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    wait_for(duo, lambda: cy_eval(duo, "cy.getElementById(arguments[0]).length", element_id),
+             10, f"element {element_id}")
+    cy_eval(duo, "(function (id) { cy.center(cy.getElementById(id)); return null; })"
+            "(arguments[0])", element_id)
+    time.sleep(0.2)
+    x, y = cy_eval(duo, "(function (id) { var p = cy.getElementById(id).renderedPosition();"
+                   " var r = cy.container().getBoundingClientRect();"
+                   " return [r.left + p.x, r.top + p.y]; })(arguments[0])", element_id)
+    chain = ActionChains(duo.driver)
+    pointer, keys = chain.w3c_actions.pointer_action, chain.w3c_actions.key_action
+    if shift:
+        keys.key_down(Keys.SHIFT)
+        pointer.pause(0)
+    pointer.move_to_location(int(x), int(y))
+    pointer.pointer_down()
+    pointer.pointer_up()
+    for _ in range(3):
+        keys.pause(0)
+    if shift:
+        keys.key_up(Keys.SHIFT)
+        pointer.pause(0)
+    chain.perform()
+    time.sleep(0.3)
+
+
+def choose(duo, dropdown_id: str, label: str) -> None:
+    """Pick the option ``label`` of a dcc.Dropdown: open it, type to filter, click the option."""
+    duo.find_element(f"#{dropdown_id}").click()
+    search = duo.wait_for_element(".dash-dropdown-search")
+    search.send_keys(label.split(": ")[-1])
+    option = wait_for(duo, lambda: next((o for o in duo.find_elements(".dash-dropdown-option")
+                                         if o.text == label), None), 10, f"option {label!r}")
+    duo.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", option)
+    option.click()

@@ -1,0 +1,297 @@
+"""The workbench in a real browser (dash[testing]'s dash_duo, headless Chromium).
+
+Run with ``pytest tests/app --headless`` (``DASH_TEST_CHROMEPATH=/usr/bin/chromium``,
+chromedriver on PATH). Cytoscape nodes are clicked at their rendered positions, read from the
+page's cytoscape instance.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from tests.app.conftest import choose, click_vertex, cy_eval, group_count, vertex_of, wait_for
+from tests.conftest import SAMPLES_DIR
+from workbench.app import ids
+
+pytestmark = pytest.mark.browser
+
+
+def start(dash_duo, app):
+    """Start the app and wait until the graph is drawn; returns the session's services."""
+    dash_duo.start_server(app)
+    wait_for(dash_duo, lambda: cy_eval(dash_duo, "cy.nodes().length") > 0, 30, "the graph")
+    return app.services
+
+
+def session_key(dash_duo) -> str:
+    """The session key the page holds (session storage)."""
+    return dash_duo.driver.execute_script(
+        f"return JSON.parse(sessionStorage.getItem('{ids.SESSION}'))")
+
+
+def session_state(dash_duo, services):
+    """The browser session's workspace and graph, read from the server-side store."""
+    return services.session(session_key(dash_duo))
+
+
+def start_drawn(dash_duo, app):
+    """Start the app and wait for one compound per multi-op group; returns the services, the
+    workspace and that number of groups."""
+    services = start(dash_duo, app)
+    ws, _ = session_state(dash_duo, services)
+    n = multi_groups(ws.plan)
+    wait_for(dash_duo, lambda: group_count(dash_duo) == n, 20, "the groups")
+    return services, ws, n
+
+
+def save_screenshot(dash_duo, tmp_path, name: str) -> None:
+    """Save the page in the test's temporary directory (and, when ``$WORKBENCH_SCREENSHOTS``
+    names a directory, there too: ``WORKBENCH_SCREENSHOTS=docs`` refreshes the docs' images)."""
+    time.sleep(0.5)
+    dash_duo.driver.save_screenshot(str(tmp_path / name))
+    assert (tmp_path / name).stat().st_size > 20_000
+    if os.environ.get("WORKBENCH_SCREENSHOTS"):
+        dash_duo.driver.save_screenshot(os.path.join(os.environ["WORKBENCH_SCREENSHOTS"], name))
+
+
+def multi_groups(plan) -> int:
+    return sum(1 for g in plan.groups if g.size > 1)
+
+
+def text_of(dash_duo, id_) -> str:
+    return dash_duo.find_element(f"#{id_}").text
+
+
+def click(dash_duo, id_) -> None:
+    dash_duo.find_element(f"#{id_}").click()
+
+
+def open_tab(dash_duo, label: str) -> None:
+    dash_duo.find_element(f"#{ids.TABS}").find_element(By.XPATH, f".//*[text()='{label}']").click()
+
+
+def test_opens_on_the_transformer_block_and_draws_its_groups(dash_duo, make_app, tmp_path):
+    services = start(dash_duo, make_app())
+    ws, graph = session_state(dash_duo, services)
+    assert graph.name == "transformer_block"
+    wait_for(dash_duo, lambda: group_count(dash_duo) == multi_groups(ws.plan), 20,
+             "one compound per multi-op group")
+    kinds = set(cy_eval(dash_duo, "cy.nodes('.group').map(function (n) {"
+                                  " return n.data('kind'); })"))
+    assert kinds == {g.kind for g in ws.plan.groups if g.size > 1}
+    dash_duo.wait_for_contains_text(f"#{ids.PLAN_SUMMARY}", f"{ws.plan.num_kernels} kernels")
+    dash_duo.wait_for_contains_text(f"#{ids.GRAPH_TITLE}", "transformer_block")
+    rows = dash_duo.find_elements(f"#{ids.GROUP_TABLE} td[data-dash-column=id]")
+    assert [r.text for r in rows] == [g.id for g in ws.plan.groups][:40]
+    big = max(ws.plan.groups, key=lambda g: g.size)
+    click_vertex(dash_duo, vertex_of(dash_duo, big.nodes[0]))
+    dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}", f"Selected group {big.id}")
+    assert cy_eval(dash_duo, "cy.style().json().slice(-2)[0].selector") == \
+        f'node[gid = "{big.id}"]'  # the highlight rule, patched in
+    save_screenshot(dash_duo, tmp_path, "app-main.png")
+
+
+def test_choosing_another_sample_redraws(dash_duo, make_app):
+    services = start(dash_duo, make_app())
+    choose(dash_duo, ids.GRAPH_CHOICE, "sample: mlp")
+    wait_for(dash_duo, lambda: vertex_of(dash_duo, "matmul1"), 20, "the mlp drawn")
+    ws, graph = session_state(dash_duo, services)
+    assert graph.name == "mlp"
+    assert vertex_of(dash_duo, "qkv") is None  # nothing left of the transformer block
+    drawn = cy_eval(dash_duo, "cy.nodes('.op').length")
+    assert drawn == sum(g.size for g in ws.plan.groups)
+    dash_duo.wait_for_contains_text(f"#{ids.GRAPH_TITLE}", "mlp")
+
+
+def test_uploading_a_malformed_file_shows_an_error_and_keeps_the_graph(dash_duo, make_app,
+                                                                      tmp_path):
+    start(dash_duo, make_app())
+    before = cy_eval(dash_duo, "cy.nodes().length")
+    bad = tmp_path / "broken.json"
+    bad.write_text('{"format": "fusion-workbench-graph", "nodes": [ {"id": ')
+    upload = dash_duo.find_element(f"#{ids.UPLOAD} input[type=file]")
+    upload.send_keys(str(bad))
+    dash_duo.wait_for_contains_text(f"#{ids.LOAD_MSG}", "broken.json:1:")
+    assert cy_eval(dash_duo, "cy.nodes().length") == before
+    assert vertex_of(dash_duo, "qkv") is not None
+    assert "transformer_block" in text_of(dash_duo, ids.GRAPH_TITLE)
+    # a file over the cap is refused by the browser, with its size
+    big = tmp_path / "huge.json"
+    big.write_bytes(b" " * (17 << 20))
+    upload = dash_duo.find_element(f"#{ids.UPLOAD} input[type=file]")
+    upload.send_keys(str(big))
+    dash_duo.wait_for_contains_text(f"#{ids.LOAD_MSG}", "huge.json: the file is 17.0 MiB, more "
+                                    "than the 16.0 MiB upload limit", timeout=30)
+    assert vertex_of(dash_duo, "qkv") is not None
+    # a good upload afterwards replaces the graph and clears the message
+    upload = dash_duo.find_element(f"#{ids.UPLOAD} input[type=file]")
+    upload.send_keys(str(SAMPLES_DIR / "softmax.json"))
+    dash_duo.wait_for_contains_text(f"#{ids.GRAPH_TITLE}", "softmax")
+    assert text_of(dash_duo, ids.LOAD_MSG) == ""
+
+
+def test_split_a_group_then_undo(dash_duo, make_app):
+    services, ws, n = start_drawn(dash_duo, make_app())
+    big = max(ws.plan.groups, key=lambda g: g.size)
+    click_vertex(dash_duo, vertex_of(dash_duo, big.nodes[-1]))
+    dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}", f"group {big.id}")
+    click(dash_duo, ids.SPLIT)
+    wait_for(dash_duo, lambda: group_count(dash_duo) == n - 1, 20, "one group fewer")
+    kernels = ws.plan.num_kernels + big.size - 1
+    dash_duo.wait_for_contains_text(f"#{ids.PLAN_SUMMARY}", f"{kernels} kernels")
+    assert session_state(dash_duo, services)[0].plan.num_kernels == kernels
+    click(dash_duo, ids.UNDO)
+    wait_for(dash_duo, lambda: group_count(dash_duo) == n, 20, "the group back")
+    dash_duo.wait_for_contains_text(f"#{ids.PLAN_SUMMARY}", f"{ws.plan.num_kernels} kernels")
+    assert text_of(dash_duo, ids.EDIT_MSG) == ""
+
+
+def test_the_step_through_slider_redraws_the_groups(dash_duo, make_app):
+    _, ws, n = start_drawn(dash_duo, make_app())
+    open_tab(dash_duo, "Explain")
+    handle = dash_duo.wait_for_element(f"#{ids.STEP_SLIDER} [role=slider]")
+    handle.send_keys(Keys.HOME)
+    wait_for(dash_duo, lambda: group_count(dash_duo) == 0, 20, "every op alone at step 0")
+    dash_duo.wait_for_contains_text(f"#{ids.BANNER}", f"step 0 of {len(ws.plan.decisions)}")
+    dash_duo.wait_for_contains_text(f"#{ids.STEP_TEXT}", "every op is its own kernel")
+    handle.send_keys(Keys.ARROW_RIGHT)
+    first = ws.plan.decisions[0]
+    dash_duo.wait_for_contains_text(f"#{ids.STEP_TEXT}", f"Step 1 of {len(ws.plan.decisions)}")
+    assert first.reason in text_of(dash_duo, ids.STEP_TEXT)
+    handle.send_keys(Keys.END)
+    wait_for(dash_duo, lambda: group_count(dash_duo) == n, 20, "the final plan again")
+    assert text_of(dash_duo, ids.BANNER) == ""
+
+
+def test_merging_two_nodes_of_a_chain_changes_the_group_count(dash_duo, make_app):
+    """XLA:CPU's policy leaves each matmul alone; merging it with its bias makes one kernel."""
+    services = start(dash_duo, make_app())
+    choose(dash_duo, ids.GRAPH_CHOICE, "sample: mlp")
+    wait_for(dash_duo, lambda: vertex_of(dash_duo, "matmul1"), 20, "the mlp drawn")
+    choose(dash_duo, ids.POLICY, "xla-cpu")
+    wait_for(dash_duo, lambda: session_state(dash_duo, services)[0].policy == "xla-cpu", 20,
+             "the xla-cpu plan")
+    ws, _ = session_state(dash_duo, services)
+    assert ws.plan.group_of("matmul1").id != ws.plan.group_of("bias_add1").id
+    dash_duo.wait_for_contains_text(f"#{ids.PLAN_SUMMARY}", f"{ws.plan.num_kernels} kernels")
+    n = multi_groups(ws.plan)
+    wait_for(dash_duo, lambda: group_count(dash_duo) == n, 20, "the xla-cpu groups drawn")
+    click_vertex(dash_duo, vertex_of(dash_duo, "matmul1"))
+    click_vertex(dash_duo, vertex_of(dash_duo, "bias_add1"), shift=True)
+    dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}", "matmul1, bias_add1")
+    click(dash_duo, ids.MERGE)
+    dash_duo.wait_for_contains_text(f"#{ids.PLAN_SUMMARY}", f"{ws.plan.num_kernels - 1} kernels")
+    new = session_state(dash_duo, services)[0].plan
+    merged = new.group_of("matmul1")
+    assert "bias_add1" in merged.nodes and merged.kind == "output"
+    assert new.num_kernels == ws.plan.num_kernels - 1
+    wait_for(dash_duo, lambda: group_count(dash_duo) == multi_groups(new), 20,
+             "the merged group drawn")
+    assert cy_eval(dash_duo, "cy.getElementById(arguments[0]).parent().data('gid')",
+                   vertex_of(dash_duo, "matmul1")) == merged.id
+    assert text_of(dash_duo, ids.EDIT_MSG) == ""
+
+
+def test_an_illegal_merge_shows_the_reason_and_changes_nothing(dash_duo, make_app):
+    """ln1 and ln2 in one kernel: the path through the attention would leave and re-enter it."""
+    services, ws, _ = start_drawn(dash_duo, make_app())
+    elements_before = cy_eval(dash_duo, "cy.elements().length")
+    click_vertex(dash_duo, vertex_of(dash_duo, "ln1"))
+    click_vertex(dash_duo, vertex_of(dash_duo, "ln2"), shift=True)
+    dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}", "ln1, ln2")
+    click(dash_duo, ids.MERGE)
+    dash_duo.wait_for_contains_text(f"#{ids.EDIT_MSG}", "[cycle]")
+    assert "would depend on itself" in text_of(dash_duo, ids.EDIT_MSG)
+    after, _ = session_state(dash_duo, services)
+    assert after.plan == ws.plan and len(after.history) == 1
+    assert cy_eval(dash_duo, "cy.elements().length") == elements_before
+    assert f"{ws.plan.num_kernels} kernels" in text_of(dash_duo, ids.PLAN_SUMMARY)
+
+
+def test_compile_and_profile_on_the_cpu_shows_times_and_the_check(dash_duo, make_app, tmp_path):
+    """chain10: ten elementwise ops, one loop fusion (the classic case), against ten kernels."""
+    services = start(dash_duo, make_app())
+    choose(dash_duo, ids.GRAPH_CHOICE, "sample: chain10")
+    wait_for(dash_duo, lambda: vertex_of(dash_duo, "sqrt1"), 20, "chain10 drawn")
+    ws, graph = session_state(dash_duo, services)
+    open_tab(dash_duo, "Compile & profile")
+    dash_duo.wait_for_contains_text(f"#{ids.PROFILE_SUMMARY}", "Not profiled yet")
+    choose(dash_duo, ids.PROFILE_BACKEND, "cpu")
+    click(dash_duo, ids.PROFILE_RUN)
+    wait_for(dash_duo, lambda: "speedup" in text_of(dash_duo, ids.PROFILE_SUMMARY)
+             or text_of(dash_duo, ids.PROFILE_MSG), 240, "the report (or an error)")
+    assert text_of(dash_duo, ids.PROFILE_MSG) == ""
+    summary = text_of(dash_duo, ids.PROFILE_SUMMARY)
+    assert "backend cpu (as chosen)" in summary and "measured fused" in summary
+    record = services.store.report(session_key(dash_duo))
+    report = record["report"]
+    assert report["backend"] == "cpu" and report["ok"] is True
+    assert all(note in summary for note in report["notes"])  # e.g. why the CPU was used
+    measured = dash_duo.find_elements(f"#{ids.PROFILE_TABLE} td[data-dash-column=measured]")
+    assert len(measured) == ws.plan.num_kernels
+    assert all(c.text.endswith("s") and c.text[0].isdigit() for c in measured)
+    checks = dash_duo.find_elements(f"#{ids.CORRECTNESS} td[data-dash-column=ok]")
+    assert len(checks) == len(graph.outputs) and all(c.text == "yes" for c in checks)
+    assert text_of(dash_duo, ids.PROFILE_MSG) == ""
+    assert dash_duo.find_element(f"#{ids.PROFILE_RUN}").is_enabled()
+    # the selected group's kernel source is shown
+    click_vertex(dash_duo, vertex_of(dash_duo, "sqrt1"))
+    group = ws.plan.group_of("sqrt1")
+    dash_duo.wait_for_contains_text(f"#{ids.KERNEL_SOURCE}", "def ")
+    assert record["sources"][group.id].split("\n")[0] in text_of(dash_duo, ids.KERNEL_SOURCE)
+    click(dash_duo, ids.FIT)
+    save_screenshot(dash_duo, tmp_path, "app-profile.png")
+    # downloads: the Perfetto trace and the plan
+    click(dash_duo, ids.DOWNLOAD_TRACE)
+    click(dash_duo, ids.DOWNLOAD_PLAN)
+    folder = Path(dash_duo.download_path)
+    wait_for(dash_duo, lambda: (folder / "chain10.trace.json").exists()
+             and (folder / "chain10.plan.json").exists(), 20, "the downloads")
+    trace = json.loads((folder / "chain10.trace.json").read_text())
+    assert [e["name"].split()[0] for e in trace["traceEvents"] if e["ph"] == "X"] == ["g0"]
+    assert json.loads((folder / "chain10.plan.json").read_text())["groups"][0]["id"] == "g0"
+
+
+def test_profiling_can_be_cancelled_and_the_app_keeps_running(dash_duo, make_app):
+    services = start(dash_duo, make_app())
+    open_tab(dash_duo, "Compile & profile")
+    dash_duo.wait_for_contains_text(f"#{ids.PROFILE_SUMMARY}", "Not profiled yet")
+    click(dash_duo, ids.PROFILE_RUN)
+    wait_for(dash_duo, lambda: not dash_duo.find_element(f"#{ids.PROFILE_RUN}").is_enabled(),
+             20, "the run button disabled while profiling")
+    wait_for(dash_duo, lambda: " of " in text_of(dash_duo, ids.PROFILE_STATUS)
+             or text_of(dash_duo, ids.PROFILE_MSG), 60, "progress (or an error)")
+    assert text_of(dash_duo, ids.PROFILE_MSG) == ""
+    click(dash_duo, ids.PROFILE_CANCEL)
+    wait_for(dash_duo, lambda: dash_duo.find_element(f"#{ids.PROFILE_RUN}").is_enabled(), 30,
+             "the run button enabled again")
+    assert services.store.report(session_key(dash_duo)) is None
+    assert "Not profiled yet" in text_of(dash_duo, ids.PROFILE_SUMMARY)
+    click(dash_duo, ids.DOWNLOAD_REPORT)
+    dash_duo.wait_for_contains_text(f"#{ids.PROFILE_MSG}", "Profile the plan first")
+    open_tab(dash_duo, "Plan")  # the app still answers
+    click(dash_duo, ids.UNDO)
+    dash_duo.wait_for_contains_text(f"#{ids.EDIT_MSG}", "nothing to undo")
+
+
+def test_a_second_session_does_not_see_the_first_ones_plan(dash_duo, make_app):
+    services, ws, n = start_drawn(dash_duo, make_app())
+    big = max(ws.plan.groups, key=lambda g: g.size)
+    click_vertex(dash_duo, vertex_of(dash_duo, big.nodes[0]))
+    click(dash_duo, ids.SPLIT)
+    wait_for(dash_duo, lambda: group_count(dash_duo) == n - 1, 20, "the split drawn")
+    first = session_key(dash_duo)
+    # a new browser session (empty session storage): a new key, the planner's plan
+    dash_duo.driver.execute_script("sessionStorage.clear();")
+    dash_duo.driver.refresh()
+    wait_for(dash_duo, lambda: session_key(dash_duo) not in (None, first), 20, "a new session")
+    wait_for(dash_duo, lambda: group_count(dash_duo) == n, 20, "the unedited plan")
+    assert services.session(session_key(dash_duo))[0].plan == ws.plan
+    assert services.session(first)[0].plan.num_kernels == ws.plan.num_kernels + big.size - 1

@@ -1,0 +1,115 @@
+"""The logic behind the callbacks, without a browser: uploads, selection, collapse, search."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from tests.conftest import SAMPLES_DIR, shared_hlo_dir
+from workbench.app import controller
+from workbench.app.callbacks_load import decode_upload
+from workbench.app.callbacks_view import collapsed_ids, collapsed_record, find_node
+from workbench.app.graph_figure import grouping_from_plan
+from workbench.app.server import AppConfig, Services
+from workbench.errors import InputError, PlanError, WorkbenchError
+from workbench.importers import load_bytes, load_graph
+from workbench.planner import xla_plan
+
+
+def data_url(data: bytes) -> str:
+    return "data:application/octet-stream;base64," + base64.b64encode(data).decode()
+
+
+def test_decode_upload_round_trips_and_refuses_bad_data():
+    assert decode_upload(data_url(b"HloModule m"), "m.hlo", 1 << 20) == b"HloModule m"
+    with pytest.raises(InputError, match="larger than the 1 MiB upload limit"):
+        decode_upload(data_url(b"x" * (2 << 20)), "big.json", 1 << 20)
+    with pytest.raises(InputError, match="not a file"):
+        decode_upload("no comma here", "a.json", 1 << 20)
+    with pytest.raises(InputError, match="not valid base64"):
+        decode_upload("data:text/plain;base64,@@@@", "a.json", 1 << 20)
+
+
+@pytest.mark.parametrize("payload, name, match", [
+    (b'{"nodes": [ }', "bad.json", r"bad\.json:1:"),
+    (b"\x00\x01\x02binary", "weights.bin", "binary file"),
+    (b"   \n", "empty.hlo", "empty"),
+    (b"HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT r = f32[4] add(p, q\n",
+     "cut.hlo", r"cut\.hlo:\d+"),
+])
+def test_malformed_uploads_raise_errors_that_name_the_file(payload, name, match):
+    with pytest.raises(WorkbenchError, match=match):
+        load_bytes(decode_upload(data_url(payload), name, 1 << 20), name)
+
+
+def test_collapsed_groups_are_remembered_by_member_across_renumbering():
+    g = load_graph(shared_hlo_dir() / "transformer_block.after_noynn.hlo")
+    groups = grouping_from_plan(xla_plan(g))
+    big = max(groups, key=lambda x: len(x["nodes"]))
+    record = collapsed_record("key", groups, [big["id"]])
+    assert record == {"graph": "key", "nodes": [big["nodes"][0]]}
+    renumbered = [dict(x, id=f"z{i}") for i, x in enumerate(reversed(groups))]
+    again = collapsed_ids(record, "key", g, renumbered)
+    assert again == [x["id"] for x in renumbered if x["nodes"] == big["nodes"]]
+    # another graph: the default (this one is small enough to start open)
+    assert collapsed_ids(record, "other", g, groups) == []
+
+
+def test_find_node_exact_then_substring():
+    g = load_graph(SAMPLES_DIR / "transformer_block.json")
+    assert find_node(g, "qkv") == "qkv"
+    assert find_node(g, "  FFN1 ") == "ffn1"  # case-insensitive substring, trimmed
+    assert find_node(g, "no-such-node") is None and find_node(g, "") is None
+
+
+def test_selection_nodes_from_canvas_data():
+    data = [{"id": "v3", "node": "add.1", "gid": "g1"},
+            {"id": "grp-g2", "gid": "g2", "rep": "mul.4"},
+            {"id": "v0", "node": "x"},                       # a parameter: not selectable
+            {"id": "v3@v2", "node": "add.1", "gid": "g2"}]   # a copy of a node already there
+    assert controller.selection_nodes(data) == ["add.1", "mul.4"]
+    assert controller.selection_nodes(None) == []
+
+
+def test_graph_choices_are_server_side_keys(tmp_path):
+    hlo = shared_hlo_dir() / "softmax.after_noynn.hlo"
+    services = Services(AppConfig(initial=str(hlo), store_dir=str(tmp_path)))
+    values = [o["value"] for o in services.choices()]
+    assert values[0] == "file:0" and "sample:transformer_block" in values
+    assert services.path_of("file:0") == str(hlo)
+    assert services.path_of("sample:mlp").endswith("sample_graphs/mlp.json")
+    for bad in ("file:7", "sample:../../etc/passwd", "/etc/passwd", "file:-1"):
+        with pytest.raises(InputError, match="unknown graph choice"):
+            services.path_of(bad)
+    g1, label = services.load_choice("file:0")
+    g2, _ = services.load_choice("file:0")
+    assert g1 is g2 and label == "softmax.after_noynn.hlo"  # cached by path and mtime
+
+
+def test_undo_redo_bounds_without_a_planner():
+    from workbench.app.state import Workspace
+    from workbench.planner import unfused_plan
+
+    g = load_graph(SAMPLES_DIR / "mlp.json")
+    p0 = unfused_plan(g)
+    ws = Workspace("k", "s", "priority", "cpu", p0, (p0,), 0, p0)
+    with pytest.raises(PlanError, match="nothing to undo"):
+        controller.undo(ws)
+    with pytest.raises(PlanError, match="nothing to redo"):
+        controller.redo(ws)
+    p1 = xla_plan(load_graph(shared_hlo_dir() / "mlp.after_noynn.hlo"))
+    ws2 = controller.push(ws, p1)
+    assert ws2.plan is p1 and controller.undo(ws2).plan is p0
+    assert controller.redo(controller.undo(ws2)).plan is p1
+    # a new step after an undo drops what could have been redone
+    ws3 = controller.push(controller.undo(ws2), p0)
+    assert len(ws3.history) == 2 and ws3.position == 1
+
+
+def test_the_clientside_helpers_name_the_canvas_by_its_id():
+    from tests.conftest import REPO_ROOT
+    from workbench.app import ids
+
+    js = (REPO_ROOT / "assets" / "workbench.js").read_text()
+    assert f'var CANVAS = "{ids.CYTO}";' in js

@@ -1,0 +1,135 @@
+"""The controller (what the callbacks do) with the real planner, cost model and editing."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import SAMPLES_DIR, shared_hlo_dir
+from workbench.app import controller
+from workbench.app.callbacks_plan import plan_summary, run_edit
+from workbench.app.server import AppConfig, Services
+from workbench.app.state import graph_key
+from workbench.errors import LegalityError, PlanError
+from workbench.importers import load_graph
+
+
+@pytest.fixture(scope="module")
+def transformer():
+    g = load_graph(SAMPLES_DIR / "transformer_block.json")
+    return g, controller.open_workspace(graph_key(g), g, "sample transformer_block")
+
+
+def test_open_plans_with_the_planner_and_costs_with_the_cost_model(transformer):
+    g, ws = transformer
+    assert ws.plan is ws.proposal and ws.history == (ws.plan,) and ws.plan.policy == "priority"
+    cost = controller.plan_costs(ws, g)
+    assert set(cost.groups) == {grp.id for grp in ws.plan.groups}
+    assert cost.unfused_total.predicted_s > cost.total.predicted_s > 0
+    text = plan_summary(ws.plan, cost)
+    assert text.startswith(f"{ws.plan.num_kernels} kernels (policy priority, device cpu)")
+    assert "unfused" in text and text.endswith("x)")
+
+
+def test_an_illegal_merge_raises_the_checkers_reason_and_keeps_the_workspace(transformer):
+    g, ws = transformer
+    edit = controller.make_edit("merge", ws.plan, ["ln1", "ln2"], None)
+    with pytest.raises(LegalityError) as info:
+        controller.apply_user_edit(ws, g, edit)
+    assert info.value.reason == "cycle"
+    assert controller.error_text(info.value).endswith("[cycle]")
+    assert ws.plan is ws.proposal and len(ws.history) == 1
+
+
+def test_selection_errors_say_what_to_select(transformer):
+    g, ws = transformer
+    with pytest.raises(PlanError, match="two or more groups"):
+        controller.make_edit("merge", ws.plan, ["ln1"], None)
+    with pytest.raises(PlanError, match="exactly two nodes"):
+        controller.make_edit("forbid", ws.plan, ["ln1", "qkv", "ln2"], None)
+    with pytest.raises(PlanError, match="choose the group"):
+        controller.make_edit("move", ws.plan, ["qkv"], None, None)
+    with pytest.raises(PlanError, match="select a group"):
+        controller.make_edit("split", ws.plan, [], None)
+
+
+def test_split_undo_redo_reset_through_the_buttons(transformer):
+    from workbench.app import ids
+
+    g, ws = transformer
+    big = max(ws.plan.groups, key=lambda grp: grp.size)
+    split = run_edit(ws, g, ids.SPLIT, [], big.nodes[0], None)
+    assert split.plan.num_kernels == ws.plan.num_kernels + big.size - 1
+    assert split.plan.decisions[-1].action == "edit" or len(split.plan.decisions) > len(
+        ws.plan.decisions)
+    back = run_edit(split, g, ids.UNDO, [], None, None)
+    assert back.plan == ws.plan
+    assert run_edit(back, g, ids.REDO, [], None, None).plan == split.plan
+    reset = run_edit(split, g, ids.RESET, [], None, None)
+    assert reset.plan == ws.proposal and len(reset.history) == 3
+    with pytest.raises(PlanError, match="already is the planner's proposal"):
+        run_edit(ws, g, ids.RESET, [], None, None)
+
+
+def test_accept_all_pins_every_group_and_replan_keeps_them(transformer):
+    from workbench.app import ids
+
+    g, ws = transformer
+    accepted = run_edit(ws, g, ids.ACCEPT_ALL, [], None, None)
+    assert all(grp.pinned for grp in accepted.plan.groups if grp.size > 1)
+    with pytest.raises(PlanError, match="already accepted"):
+        controller.accept_all(accepted, g)
+    again = controller.replan(accepted, g, "greedy", "cpu")
+    kept = {frozenset(grp.nodes) for grp in accepted.plan.groups if grp.size > 1}
+    assert kept <= {frozenset(grp.nodes) for grp in again.plan.groups}
+    assert again.policy == "greedy" and again.proposal is again.plan
+
+
+def test_moving_a_node_uses_the_chosen_group(transformer):
+    from workbench.editing import Move
+
+    g, ws = transformer
+    edit = controller.make_edit("move", ws.plan, ["qkv"], None, "g5")
+    assert edit == Move("qkv", "g5")
+
+
+def test_the_replay_view_starts_with_every_op_alone(transformer):
+    g, ws = transformer
+    n_ops = sum(1 for n in g.nodes if n.op not in ("parameter", "constant"))
+    start = controller.current_view(ws, g, 0)
+    assert start.mode == "replay" and len(start.groups) == n_ops
+    assert f"step 0 of {len(ws.plan.decisions)}" in start.banner
+    end = controller.current_view(ws, g, len(ws.plan.decisions))
+    assert end.mode == "plan" and [x["id"] for x in end.groups] == [
+        grp.id for grp in ws.plan.groups]
+
+
+def test_xla_view_and_agreement_for_an_optimised_module():
+    g = load_graph(shared_hlo_dir() / "transformer_block.after_noynn.hlo")
+    ws = controller.open_workspace(graph_key(g), g, "after")
+    assert controller.has_xla_grouping(g)
+    view = controller.current_view(ws, g, None, show_xla=True)
+    assert view.mode == "xla" and "XLA's own grouping" in view.banner
+    text = controller.xla_agreement_text(g, ws.plan)
+    assert text.startswith("Agreement with XLA's fusions") and "F1 " in text
+    before = load_graph(shared_hlo_dir() / "transformer_block.before.hlo")
+    assert not controller.has_xla_grouping(before)
+    with pytest.raises(PlanError, match="no XLA fusion tags"):
+        controller.current_view(controller.open_workspace("k", before, "b"), before, None, True)
+
+
+def test_a_merge_moves_no_node(tmp_path):
+    """Positions come from the layout of the planner's proposal; an edit keeps them."""
+    from workbench.app.graph_figure import grouping_from_plan
+
+    services = Services(AppConfig(store_dir=str(tmp_path)))
+    g = load_graph(SAMPLES_DIR / "mlp.json")
+    ws = controller.open_workspace(graph_key(g), g, "mlp", "xla-cpu", "cpu")
+    _, before = services.drawing_for(ws, g, grouping_from_plan(ws.plan), [])
+    merged = controller.apply_user_edit(
+        ws, g, controller.make_edit("merge", ws.plan, ["matmul1", "bias_add1"], None))
+    drawing, after = services.drawing_for(merged, g, grouping_from_plan(merged.plan), [])
+    assert after.positions == before.positions
+    assert {v.id for v in drawing.vertices} <= set(before.positions)
+    again = services.drawing_for(controller.relayout(merged), g,
+                                 grouping_from_plan(merged.plan), [])[1]
+    assert again.positions != before.positions  # Re-layout: laid out for the new groups

@@ -1,0 +1,264 @@
+"""Pure figure and table functions: cytoscape elements, stylesheet, plotly charts, rows."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import SAMPLES_DIR, shared_hlo_dir
+from workbench.app.drawing import build_drawing, collapse
+from workbench.app.figures import (cost_bars, empty_figure, profile_bars, roofline,
+                                   roofline_points)
+from workbench.app.graph_figure import (COLLAPSE_ABOVE_OPS, KIND_COLORS, default_collapsed,
+                                        edge_width, graph_elements, group_node_id,
+                                        grouping_from_plan, grouping_from_sets, stylesheet)
+from workbench.app.graph_layout import Layout, layered_positions
+from workbench.app.tables import cost_rows, decision_rows, decision_text, group_rows
+from workbench.importers import load_graph
+from workbench.planner import Decision, make_plan, replay, xla_plan
+
+
+@pytest.fixture(scope="module")
+def xla_module():
+    g = load_graph(shared_hlo_dir() / "transformer_block.after_noynn.hlo")
+    return g, xla_plan(g)
+
+
+def elements_for(graph, groups, collapsed=()):
+    d = build_drawing(graph, [g["nodes"] for g in groups])
+    ids = {i for i, g in enumerate(groups) if g["id"] in set(collapsed)}
+    d = collapse(d, ids)
+    return graph_elements(graph, groups, d, Layout(layered_positions(d), "layered"))
+
+
+def test_elements_draw_each_multi_op_group_as_a_compound_coloured_by_kind(xla_module):
+    g, plan = xla_module
+    groups = grouping_from_plan(plan)
+    els = elements_for(g, groups)
+    compounds = [e for e in els if "group" in e.get("classes", "").split()]
+    multi = [x for x in groups if len(x["nodes"]) > 1]
+    assert len(compounds) == len(multi)
+    kinds = {e["data"]["gid"]: e["data"]["kind"] for e in compounds}
+    assert kinds == {x["id"]: x["kind"] for x in multi}
+    assert all(f"kind-{e['data']['kind']}" in e["classes"] for e in compounds)
+    # every member op of a multi-op group is a child of its compound
+    parents = {e["data"]["node"]: e["data"].get("parent") for e in els if "node" in e["data"]
+               and "@" not in e["data"]["id"]}
+    for x in multi:
+        assert {parents[n] for n in x["nodes"]} == {group_node_id(x["id"])}
+    # parents come before children, edges after nodes
+    order = [e["data"]["id"] for e in els]
+    for e in els:
+        if "parent" in e["data"]:
+            assert order.index(e["data"]["parent"]) < order.index(e["data"]["id"])
+    first_edge = next(i for i, e in enumerate(els) if "source" in e["data"])
+    assert all("source" in e["data"] for e in els[first_edge:])
+
+
+def test_labels_show_op_and_type_and_inline_scalar_constants():
+    g = load_graph(SAMPLES_DIR / "softmax.json")
+    groups = grouping_from_sets(g, [[n] for n in g.topo_order
+                                    if g.node(n).op not in ("parameter", "constant")])
+    els = elements_for(g, groups)
+    labels = {e["data"]["node"]: e["data"]["label"] for e in els if "node" in e["data"]}
+    x = g.parameters[0]
+    assert labels[x.id] == f"{x.id}\n{x.type}"
+    reduce_id = next(n.id for n in g.nodes if n.op == "reduce")
+    node = g.node(reduce_id)
+    assert labels[reduce_id].startswith("reduce(") and labels[reduce_id].endswith(str(node.type))
+    assert not any(g.node(n).op == "constant" and g.node(n).type.size == 1 for n in labels)
+
+
+def test_edges_are_sized_by_bytes():
+    assert edge_width(4) == 1.0 and edge_width(10**9) == 7.0
+    assert edge_width(10_000) < edge_width(1_000_000)
+    g = load_graph(SAMPLES_DIR / "mlp.json")
+    plan = make_plan(g, [[n] for n in g.topo_order if g.node(n).op != "parameter"], policy="t")
+    els = elements_for(g, grouping_from_plan(plan))
+    x_edges = [e for e in els if e["data"].get("value") == "x"]
+    assert x_edges and all(e["data"]["bytes"] == 32 * 256 * 4 for e in x_edges)
+    assert x_edges[0]["data"]["label"] == "32.0 KiB"
+
+
+def test_collapsed_group_is_one_box_and_its_edges_are_merged(xla_module):
+    g, plan = xla_module
+    groups = grouping_from_plan(plan)
+    big = max(groups, key=lambda x: len(x["nodes"]))
+    els = elements_for(g, groups, collapsed=[big["id"]])
+    box = [e for e in els if e["data"]["id"] == group_node_id(big["id"])]
+    assert len(box) == 1 and "collapsed" in box[0]["classes"] and "position" in box[0]
+    assert f"{len(big['nodes'])} ops" in box[0]["data"]["label"]
+    members = {e["data"].get("node") for e in els if e["data"].get("gid") == big["id"]
+               and "node" in e["data"]}
+    assert not members  # no member is drawn on its own
+    ids = {e["data"]["id"] for e in els}
+    assert all(e["data"]["source"] in ids and e["data"]["target"] in ids
+               for e in els if "source" in e["data"])
+
+
+def test_big_graphs_start_collapsed(xla_module):
+    g, plan = xla_module
+    groups = grouping_from_plan(plan)
+    assert default_collapsed(g, groups) == []  # 144 ops: drawn open
+    small = default_collapsed(g, groups, threshold=100)
+    assert small == [x["id"] for x in groups if len(x["nodes"]) > 1]
+    assert COLLAPSE_ABOVE_OPS >= 200
+
+
+def test_replay_steps_draw_fewer_groups_as_the_planner_fuses():
+    g = load_graph(SAMPLES_DIR / "chain10.json")
+    ops = [n for n in g.topo_order if g.node(n).op not in ("parameter", "constant")]
+    decisions = [Decision(k, "fuse", True, "benefit", "saves memory traffic", (ops[k], ops[k + 1]),
+                          (tuple(ops[:k + 2]),)) for k in range(3)]
+    plan = make_plan(g, [ops[:4]] + [[n] for n in ops[4:]], policy="t", decisions=decisions)
+    counts = [len(grouping_from_sets(g, replay(plan, g, k))) for k in range(4)]
+    assert counts == [len(ops), len(ops) - 1, len(ops) - 2, len(ops) - 3]
+
+
+def test_stylesheet_colours_kinds_and_highlights_selection():
+    rules = stylesheet()
+    by_sel = {r["selector"]: r["style"] for r in rules}
+    for kind, colour in KIND_COLORS.items():
+        assert by_sel[f"node.group.kind-{kind}"]["background-color"] == colour
+    assert by_sel["node.opaque"]["shape"] == "octagon"
+    assert by_sel["node.dup"]["border-style"] == "dashed"
+    assert rules[-2]["selector"] == rules[-1]["selector"] == "node.none"  # unused slots
+    hi = stylesheet("g3", "v7")
+    assert len(hi) == len(rules)  # the highlight slots are patched in place
+    assert hi[-2]["selector"] == 'node[gid = "g3"]' and hi[-1]["selector"] == 'node[id = "v7"]'
+
+
+COST = {"bytes_read": 4096, "bytes_written": 2048, "flops": 1_000_000, "transcendentals": 100,
+        "arithmetic_intensity": 1_000_000 / 6144, "registers_per_thread": None,
+        "occupancy": None, "launch_overhead_s": 2e-6, "compute_s": 1e-5, "memory_s": 3e-6,
+        "predicted_s": 1.2e-5, "bound": "compute"}
+UNFUSED = dict(COST, bytes_read=16384, bytes_written=12288, memory_s=1.5e-5, predicted_s=2.3e-5,
+               bound="memory")
+
+
+def test_cost_rows_give_fused_unfused_and_saving():
+    rows = {label: (f, u) for label, f, u in cost_rows(COST, UNFUSED)}
+    assert rows["bytes read"] == ("4.0 KiB", "16.0 KiB")
+    assert rows["FLOPs"][0] == "1 MFLOP"
+    assert rows["registers / thread"] == ("-", "-")  # unknown on the CPU
+    assert rows["predicted time"] == ("12 µs", "23 µs")
+    assert rows["saving"] == ("11 µs", "1.92x")
+
+
+def test_group_rows_carry_kind_size_time_and_flags(xla_module):
+    g, plan = xla_module
+    groups = grouping_from_plan(plan)
+    costs = {x["id"]: COST for x in groups}
+    unfused = {x["id"]: UNFUSED for x in groups}
+    rows = group_rows(groups, costs, unfused)
+    assert [r["id"] for r in rows] == [x["id"] for x in groups]
+    assert rows[0]["predicted"] == "12 µs" and rows[0]["saving"] == "11 µs"
+    assert all(r["n_ops"] == len(x["nodes"]) for r, x in zip(rows, groups))
+    pinned = group_rows([dict(groups[0], pinned=True)])[0]
+    assert pinned["kind"].endswith("pinned") and pinned["predicted"] == "-"
+
+
+def test_cost_bars_stack_roofline_time_and_launch():
+    groups = [{"id": "g0", "kind": "loop", "nodes": ["a"]}, {"id": "g1", "kind": "output",
+                                                           "nodes": ["b", "c"]}]
+    mem = dict(COST, memory_s=2e-5, compute_s=1e-6, predicted_s=2.2e-5)
+    fig = cost_bars(groups, {"g0": mem, "g1": COST}, {"g0": UNFUSED, "g1": UNFUSED}, "g1")
+    traces = {t.name: t for t in fig.data}
+    assert traces["memory-bound time"].y == pytest.approx((20.0, 0.0))
+    assert traces["compute-bound time"].y == pytest.approx((0.0, 10.0))
+    assert traces["launch overhead"].y == pytest.approx((2.0, 2.0))
+    assert traces["same ops unfused"].y == pytest.approx((23.0, 23.0))
+    assert tuple(traces["launch overhead"].marker.line.width) == (0, 2)  # selected outlined
+    assert fig.layout.barmode == "stack"
+
+
+def test_roofline_has_both_ceilings_and_one_point_per_group():
+    device = {"name": "h100", "bandwidth_Bps": 3.35e12, "peak_flops": 6.7e13}
+    groups = [{"id": "g0", "kind": "loop", "nodes": ["a"]},
+              {"id": "g1", "kind": "output", "nodes": ["b"]},
+              {"id": "g2", "kind": "loop", "nodes": ["c"]}]
+    costs = {"g0": COST, "g1": dict(COST, flops=10**9), "g2": dict(COST, flops=0)}
+    pts = roofline_points(groups, costs)
+    assert [p["id"] for p in pts] == ["g0", "g1"]  # no FLOPs: not on a roofline
+    assert pts[0]["ai"] == pytest.approx(1e6 / 6144)
+    assert pts[0]["flops_per_s"] == pytest.approx(1e6 / 1.2e-5)
+    measured = roofline_points(groups, costs, {"g0": 1e-4, "g1": 1e-3})
+    assert len(roofline(device, pts).data) == 3  # the measured trace is there, empty
+    fig = roofline(device, pts, measured)
+    roof, pred, meas = fig.data
+    ridge = 6.7e13 / 3.35e12
+    assert roof.x[1] == pytest.approx(ridge) and roof.y[1] == pytest.approx(6.7e13)
+    assert roof.y[0] == pytest.approx(roof.x[0] * 3.35e12)  # the memory roof
+    assert meas.y[0] == pytest.approx(1e10) and fig.layout.xaxis.type == "log"
+
+
+def test_profile_bars_and_empty_figure():
+    fig = profile_bars([{"group": "g0", "measured_s": 2e-6, "predicted_s": 1e-6}])
+    assert [t.name for t in fig.data] == ["measured", "predicted"]
+    assert fig.data[0].y == pytest.approx((2.0,)) and fig.layout.yaxis.title.text == "µs"
+    slow = profile_bars([{"group": "g0", "measured_s": 0.031, "predicted_s": 7.5e-4}])
+    assert slow.data[0].y == pytest.approx((31.0,)) and slow.layout.yaxis.title.text == "ms"
+    assert empty_figure("nothing yet").layout.annotations[0].text == "nothing yet"
+
+
+def test_decision_rows_and_step_text():
+    ds = [Decision(0, "fuse", True, "benefit", "saves 12 µs", ("a", "b")),
+          Decision(1, "fuse", False, "cycle", "would make a cycle", ("c", "d"))]
+    assert decision_rows(ds)[1] == {"step": 1, "action": "fuse", "fused": "no",
+                                    "reason": "cycle", "message": "would make a cycle",
+                                    "nodes": "c, d"}
+    assert decision_text(ds, 0)[0] == ""
+    assert decision_text(ds, 1) == ("fused", "Step 1 of 2: fuse a, b", "benefit: saves 12 µs")
+    assert decision_text(ds, 2)[0] == "refused"
+
+
+def test_a_duplicated_producer_is_drawn_in_every_group_that_recomputes_it():
+    from workbench.planner import plan_graph
+
+    g = load_graph(SAMPLES_DIR / "multi_consumer.json")
+    plan = plan_graph(g, policy="xla-cpu")
+    homes = [grp for grp in plan.groups if "producer" in grp.nodes]
+    assert len(homes) >= 2 and all("producer" in grp.duplicated for grp in homes)
+    els = elements_for(g, grouping_from_plan(plan))
+    drawn = [e for e in els if e["data"].get("node") == "producer"]
+    assert sorted(e["data"]["gid"] for e in drawn) == sorted(grp.id for grp in homes)
+    assert all("dup" in e["classes"].split() for e in drawn)
+    assert len({e["data"]["id"] for e in drawn}) == len(drawn)
+    # each copy feeds its own group's consumers
+    for e in drawn:
+        readers = [x for x in els if x["data"].get("source") == e["data"]["id"]]
+        members = {x["data"]["id"] for x in els if x["data"].get("gid") == e["data"]["gid"]}
+        assert any(x["data"]["target"] in members for x in readers)
+
+
+def test_opaque_ops_are_marked():
+    from workbench.ir import Attrs, GraphBuilder, Node, TensorType, verify
+    from workbench.planner import unfused_plan
+
+    b = GraphBuilder("opaque")
+    x = b.parameter("x", (4,))
+    b.node(Node("cc", "opaque", (x,), TensorType((4,), "f32"), Attrs(hlo_opcode="custom-call")))
+    y = b.op("negate", ["cc"], node_id="y")
+    g = verify(b.build([y]))
+    els = elements_for(g, grouping_from_plan(unfused_plan(g)))
+    cc = next(e for e in els if e["data"].get("node") == "cc")
+    assert "opaque" in cc["classes"].split() and cc["data"]["kind"] == "opaque"
+
+
+def test_dead_groups_are_marked_in_the_drawing_and_the_table():
+    from workbench.ir import GraphBuilder, verify
+    from workbench.planner import plan_graph
+
+    b = GraphBuilder("with_dead_code")
+    x = b.parameter("x", (64,))
+    y = b.op("negate", [x], node_id="y")
+    b.op("exponential", [x], node_id="unused")
+    g = verify(b.build([y]))
+    plan = plan_graph(g)
+    dead = plan.group_of("unused")
+    assert dead.role == "dead"
+    els = elements_for(g, grouping_from_plan(plan))
+    drawn = next(e for e in els if e["data"].get("node") == "unused")
+    assert "role-dead" in drawn["classes"].split()
+    row = next(r for r in group_rows(grouping_from_plan(plan)) if r["id"] == dead.id)
+    assert row["kind"].split(" · ")[1] == "dead"
+    assert {"selector": ".role-dead", "style": {"opacity": 0.45}} in stylesheet()

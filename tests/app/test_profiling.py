@@ -1,0 +1,78 @@
+"""Reading a profile report for the app (the shape of ``Report.to_json()``), without running one."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import SAMPLES_DIR
+from workbench.app import profiling
+from workbench.importers import load_graph
+from workbench.planner import plan_graph, unfused_plan
+
+
+def report(tmp_path, ok=True):
+    src = tmp_path / "k_g0.py"
+    src.write_text("def kernel_g0(x, out):\n    out[:] = x\n")
+    return {
+        "graph": "mlp", "backend": "cpu", "ok": ok, "speedup": 1.5,
+        "totals": {"fused": {"median_s": 2e-3}, "unfused": {"median_s": 3e-3},
+                   "numpy": {"median_s": 1e-3}, "predicted_s": 1e-3,
+                   "predicted_unfused_s": 2e-3},
+        "kernels": [{"group_id": "g0", "kind": "output", "median_s": 1.5e-3,
+                     "predicted_s": 5e-4, "gbps": 1.25, "fallback": False, "cached": True,
+                     "source_path": str(src)},
+                    {"group_id": "g1", "kind": "loop", "median_s": "nan",
+                     "predicted_s": None, "gbps": "nan", "fallback": True,
+                     "source_path": None}],
+        "outputs": [{"index": 0, "node": "relu3", "max_abs_error": 0.0 if ok else 0.5,
+                     "max_rel_error": 0.0 if ok else 0.25, "mismatches": 0 if ok else 7,
+                     "ok": ok}],
+        "notes": ["no GPU: ran on cpu"], "errors": [] if ok else [
+            {"code": "mismatch", "text": "output relu3 differs from the reference"}],
+    }
+
+
+def test_rows_summary_and_sources(tmp_path):
+    doc = report(tmp_path)
+    g = load_graph(SAMPLES_DIR / "mlp.json")
+    plan = plan_graph(g)
+    rows = profiling.kernel_rows(doc, plan)
+    assert rows[0] == {"group": "g0", "kind": "output", "measured_s": 1.5e-3,
+                       "predicted_s": 5e-4, "measured": "1.5 ms", "predicted": "500 µs",
+                       "ratio": "3.00", "gbps": "1.25", "note": "cached"}
+    assert rows[1]["measured"] == "-" and rows[1]["note"] == "numpy fallback"
+    assert profiling.correctness_rows(doc) == [{"output": "out0 relu3", "max_abs_error": "0",
+                                                "max_rel_error": "0", "ok": "yes"}]
+    text = profiling.summary_text(doc)
+    assert text == ("backend cpu (auto: no usable CUDA GPU here) · measured fused 2 ms vs unfused "
+                    "3 ms: 1.50x speedup · predicted 1 ms vs 2 ms (2.00x) · no GPU: ran on cpu")
+    assert profiling.summary_text(doc, "cpu").startswith("backend cpu (as chosen) · ")
+    assert profiling.backend_text(dict(doc, backend="cuda")) == "backend cuda"
+    assert profiling.read_sources(doc) == {"g0": "def kernel_g0(x, out):\n    out[:] = x\n"}
+    assert profiling.mismatch_text(doc) == ""
+
+
+def test_a_mismatch_is_reported(tmp_path):
+    doc = report(tmp_path, ok=False)
+    assert profiling.mismatch_text(doc) == "output relu3 differs from the reference"
+    assert profiling.correctness_rows(doc)[0]["ok"] == "NO (7 elements)"
+    doc["errors"] = []
+    assert "relu3" in profiling.mismatch_text(doc)
+
+
+def test_measured_times_only_for_the_plan_profiled(tmp_path):
+    g = load_graph(SAMPLES_DIR / "mlp.json")
+    plan, other = plan_graph(g), unfused_plan(g)
+    assert profiling.plan_key(plan) != profiling.plan_key(other)
+    record = {"plan": profiling.plan_key(plan), "report": report(tmp_path),
+              "trace": {"traceEvents": [{"name": "g0", "ph": "X", "ts": 0, "dur": 1}]},
+              "sources": {"g0": "pass"}}
+    assert profiling.measured_times(record, plan) == {"g0": 1.5e-3}  # "nan" is left out
+    assert profiling.measured_times(record, other) == {}
+    assert json.loads(profiling.trace_file(record))["traceEvents"][0]["ph"] == "X"
+    assert profiling.sources_file(record) == "# ---- kernel g0 ----\npass\n"
+    assert profiling.progress_text("compile", 3, 12, "g2") == "compile 3 of 12: g2"
+    assert profiling.download("sources", record) == ("kernels.py", profiling.sources_file(record))
+    assert profiling.download("trace", record)[0] == "trace.json"
+    name, text = profiling.download("report", record)
+    assert name == "report.json" and json.loads(text)["backend"] == "cpu"

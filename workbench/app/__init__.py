@@ -1,0 +1,65 @@
+"""The Dash workbench: the graph, its fusion groups, their costs, edits, and live profiling.
+
+``create_app(config)`` builds the app; ``workbench serve [FILE]`` starts it (see
+:mod:`workbench.app.cli_commands`). Only this package imports Dash.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from workbench.app.server import AppConfig, Services, cache_root
+
+#: the repository's assets/ folder (CSS, the clientside helpers)
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
+
+
+def numba_cache_dir() -> str:
+    """numba's on-disk cache, shared by the server and its background profile processes.
+
+    ``$NUMBA_CACHE_DIR`` if set, else ``$WORKBENCH_CACHE_DIR/numba`` (or a temp dir); set in the
+    environment so that the processes Dash starts for background callbacks inherit it.
+    """
+    path = os.environ.get("NUMBA_CACHE_DIR") or str(cache_root().parent / "numba")
+    os.makedirs(path, exist_ok=True)
+    os.environ["NUMBA_CACHE_DIR"] = path
+    return path
+
+
+def create_app(config: AppConfig | None = None):
+    """The Dash app for ``config`` (default: open on the transformer block sample).
+
+    Returns
+    -------
+    dash.Dash
+        With ``app.services`` (:class:`~workbench.app.server.Services`) attached for tests.
+    """
+    import diskcache
+    from dash import Dash, DiskcacheManager
+
+    from workbench.app import (callbacks_cost, callbacks_load, callbacks_plan,
+                               callbacks_profile, callbacks_view)
+    from workbench.app.controller import policies
+    from workbench.app.layout import UPLOAD_MAX_BYTES, page
+
+    config = config or AppConfig()
+    numba_cache_dir()
+    services = Services(config)
+    jobs = diskcache.Cache(str(Path(services.store.directory).parent / "jobs"))
+    manager = DiskcacheManager(jobs)
+    app = Dash(__name__, title="Fusion Workbench", assets_folder=str(ASSETS),
+               background_callback_manager=manager, suppress_callback_exceptions=False)
+    app.layout = page(services.choices(), services.initial_choice(), policies())
+    # a backstop behind the browser's check of the upload size (base64 adds a third)
+    app.server.config["MAX_CONTENT_LENGTH"] = 2 * UPLOAD_MAX_BYTES
+    callbacks_load.register(app, services, UPLOAD_MAX_BYTES)
+    callbacks_view.register(app, services)
+    callbacks_plan.register(app, services)
+    callbacks_cost.register(app, services)
+    callbacks_profile.register(app, services, manager)
+    app.services = services
+    return app
+
+
+__all__ = ["AppConfig", "create_app"]

@@ -1,0 +1,151 @@
+"""Callbacks: the session key, choosing and uploading a graph, planner policy and device.
+
+Each callback reads its inputs, calls :mod:`.controller`, stores the new workspace and bumps
+``ids.VERSION`` (which the views listen to), or shows the error beside its control and changes
+nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+
+from dash import ClientsideFunction, Input, Output, State, ctx, no_update
+from dash.exceptions import PreventUpdate
+
+from workbench.app import controller, ids
+from workbench.app.state import new_session_id
+from workbench.errors import InputError, WorkbenchError
+from workbench.importers import load_bytes
+
+
+def version(sid: str, graph_changed: bool = False) -> dict:
+    """The value written to ``ids.VERSION``: whose state changed, when, and whether the graph did."""
+    return {"sid": sid, "t": time.time_ns(), "graph": graph_changed}
+
+
+def decode_upload(contents: str, filename: str | None, max_bytes: int) -> bytes:
+    """The bytes of a ``dcc.Upload`` data URL (``data:...;base64,...``).
+
+    Raises
+    ------
+    InputError
+        If the upload is not a base64 data URL or is larger than ``max_bytes``.
+    """
+    head, sep, data = (contents or "").partition(",")
+    if not sep or ";base64" not in head:
+        raise InputError("the upload is not a file", file=filename or "<upload>")
+    if len(data) * 3 // 4 > max_bytes:
+        raise InputError(f"the file is larger than the {max_bytes >> 20} MiB upload limit",
+                         file=filename or "<upload>")
+    try:
+        return base64.b64decode(data, validate=True)
+    except ValueError:
+        raise InputError("the upload is not valid base64", file=filename or "<upload>") from None
+
+
+def open_graph(services, sid: str, graph, label: str, policy: str = controller.DEFAULT_POLICY,
+               device: str = controller.DEFAULT_DEVICE, choice: str | None = None) -> dict:
+    """Make ``graph``, planned, the session's workspace (its old report goes); returns the
+    new ``ids.VERSION`` value. Raises WorkbenchError if the planner refuses the graph."""
+    key = services.store.put_graph(graph)
+    ws = controller.open_workspace(key, graph, label, policy, device, choice,
+                                   planner=services.propose)
+    services.store.put_workspace(sid, ws)
+    services.store.put_report(sid, None)
+    return version(sid, True)
+
+
+def start_session(services) -> str:
+    """Create a session on the app's initial graph; returns its key."""
+    sid = new_session_id()
+    graph, label = services.load_choice(services.initial_choice())
+    open_graph(services, sid, graph, label, choice=services.initial_choice())
+    return sid
+
+
+def register(app, services, upload_max_bytes: int) -> None:
+    """Attach the load-and-choose callbacks to ``app``."""
+
+    @app.callback(Output(ids.SESSION, "data"), Output(ids.VERSION, "data"),
+                  Input(ids.SESSION, "modified_timestamp"), State(ids.SESSION, "data"),
+                  State(ids.VERSION, "data"))
+    def init_session(_ts, sid, current):
+        if services.session(sid) is None:
+            sid = start_session(services)
+            return sid, version(sid, True)
+        if current is None:  # a reload: draw the session's state
+            return no_update, version(sid, True)
+        raise PreventUpdate
+
+    @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
+                  Output(ids.LOAD_MSG, "children"),
+                  Input(ids.GRAPH_CHOICE, "value"), State(ids.SESSION, "data"),
+                  State(ids.POLICY, "value"), State(ids.DEVICE, "value"),
+                  prevent_initial_call=True)
+    def choose_graph(choice, sid, policy, device):
+        s = services.session(sid)
+        if s is None or not choice or choice == s[0].choice:
+            raise PreventUpdate
+        try:
+            graph, label = services.load_choice(choice)
+            return open_graph(services, sid, graph, label, policy, device, choice), ""
+        except WorkbenchError as exc:
+            return no_update, controller.error_text(exc)
+
+    # the browser refuses a file over the cap before sending it (assets/workbench.js)
+    app.clientside_callback(ClientsideFunction("workbench", "checkUpload"),
+                            Output(ids.UPLOAD_CHECKED, "data"),
+                            Output(ids.LOAD_MSG, "children", allow_duplicate=True),
+                            Input(ids.UPLOAD, "contents"), State(ids.UPLOAD, "filename"),
+                            State(ids.UPLOAD_LIMIT, "data"), prevent_initial_call=True)
+
+    @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
+                  Output(ids.LOAD_MSG, "children", allow_duplicate=True),
+                  Output(ids.GRAPH_CHOICE, "value"), Output(ids.UPLOAD, "contents"),
+                  Input(ids.UPLOAD_CHECKED, "data"), State(ids.SESSION, "data"),
+                  State(ids.POLICY, "value"), State(ids.DEVICE, "value"),
+                  prevent_initial_call=True)
+    def upload_graph(upload, sid, policy, device):
+        if services.session(sid) is None or not upload:
+            raise PreventUpdate
+        contents, name = upload.get("contents"), str(upload.get("filename") or "upload")
+        try:
+            graph = load_bytes(decode_upload(contents, name, upload_max_bytes), name)
+            return (open_graph(services, sid, graph, f"upload {name}", policy, device), "", None,
+                    None)  # cleared, so that the same file can be uploaded again
+        except WorkbenchError as exc:
+            return no_update, controller.error_text(exc), no_update, None
+
+    @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
+                  Output(ids.REPLAN_MSG, "children"),
+                  Input(ids.POLICY, "value"), Input(ids.DEVICE, "value"),
+                  Input(ids.REPLAN, "n_clicks"), State(ids.SESSION, "data"),
+                  prevent_initial_call=True)
+    def replan(policy, device, _n, sid):
+        with services.lock(sid):
+            s = services.session(sid)
+            if s is None:
+                raise PreventUpdate
+            ws, graph = s
+            if ctx.triggered_id != ids.REPLAN and (policy, device) == (ws.policy, ws.device):
+                raise PreventUpdate  # the dropdowns were only set to show the session's choice
+            try:
+                ws = controller.replan(ws, graph, policy, device, services.propose)
+            except WorkbenchError as exc:
+                return no_update, controller.error_text(exc)
+            services.store.put_workspace(sid, ws)
+        return version(sid), ""
+
+    @app.callback(Output(ids.GRAPH_TITLE, "children"),
+                  Output(ids.GRAPH_CHOICE, "value", allow_duplicate=True),
+                  Output(ids.POLICY, "value"), Output(ids.DEVICE, "value"),
+                  Input(ids.VERSION, "data"), prevent_initial_call=True)
+    def show_header(version_):
+        s = services.session((version_ or {}).get("sid"))
+        if s is None:
+            raise PreventUpdate
+        ws, graph = s
+        n_ops = sum(1 for n in graph.nodes if n.op not in ("parameter", "constant"))
+        title = f"{graph.name} — {ws.source} · {n_ops} ops"
+        return title, ws.choice, ws.policy, ws.device

@@ -1,0 +1,257 @@
+"""What the app's callbacks do, without Dash: load, plan, edit, undo, view (tested directly).
+
+Every function takes immutable values (a :class:`~workbench.app.state.Workspace`, a graph) and
+returns new ones, or raises a :class:`~workbench.errors.WorkbenchError` whose message the app
+shows next to the control that caused it, leaving the old state in place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workbench.app.graph_figure import grouping_from_plan, grouping_from_sets
+from workbench.app.state import Workspace
+from workbench.errors import PlanError, WorkbenchError
+from workbench.ir.graph import Graph
+from workbench.planner.plan import Plan, replay, xla_plan
+
+#: planner policies and device profiles offered in the app (docs/architecture.md)
+DEFAULT_POLICY = "priority"
+DEFAULT_DEVICE = "cpu"
+DEVICE_CHOICES = ("cpu", "h100", "h200")
+
+
+def policies() -> tuple[str, ...]:
+    """The planner's policies (``workbench.planner.POLICIES``)."""
+    from workbench.planner import POLICIES
+
+    return tuple(POLICIES)
+
+
+def make_proposal(graph: Graph, policy: str, device: str, constraints=None) -> Plan:
+    """The planner's plan for ``graph`` (``workbench.planner.plan_graph``)."""
+    from workbench.planner import plan_graph
+
+    return plan_graph(graph, policy=policy, device=device, constraints=constraints)
+
+
+def open_workspace(graph_key: str, graph: Graph, source: str, policy: str = DEFAULT_POLICY,
+                   device: str = DEFAULT_DEVICE, choice: str | None = None,
+                   planner=make_proposal) -> Workspace:
+    """A fresh workspace for ``graph``: the planner's proposal is the current plan.
+
+    ``planner(graph, policy, device, constraints)`` makes the plan (:func:`make_proposal`, or
+    a cached equivalent).
+
+    Raises
+    ------
+    WorkbenchError
+        If the planner refuses the graph.
+    """
+    plan = planner(graph, policy, device, None)
+    return Workspace(graph_key=graph_key, source=source, policy=policy, device=device,
+                     proposal=plan, history=(plan,), position=0, layout_plan=plan, choice=choice)
+
+
+def push(ws: Workspace, plan: Plan, **changes) -> Workspace:
+    """``ws`` with ``plan`` as the new current plan (redo history beyond it is dropped)."""
+    history = ws.history[:ws.position + 1] + (plan,)
+    return ws.replace(history=history, position=len(history) - 1, **changes)
+
+
+def replan(ws: Workspace, graph: Graph, policy: str, device: str,
+           planner=make_proposal) -> Workspace:
+    """Re-run the planner with the current plan's constraints (forbidden pairs, pinned groups).
+
+    The new proposal becomes the current plan (undo returns to the previous one) and the graph
+    view is laid out afresh for it.
+    """
+    plan = planner(graph, policy, device, ws.plan.constraints)
+    return push(ws, plan, proposal=plan, policy=policy, device=device, layout_plan=plan)
+
+
+def apply_user_edit(ws: Workspace, graph: Graph, edit) -> Workspace:
+    """Apply one edit record (``workbench.editing``) to the current plan.
+
+    Raises
+    ------
+    LegalityError
+        With the legality checker's reason; nothing changes.
+    """
+    from workbench.editing import apply_edit
+
+    plan = apply_edit(graph, ws.plan, edit)
+    return push(ws, plan)
+
+
+def undo(ws: Workspace) -> Workspace:
+    """Back to the previous plan; raises :class:`PlanError` if there is none."""
+    if ws.position == 0:
+        raise PlanError("nothing to undo")
+    return ws.replace(position=ws.position - 1)
+
+
+def redo(ws: Workspace) -> Workspace:
+    """Forward to the plan undone last; raises :class:`PlanError` if there is none."""
+    if ws.position >= len(ws.history) - 1:
+        raise PlanError("nothing to redo")
+    return ws.replace(position=ws.position + 1)
+
+
+def reset(ws: Workspace) -> Workspace:
+    """Back to the planner's proposal (an undoable step)."""
+    if ws.plan is ws.proposal or ws.plan == ws.proposal:
+        raise PlanError("the plan already is the planner's proposal")
+    return push(ws, ws.proposal)
+
+
+def relayout(ws: Workspace) -> Workspace:
+    """Lay the graph view out afresh for the current grouping."""
+    return ws.replace(layout_plan=ws.plan)
+
+
+# ----- what the graph view shows -------------------------------------------------------------
+
+@dataclass(frozen=True)
+class View:
+    """What the canvas draws: groups (dicts for :mod:`.graph_figure`) and a banner line."""
+
+    groups: list
+    banner: str
+    mode: str  # "plan", "replay" or "xla"
+
+
+def current_view(ws: Workspace, graph: Graph, step: int | None = None,
+                 show_xla: bool = False) -> View:
+    """The groups to draw: the current plan, a step of the planner's replay, or XLA's grouping.
+
+    Parameters
+    ----------
+    step : int, optional
+        Draw the groups after the current plan's first ``step`` decisions (the explain slider:
+        the planner's, then the user's edits); None, or the number of decisions, draws the
+        current plan.
+    show_xla : bool
+        Draw XLA's own grouping (an optimised HLO module only).
+
+    Raises
+    ------
+    PlanError
+        If ``show_xla`` is set for a graph without XLA fusion tags.
+    """
+    if show_xla:
+        xp = xla_plan(graph, ws.device)
+        return View(grouping_from_plan(xp), f"XLA's own grouping: {xp.num_kernels} kernels",
+                    "xla")
+    n = len(ws.plan.decisions)
+    if step is not None and 0 <= step < n:
+        sets = replay(ws.plan, graph, step)
+        return View(grouping_from_sets(graph, sets),
+                    f"Planner replay: step {step} of {n} ({len(sets)} kernels)", "replay")
+    return View(grouping_from_plan(ws.plan), "", "plan")
+
+
+def has_xla_grouping(graph: Graph) -> bool:
+    """True for an optimised HLO module (its nodes carry XLA fusion tags)."""
+    return bool(graph.meta.get("has_xla_fusions")) or any(
+        "xla_fusion" in n.meta for n in graph.nodes)
+
+
+def error_text(exc: WorkbenchError) -> str:
+    """The message the app shows for an error (with the legality reason code when there is one)."""
+    reason = getattr(exc, "reason", None)
+    return f"{exc} [{reason}]" if reason else str(exc)
+
+
+# ----- selection and edits ---------------------------------------------------------------------
+
+def selection_nodes(selected_data) -> list[str]:
+    """Graph node ids of the canvas selection (``selectedNodeData``): ops, and for a selected
+    group box its first member. Parameters and constants are left out; order is kept."""
+    out: list[str] = []
+    for d in selected_data or ():
+        node = d.get("node") if d.get("gid") else None
+        node = node or d.get("rep")
+        if node and node not in out:
+            out.append(node)
+    return out
+
+
+def group_of_node(groups, node: str | None) -> dict | None:
+    """The first drawn group containing ``node`` (groups as dicts)."""
+    if not node:
+        return None
+    return next((g for g in groups if node in g["nodes"]), None)
+
+
+def make_edit(action: str, plan: Plan, nodes: list[str], selected: str | None,
+              target: str | None = None):
+    """The edit record for a button press, from the selection.
+
+    Parameters
+    ----------
+    action : str
+        ``merge``, ``split``, ``move``, ``forbid``, ``pin``, ``reject``.
+    plan : Plan
+        The current plan.
+    nodes : list of str
+        The canvas selection (:func:`selection_nodes`).
+    selected : str or None
+        A member of the selected group (the group chosen in the list or on the canvas).
+    target : str or None
+        For ``move``: the id of the group to move into.
+
+    Raises
+    ------
+    PlanError
+        If the selection does not fit the action (the message says what to select).
+    """
+    from workbench import editing
+
+    if action == "merge":
+        if len({plan.group_of(n).id for n in nodes}) < 2:
+            raise PlanError("select nodes of two or more groups to merge (shift-click, or "
+                            "drag a box with shift held)")
+        return editing.Merge(tuple(nodes))
+    if action == "forbid":
+        if len(nodes) != 2:
+            raise PlanError("select exactly two nodes to forbid fusing them")
+        return editing.Forbid(nodes[0], nodes[1])
+    if action == "move":
+        node = nodes[0] if len(nodes) == 1 else None
+        if node is None or not target:
+            raise PlanError("select one node on the graph and choose the group to move it to")
+        return editing.Move(node, target)
+    member = selected or (nodes[0] if nodes else None)
+    if member is None:
+        raise PlanError(f"select a group (in the list or on the graph) to {action}")
+    record = {"split": editing.Split, "pin": editing.Pin, "reject": editing.Reject}[action]
+    return record(member)
+
+
+def accept_all(ws: Workspace, graph: Graph) -> Workspace:
+    """Accept every group of the current plan: pin each multi-op group not pinned yet."""
+    from workbench.editing import Pin, apply_edits
+
+    pins = [Pin(g.nodes[0]) for g in ws.plan.groups if g.size > 1 and not g.pinned]
+    if not pins:
+        raise PlanError("every group is already accepted (pinned)")
+    return push(ws, apply_edits(graph, ws.plan, pins))
+
+
+def plan_costs(ws: Workspace, graph: Graph, plan: Plan | None = None):
+    """The cost model's breakdown of a plan (the current one by default) on the session's
+    device (``workbench.planner.cost_model.plan_cost``)."""
+    from workbench.planner.cost_model import get_device, plan_cost
+
+    return plan_cost(graph, plan or ws.plan, get_device(ws.device))
+
+
+def xla_agreement_text(graph: Graph, plan: Plan) -> str:
+    """How far the plan agrees with XLA's own fusions (``planner.compare.compare_with_xla``)."""
+    from workbench.planner.compare import compare_with_xla
+
+    a = compare_with_xla(graph, plan)
+    return (f"Agreement with XLA's fusions (pairs of ops in one kernel): precision "
+            f"{a.precision:.2f}, recall {a.recall:.2f}, F1 {a.f1:.2f}; {len(a.extra_pairs)} "
+            f"pairs only this plan fuses, {len(a.missing_pairs)} only XLA fuses.")

@@ -1,0 +1,151 @@
+"""Plotly figures of the cost and profile panels (pure: data in, figure out).
+
+Cost breakdowns come in as dicts (``CostBreakdown.to_json()``); times are seconds and are drawn
+in microseconds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import plotly.graph_objects as go
+
+from workbench.app.fmt import fmt_count
+from workbench.app.graph_figure import KIND_COLORS
+from workbench.app.tables import as_dict
+
+US = 1e6  #: seconds -> microseconds
+_LAYOUT = dict(template="plotly_white", margin=dict(l=50, r=10, t=36, b=40), height=300,
+               font=dict(family="Inter, Helvetica, sans-serif", size=11),
+               legend=dict(orientation="h", y=-0.22))
+
+
+def empty_figure(message: str) -> go.Figure:
+    """A blank figure with a centred message (before data is available)."""
+    fig = go.Figure()
+    fig.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper",
+                       font=dict(color="#57606a"))
+    fig.update_layout(**_LAYOUT)
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False)
+    return fig
+
+
+def cost_bars(groups: Sequence[Mapping], costs: Mapping, unfused: Mapping,
+              selected: str | None = None) -> go.Figure:
+    """Predicted time per group, stacked: roofline time (memory- or compute-bound) + launch.
+
+    A marker shows what the same ops cost unfused. ``selected`` is outlined.
+    """
+    ids = [g["id"] for g in groups]
+    c = [as_dict(costs.get(i)) for i in ids]
+    u = [as_dict(unfused.get(i)) for i in ids]
+    roof = [max(x.get("memory_s", 0.0), x.get("compute_s", 0.0)) * US for x in c]
+    mem = [r if x.get("memory_s", 0) >= x.get("compute_s", 0) else 0 for r, x in zip(roof, c)]
+    comp = [r - m for r, m in zip(roof, mem)]
+    launch = [x.get("launch_overhead_s", 0.0) * US for x in c]
+    line = [2 if i == selected else 0 for i in ids]
+    fig = go.Figure()
+    fig.add_bar(x=ids, y=mem, name="memory-bound time", marker_color="#4C78A8",
+                marker_line_width=line, marker_line_color="#d73a49")
+    fig.add_bar(x=ids, y=comp, name="compute-bound time", marker_color="#F58518",
+                marker_line_width=line, marker_line_color="#d73a49")
+    fig.add_bar(x=ids, y=launch, name="launch overhead", marker_color="#BAB0AC",
+                marker_line_width=line, marker_line_color="#d73a49")
+    fig.add_scatter(x=ids, y=[x.get("predicted_s", 0.0) * US for x in u], mode="markers",
+                    name="same ops unfused", marker=dict(symbol="line-ew-open", size=14,
+                                                         color="#1f2328", line_width=2))
+    fig.update_layout(barmode="stack", title="Predicted time per kernel (µs)", **_LAYOUT)
+    fig.update_xaxes(type="category", tickangle=-60 if len(ids) > 12 else 0)
+    fig.update_yaxes(title_text="µs")
+    return fig
+
+
+def roofline_points(groups: Sequence[Mapping], costs: Mapping,
+                    times: Mapping | None = None) -> list[dict]:
+    """One roofline point per group with FLOPs: intensity (FLOP/B) and FLOP/s.
+
+    ``times`` (group id -> seconds) gives measured times; by default the predicted ones.
+    """
+    pts = []
+    for g in groups:
+        c = as_dict(costs.get(g["id"]))
+        t = (times or {}).get(g["id"], c.get("predicted_s"))
+        moved = c.get("bytes_read", 0) + c.get("bytes_written", 0)
+        if not c.get("flops") or not t or not moved:
+            continue
+        pts.append({"id": g["id"], "kind": g["kind"], "ai": c["flops"] / moved,
+                    "flops_per_s": c["flops"] / t})
+    return pts
+
+
+def roofline(device: Mapping, predicted: Sequence[Mapping],
+             measured: Sequence[Mapping] = ()) -> go.Figure:
+    """Arithmetic intensity vs FLOP/s, log-log, under the device's roofs.
+
+    Parameters
+    ----------
+    device : mapping
+        ``name``, ``bandwidth_Bps`` (bytes/s) and ``peak_flops`` (FLOP/s): the memory and compute
+        ceilings.
+    predicted, measured : sequence of dict
+        Points from :func:`roofline_points`.
+    """
+    bw, peak = float(device["bandwidth_Bps"]), float(device["peak_flops"])
+    ridge = peak / bw
+    ais = [p["ai"] for p in list(predicted) + list(measured)] or [ridge]
+    lo = 10 ** math.floor(math.log10(min(min(ais), ridge) / 4))
+    hi = 10 ** math.ceil(math.log10(max(max(ais), ridge) * 4))
+    fig = go.Figure()
+    fig.add_scatter(x=[lo, ridge, hi], y=[lo * bw, peak, peak], mode="lines",
+                    name=f"{device.get('name', 'device')} roof", line=dict(color="#1f2328"),
+                    hovertemplate="intensity %{x:.3g} FLOP/B<br>%{y:.3g} FLOP/s<extra></extra>")
+    fig.add_trace(roofline_trace("predicted", predicted))
+    fig.add_trace(roofline_trace("measured", measured))
+    fig.update_layout(title=f"Roofline ({device.get('name', '')}: {fmt_count(bw, 'B/s')}, "
+                            f"{fmt_count(peak, 'FLOP/s')})", **_LAYOUT)
+    fig.update_xaxes(type="log", title_text="arithmetic intensity (FLOP/byte)",
+                     exponentformat="SI")
+    fig.update_yaxes(type="log", title_text="FLOP/s", exponentformat="SI")
+    return fig
+
+
+def roofline_trace(label: str, pts: Sequence[Mapping]) -> go.Scatter:
+    """The roofline's points for ``label`` (``predicted`` or ``measured``; may be empty).
+
+    The roofline figure always holds three traces: the roof, predicted, measured; the app
+    replaces the third in place when a profile arrives.
+    """
+    symbol = "circle" if label == "predicted" else "diamond-open"
+    return go.Scatter(
+        x=[p["ai"] for p in pts], y=[p["flops_per_s"] for p in pts], mode="markers",
+        name=label, text=[p["id"] for p in pts], visible=True if pts else "legendonly",
+        marker=dict(symbol=symbol, size=9, line_width=1.5,
+                    color=[KIND_COLORS.get(p.get("kind"), "#1f2328") for p in pts]),
+        hovertemplate="%{text}: %{x:.3g} FLOP/B, %{y:.3g} FLOP/s<extra>" + label + "</extra>")
+
+
+def time_unit(seconds: Sequence[float]) -> tuple[float, str]:
+    """The scale and unit to draw these durations in: µs, or ms above 10 ms."""
+    return (1e3, "ms") if max(seconds, default=0.0) > 1e-2 else (US, "µs")
+
+
+def profile_bars(rows: Sequence[Mapping]) -> go.Figure:
+    """Measured vs predicted time per kernel, grouped bars (µs, or ms for slow kernels).
+
+    ``rows``: dicts with ``group``, ``measured_s`` and ``predicted_s``.
+    """
+    ids = [r["group"] for r in rows]
+    measured = [r.get("measured_s") or 0.0 for r in rows]
+    predicted = [r.get("predicted_s") or 0.0 for r in rows]
+    scale, unit = time_unit(measured + predicted)
+    fig = go.Figure()
+    fig.add_bar(x=ids, y=[t * scale for t in measured], name="measured", marker_color="#1f883d")
+    fig.add_bar(x=ids, y=[t * scale for t in predicted], name="predicted",
+                marker_color="#8c959f")
+    fig.update_layout(barmode="group", title=f"Measured vs predicted time per kernel ({unit})",
+                      **_LAYOUT)
+    fig.update_xaxes(type="category", tickangle=-60 if len(ids) > 12 else 0)
+    fig.update_yaxes(title_text=unit)
+    return fig

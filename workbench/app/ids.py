@@ -1,0 +1,86 @@
+"""Every Dash component id of the app, in one place (layout, callbacks and tests use these)."""
+
+# ----- stores ---------------------------------------------------------------------------------
+SESSION = "session-key"          #: dcc.Store (session storage): the server-side session's key
+VERSION = "state-version"        #: dcc.Store: bumped after every change to the session's state
+PROFILE_VERSION = "profile-version"  #: dcc.Store: bumped when a profile report arrives
+SELECTED = "selected-group"      #: dcc.Store: id of the selected group (or None)
+COLLAPSED = "collapsed-groups"   #: dcc.Store: ids of the groups drawn as one box
+FOUND = "found-vertex"           #: dcc.Store: drawing id of the vertex found by search
+
+# ----- header: load and choose ----------------------------------------------------------------
+GRAPH_CHOICE = "graph-choice"    #: dropdown of sample graphs and HLO files
+UPLOAD = "graph-upload"          #: dcc.Upload of a JSON or HLO file
+UPLOAD_LIMIT = "upload-limit"    #: dcc.Store: the upload size cap (bytes), for the browser
+UPLOAD_CHECKED = "upload-checked"  #: dcc.Store: an upload within the cap, passed to the server
+LOAD_MSG = "load-message"        #: errors from choosing or uploading a graph
+GRAPH_TITLE = "graph-title"      #: the current graph's name and source
+POLICY = "planner-policy"        #: dropdown: priority, xla-cpu, greedy
+DEVICE = "device-profile"        #: dropdown: cpu, h100, h200
+REPLAN = "replan-button"
+REPLAN_MSG = "replan-message"
+
+# ----- graph view -----------------------------------------------------------------------------
+CYTO = "graph-view"              #: the dash-cytoscape canvas (also named in assets/workbench.js)
+BANNER = "view-banner"           #: "Planner replay: step k of n" / "XLA's own grouping"
+SEARCH = "node-search"           #: input: a node name
+SEARCH_MSG = "search-message"
+FIT = "fit-button"
+COLLAPSE_ALL = "collapse-all"
+EXPAND_ALL = "expand-all"
+TOGGLE_GROUP = "toggle-group"    #: collapse or expand the selected group
+RELAYOUT = "relayout-button"
+HOVER_INFO = "hover-info"        #: one line about the node under the pointer
+LEGEND = "kind-legend"
+
+# ----- tabs -----------------------------------------------------------------------------------
+TABS = "panel-tabs"
+TAB_PLAN, TAB_COST, TAB_EXPLAIN, TAB_PROFILE = "tab-plan", "tab-cost", "tab-explain", "tab-profile"
+
+# ----- plan panel -----------------------------------------------------------------------------
+PLAN_SUMMARY = "plan-summary"
+GROUP_TABLE = "group-table"      #: dash_table.DataTable, one row per group
+SELECTION_INFO = "selection-info"
+ACCEPT_ALL = "accept-all"
+REJECT = "reject-group"
+MERGE = "merge-selected"
+SPLIT = "split-group"
+MOVE = "move-node"
+MOVE_TARGET = "move-target"      #: dropdown: the group to move the selected node to
+FORBID = "forbid-pair"
+PIN = "pin-group"
+UNDO = "undo"
+REDO = "redo"
+RESET = "reset-plan"
+EDIT_MSG = "edit-message"        #: the legality checker's reason when an edit is refused
+
+# ----- cost panel -----------------------------------------------------------------------------
+COST_GROUP = "cost-group"        #: breakdown of the selected group vs unfused
+COST_TOTAL = "cost-total"        #: the whole plan vs unfused
+COST_BARS = "cost-bars"          #: stacked bar chart per group
+ROOFLINE = "roofline"
+
+# ----- explain panel --------------------------------------------------------------------------
+STEP_SLIDER = "step-slider"
+STEP_TEXT = "step-decision"      #: the decision at the slider's step and its reason
+DECISION_LOG = "decision-log"
+XLA_TOGGLE = "xla-toggle"
+XLA_AGREEMENT = "xla-agreement"
+
+# ----- profile panel --------------------------------------------------------------------------
+PROFILE_RUN = "profile-run"
+PROFILE_BACKEND = "profile-backend"  #: dropdown: auto, cpu, cuda
+PROFILE_CANCEL = "profile-cancel"
+PROFILE_PROGRESS = "profile-progress"
+PROFILE_STATUS = "profile-status"
+PROFILE_MSG = "profile-message"  #: compile errors and mismatches
+PROFILE_SUMMARY = "profile-summary"
+PROFILE_TABLE = "profile-table"
+PROFILE_BARS = "profile-bars"
+CORRECTNESS = "correctness"
+KERNEL_SOURCE = "kernel-source"
+DOWNLOAD_PLAN = "download-plan"
+DOWNLOAD_SOURCES = "download-sources"
+DOWNLOAD_TRACE = "download-trace"
+DOWNLOAD_REPORT = "download-report"
+DOWNLOAD = "download"            #: the dcc.Download all four buttons use

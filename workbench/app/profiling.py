@@ -1,0 +1,168 @@
+"""Compile & profile for the app (no Dash): run the profiler, keep its report, read it back.
+
+:func:`run_profile` runs in a Dash background callback, i.e. in another process than the
+callbacks that show the result, so what it produces is stored in the session store as plain
+JSON-ready data (:func:`report_record`) under the session's key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from workbench.app.fmt import fmt_seconds
+
+
+def plan_key(plan) -> str:
+    """A short key of a plan's grouping (to tell whether a report is for the current plan)."""
+    members = sorted(tuple(sorted(g.nodes)) for g in plan.groups)
+    return hashlib.sha256(repr((plan.graph_fingerprint, members)).encode()).hexdigest()[:16]
+
+
+def report_record(plan, report, requested: str = "auto") -> dict:
+    """What the app keeps after a profile (JSON-ready, so another process can read it).
+
+    ``plan``: the key of the plan profiled (:func:`plan_key`); ``report``:
+    ``Report.to_json()``; ``trace``: ``Report.trace_events()``; ``sources``: group id -> the
+    kernel's generated source, read from the kernel cache files the report names;
+    ``requested``: the backend asked for (``auto``, ``cpu``, ``cuda``).
+    """
+    doc = report.to_json()
+    return {"plan": plan_key(plan), "report": doc, "trace": report.trace_events(),
+            "sources": read_sources(doc), "requested": requested}
+
+
+def read_sources(doc: dict, limit: int = 1 << 20) -> dict:
+    """Group id -> generated source, read from each kernel's ``source_path`` (made by the code
+    generator in its own cache, never a path from the browser); at most ``limit`` bytes each."""
+    out = {}
+    for k in doc.get("kernels", ()):
+        path = k.get("source_path")
+        if not path:
+            continue
+        try:
+            with open(path, encoding="utf-8") as f:
+                out[k["group_id"]] = f.read(limit)
+        except OSError as exc:
+            out[k["group_id"]] = f"# the source could not be read: {exc.strerror}"
+    return out
+
+
+def run_profile(graph, plan, backend="auto", progress=None, cancel=None):
+    """Profile ``plan`` on this machine (``workbench.profiler.profile``).
+
+    ``backend``: ``auto`` (CUDA when a GPU is present, else the CPU), ``cpu`` or ``cuda``.
+
+    Raises
+    ------
+    WorkbenchError
+        A compile error, a resource limit, or a cancellation, with its message.
+    """
+    from workbench.profiler import profile
+
+    return profile(graph, plan, backend=backend, progress=progress, cancel=cancel)
+
+
+def progress_text(stage: str, k: int, n: int, message: str = "") -> str:
+    """The progress line: ``compiling group 3 of 12: g2``."""
+    text = f"{stage} {k} of {n}"
+    return f"{text}: {message}" if message else text
+
+
+def _num(v):
+    """A number from the report (non-finite floats are written as strings there)."""
+    return v if isinstance(v, (int, float)) else None
+
+
+def kernel_rows(report: dict, plan) -> list[dict]:
+    """Rows of the profile table and chart: one per kernel of the fused plan."""
+    rows = []
+    for k in report.get("kernels", ()):
+        measured, predicted = _num(k.get("median_s")), _num(k.get("predicted_s"))
+        ratio = measured / predicted if measured and predicted else None
+        note = "numpy fallback" if k.get("fallback") else ("cached" if k.get("cached") else "")
+        rows.append({"group": k.get("group_id"), "kind": k.get("kind", "?"),
+                     "measured_s": measured, "predicted_s": predicted,
+                     "measured": fmt_seconds(measured), "predicted": fmt_seconds(predicted),
+                     "ratio": f"{ratio:.2f}" if ratio else "-",
+                     "gbps": f"{k['gbps']:.2f}" if _num(k.get("gbps")) else "-",
+                     "note": note})
+    return rows
+
+
+def correctness_rows(report: dict) -> list[dict]:
+    """Rows of the correctness table: each output's largest errors against the reference."""
+    return [{"output": f"out{o.get('index')} {o.get('node')}",
+             "max_abs_error": f"{_num(o.get('max_abs_error')) or 0:.3g}",
+             "max_rel_error": f"{_num(o.get('max_rel_error')) or 0:.3g}",
+             "ok": "yes" if o.get("ok") else f"NO ({o.get('mismatches')} elements)"}
+            for o in report.get("outputs", ())]
+
+
+def backend_text(report: dict, requested: str = "auto") -> str:
+    """The backend that ran, and why when it is the CPU (``auto`` picks CUDA when a GPU is
+    present, so ``auto`` ending on the CPU means no usable GPU was found)."""
+    backend = report.get("backend", "?")
+    if backend == "cpu" and requested == "auto":
+        return "backend cpu (auto: no usable CUDA GPU here)"
+    if backend == "cpu" and requested == "cpu":
+        return "backend cpu (as chosen)"
+    return f"backend {backend}"
+
+
+def summary_text(report: dict, requested: str = "auto") -> str:
+    """Fused vs unfused measured totals, the speedup, the prediction, the backend and notes."""
+    totals = report.get("totals", {})
+    fused = _num(totals.get("fused", {}).get("median_s"))
+    unfused = _num(totals.get("unfused", {}).get("median_s"))
+    text = backend_text(report, requested)
+    if fused and unfused:
+        text += (f" · measured fused {fmt_seconds(fused)} vs unfused {fmt_seconds(unfused)}: "
+                 f"{unfused / fused:.2f}x speedup")
+    pf, pu = _num(totals.get("predicted_s")), _num(totals.get("predicted_unfused_s"))
+    if pf and pu:
+        text += f" · predicted {fmt_seconds(pf)} vs {fmt_seconds(pu)} ({pu / pf:.2f}x)"
+    notes = report.get("notes") or ()
+    if notes:
+        text += " · " + " ".join(str(n) for n in notes)
+    return text
+
+
+def mismatch_text(report: dict) -> str:
+    """The report's errors (mismatches, compile errors) as one line, or ``""``."""
+    errors = [e.get("text") or e.get("message") or str(e) for e in report.get("errors", ())]
+    bad = [o for o in report.get("outputs", ()) if not o.get("ok")]
+    if bad and not errors:
+        errors = [f"output {o.get('node')} differs from the reference (max abs error "
+                  f"{o.get('max_abs_error')})" for o in bad]
+    return "; ".join(errors)
+
+
+def measured_times(record: dict | None, plan) -> dict:
+    """Group id -> measured seconds, if ``record`` is a report for ``plan``; else {}."""
+    if not record or record.get("plan") != plan_key(plan):
+        return {}
+    return {k["group_id"]: k["median_s"] for k in record["report"].get("kernels", ())
+            if _num(k.get("median_s"))}
+
+
+def sources_file(record: dict) -> str:
+    """Every kernel's source in one text file, each under a header line."""
+    parts = [f"# ---- kernel {gid} ----\n{src}"
+             for gid, src in record.get("sources", {}).items()]
+    return "\n\n".join(parts) + "\n"
+
+
+def trace_file(record: dict) -> str:
+    """The Perfetto (Chrome trace-event) JSON of a stored report."""
+    return json.dumps(record.get("trace") or {"traceEvents": []})
+
+
+def download(what: str, record: dict) -> tuple[str, str]:
+    """(file name suffix, text) of a download from a stored report: ``sources`` (every kernel's
+    source), ``trace`` (Perfetto JSON) or ``report`` (the report JSON)."""
+    if what == "sources":
+        return "kernels.py", sources_file(record)
+    if what == "trace":
+        return "trace.json", trace_file(record)
+    return "report.json", json.dumps(record["report"], indent=1)

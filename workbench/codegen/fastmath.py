@@ -91,7 +91,13 @@ __all__ = [
 _F = np.float32
 _I = np.int32
 
-# See the module docstring for why this is not ``inline="always"``.
+# See the module docstring for why this is not ``inline="always"``. The explicit signature
+# compiles each function once, at import, with its own flags: called lazily from a kernel
+# compiled with fastmath={'contract', ...}, numba would compile (and cache!) the callee with the
+# caller's flags, and a later direct call would load that different code from the cache (seen:
+# tanh_f32(9) gave 0.99999976 instead of 1 after a fused kernel had run). LLVM still inlines
+# the precompiled body into kernels and vectorises it.
+_SIG = "float32(float32)"
 _JIT = dict(cache=True, error_model="numpy")
 
 
@@ -164,7 +170,7 @@ _EXP_P4 = _F(1.6666665459e-1)
 _EXP_P5 = _F(5.0000001201e-1)
 
 
-@njit(**_JIT)
+@njit(_SIG, **_JIT)
 def exp_f32(x):
     """Exponential of a float32, branch-free and vectorisable.
 
@@ -239,7 +245,7 @@ _LOG_P7 = _F(-2.4999993993e-1)
 _LOG_P8 = _F(3.3333331174e-1)
 
 
-@njit(**_JIT)
+@njit(_SIG, **_JIT)
 def log_f32(x):
     """Natural logarithm of a float32, branch-free and vectorisable.
 
@@ -315,7 +321,7 @@ _TANH_B4 = _F(1.18534705686654e-04)
 _TANH_B6 = _F(1.19825839466702e-06)
 
 
-@njit(**_JIT)
+@njit(_SIG, **_JIT)
 def tanh_f32(x):
     """Hyperbolic tangent of a float32: Eigen's / XLA's fast rational form.
 
@@ -368,7 +374,7 @@ _TANHC_P3 = _F(1.33314422036e-1)
 _TANHC_P4 = _F(-3.33332819422e-1)
 
 
-@njit(**_JIT)
+@njit(_SIG, **_JIT)
 def tanh_accurate_f32(x):
     """Hyperbolic tangent of a float32 to 1 ulp (about 2x the cost of ``tanh_f32``).
 
@@ -408,7 +414,7 @@ def tanh_accurate_f32(x):
 # ---------------------------------------------------------------------------
 # logistic
 # ---------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(_SIG, **_JIT)
 def logistic_f32(x):
     """Logistic sigmoid ``1 / (1 + exp(-x))`` of a float32, vectorisable.
 
@@ -462,7 +468,7 @@ _ERF_B10 = _F(0.000023547966471313185)
 _ERF_B12 = _F(-1.1791602954361697e-7)
 
 
-@njit(**_JIT)
+@njit(_SIG, **_JIT)
 def erf_f32(x):
     """Error function of a float32: Eigen's fast rational form, vectorisable.
 
@@ -507,31 +513,31 @@ def erf_f32(x):
 # ---------------------------------------------------------------------------
 # C-library versions (float32 in, float32 out) and the op tables
 # ---------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(_SIG, **_JIT)
 def _exact_exp(x):
     """``expf`` from the C library (numba ``math.exp`` on float32)."""
     return math.exp(x)
 
 
-@njit(**_JIT)
+@njit(_SIG, **_JIT)
 def _exact_log(x):
     """``logf`` from the C library (numba ``math.log`` on float32)."""
     return math.log(x)
 
 
-@njit(**_JIT)
+@njit(_SIG, **_JIT)
 def _exact_tanh(x):
     """``tanhf`` from the C library (numba ``math.tanh`` on float32)."""
     return math.tanh(x)
 
 
-@njit(**_JIT)
+@njit(_SIG, **_JIT)
 def _exact_logistic(x):
     """Logistic sigmoid computed in float64 with the C library ``exp``, rounded to float32."""
     return _F(1.0 / (1.0 + math.exp(-np.float64(x))))
 
 
-@njit(**_JIT)
+@njit(_SIG, **_JIT)
 def _exact_erf(x):
     """``erff`` from the C library (numba ``math.erf`` on float32)."""
     return math.erf(x)

@@ -172,7 +172,7 @@ TANH_ACCURATE_BOUND = 2
 
 # the ranges where each function is not a constant or a trivial select
 DENSE = {
-    "exponential": [(-104.0, 89.0), (-1e-3, 1e-3), (-104.0, -87.0)],
+    "exponential": [(-104.0, 89.0), (-1e-3, 1e-3), (-104.0, -87.0), (-200.0, -103.0)],
     "log": [(0.0, 1e-37), (0.5, 2.0), (1.0 - 2**-10, 1.0 + 2**-10), (1e-3, 1e6)],
     "tanh": [(-9.0, 9.0), (-2e-3, 2e-3), (-1.0, 1.0)],
     "logistic": [(-105.0, 18.0), (-1e-3, 1e-3), (-104.0, -87.0)],
@@ -234,6 +234,18 @@ def test_exp_denormal_results_are_gradual_not_flushed():
     assert np.all(got > 0) and np.all(got < MIN_NORMAL)
     # every denormal result is within 1 ulp of the denormal grid
     assert ulp_error(got, reference("exponential", x))[0] <= 1
+
+
+def test_exp_of_mask_values_is_exactly_zero():
+    """Below -103.97208 the result is +0, both through the normal path (-176 < x) and through
+    the clamp at -176 that makes the scale factor 0 (attention masks' -1e9, -inf)."""
+    x = np.concatenate([bit_sweep(-1e9, np.nextafter(EXP_LAST_NONZERO, F32(-1e9)), 200_000),
+                        np.array([-176.0, -175.9, -150.0, -1e9, -3.4e38, -INF], np.float32)])
+    got = evaluate(fm.exp_f32, x)
+    assert np.all(got == 0) and not np.any(np.signbit(got))
+    assert evaluate(fm.exp_f32, np.array([EXP_LAST_NONZERO], np.float32))[0] == TINY_DENORM
+    assert np.array_equal(evaluate(fm.logistic_f32, np.array([-1e9, -200.0], np.float32)),
+                          np.zeros(2, np.float32))
 
 
 def test_log_denormal_inputs():

@@ -74,12 +74,17 @@ def resolve_backend(name: str = "auto") -> tuple[str, list[str]]:
     return name, notes
 
 
+#: CPU row caches on (see workbench.codegen.lower); bench/bench_codegen.py turns them off to
+#: measure what they save
+ROW_CACHE = True
+
+
 def capabilities(backend: str) -> Caps:
     """What ``backend`` lowers natively (see :class:`~workbench.codegen.lower.Caps`)."""
     if backend == "cpu":
         blas = importlib.util.find_spec("scipy") is not None  # numba's np.dot needs scipy
         return Caps("cpu", frozenset(CPU_TABLE) | frozenset(REDUCERS), KERNEL_DTYPES,
-                    phases=True, blas_dot=blas, blas_conv=blas)
+                    phases=True, blas_dot=blas, blas_conv=blas, row_cache=ROW_CACHE)
     return Caps(backend, frozenset(CUDA_TABLE) | frozenset(REDUCERS), KERNEL_DTYPES,
                 phases=True, tiled_dot=True)
 

@@ -130,6 +130,10 @@ def _nest(w: Writer, nest: Nest, cx, parallel: bool):
         if last or k == len(active) - 2 or between:
             groups.append(cur)
             cur = []
+    per_thread = [(b, lvl) for b, lvl in nest.rows if parallel and lvl > 0]
+    for b, lvl in nest.rows:
+        if (b, lvl) not in per_thread:
+            _alloc_row(w, b)
     emit_stmts(w, levels[0], CPU_TABLE, cx)
     start = w.depth
     done = 1
@@ -144,12 +148,22 @@ def _nest(w: Writer, nest: Nest, cx, parallel: bool):
             w.line(f"for {lv} in {rng}({ext}):")
             w.indent()
             unravel(w, lv, grp, shape, names)
+            cx.merged.append((lv, {names[d]: prod(shape[e] for e in grp[k + 1:])
+                                   for k, d in enumerate(grp)}))
+        if gi == 0:
+            for b, _ in per_thread:  # thread-private; numba hoists it out of each thread's loop
+                _alloc_row(w, b)
         for lvl in range(done, grp[-1] + 2):
             emit_stmts(w, levels[lvl], CPU_TABLE, cx)
         done = grp[-1] + 2
     for lvl in range(done, len(levels)):
         emit_stmts(w, levels[lvl], CPU_TABLE, cx)
     w.depth = start
+    cx.merged = []
+
+
+def _alloc_row(w: Writer, b):
+    w.line(f"{b.name} = np.empty({b.shape[0]}, {NUMPY_TYPES[b.dtype]})  # row cache of one row")
 
 
 def _contraction_nest(w: Writer, nest: Nest, cx, parallel: bool):

@@ -84,6 +84,9 @@ class EmitContext:
         #: when it cannot prove an address non-negative (in a prange body it cannot), so the
         #: CPU casts addresses, which are never negative, to uint64
         self.unsigned_index = backend == "cpu"
+        #: merged loops of the nest being rendered (CPU): (loop variable, {index variable:
+        #: its stride in the loop variable}); see ``source.merge_address``
+        self.merged: list = []
         self.intrinsics: set[str] = set()
         self.helpers: set[str] = set()
         self.fast_used: set[str] = set()

@@ -288,6 +288,11 @@ class Nest:
         Set when the nest computes a dot/convolution block-wise with its epilogue.
     target : str or None
         For a scratch nest: the member it materialises (host bookkeeping).
+    rows : list of (Buffer, int)
+        Row caches (CPU; see :mod:`workbench.codegen.lower`): a buffer of one row of the
+        nest's last dimension, and the nest level of the reduction that fills it (0: before
+        every loop, so one buffer per kernel; else inside the outermost loop, one per
+        iteration of a parallel loop).
     """
 
     shape: tuple[int, ...]
@@ -295,6 +300,7 @@ class Nest:
     levels: list
     contraction: Contraction | None = None
     target: str | None = None
+    rows: list = field(default_factory=list)
 
     @property
     def rank(self) -> int:
@@ -337,6 +343,9 @@ class KernelIR:
                 head += f" ({nest.contraction.kind} block-wise, M={nest.contraction.M} " \
                         f"N={nest.contraction.N} K={nest.contraction.K})"
             lines.append(head)
+            for b, level in nest.rows:
+                lines.append(f"  row cache {b.name}: {b.dtype}[{b.shape[0]}] (filled at level "
+                             f"{level})")
             for d, stmts in enumerate(nest.levels):
                 if d > 0 and nest.vars[d - 1] is not None:
                     lines.append("  " * d + f"for {nest.vars[d - 1]} in 0..{nest.shape[d - 1]}:")

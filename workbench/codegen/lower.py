@@ -14,6 +14,18 @@ kernel-local scratch array, computed by an earlier nest, when recomputing it inl
 wasteful or impossible: a dot/convolution that is not the nest's block-wise root, an operand of
 a block-wise dot, a reduction used at an index that is not a prefix of the nest's index (a
 column reduction broadcast back). Without phases (CUDA) such members are computed inline.
+
+Row cache (``Caps.row_cache``, the CPU): in a row-wise input fusion (a softmax: a reduction over
+the row's last dimension, then the row's elementwise tail), a transcendental member needed both
+inside the reduction (at the reduction's index ``r``) and in the tail (at the nest's innermost
+index ``i``, the same element) would be computed twice per element: ``exp(x - max)`` once for
+the sum and once more for the division. The builder then keeps the row's values in a row
+scratch buffer (one row of the last dimension, at most :data:`ROW_CACHE_MAX_BYTES`, so it stays
+in L1/L2): the reduction's body stores ``w[r] = value`` and the tail loads ``w[i]``. It is
+found in a first lowering pass and applied in a second (like materialisation). The CPU renderer
+allocates the buffer once per kernel when the nest runs serially and once per ``prange``
+iteration (numba hoists it out of each thread's loop) when it runs in parallel. Cheap members
+(a subtraction, a load) are recomputed: a store and load cost as much as they do.
 """
 
 from __future__ import annotations
@@ -34,6 +46,39 @@ class Unsupported(Exception):
         super().__init__(reason)
         self.reason = reason
         self.node = node
+
+
+#: largest row (bytes) kept in a row cache: well within a core's L2 (1 MiB on Zen 4, 256 KiB
+#: to 2 MiB on recent Intel cores), so storing and reloading it costs no memory traffic
+ROW_CACHE_MAX_BYTES = 256 << 10
+
+
+class _RowCacheFound(Exception):
+    """Internal: restart lowering with row caches for the nest ``nest_no`` (see module notes)."""
+
+    def __init__(self, nest_no: int, tails: dict):
+        super().__init__(nest_no)
+        self.nest_no, self.tails = nest_no, tails
+
+
+class _RowCacheFailed(Exception):
+    """Internal: the second pass did not place a row cache's store; lower without it."""
+
+    def __init__(self, nest_no: int):
+        super().__init__(nest_no)
+        self.nest_no = nest_no
+
+
+@dataclass
+class _RowCache:
+    """A row cache being built: the tail's index (texts) of the member, its buffer, and
+    whether the storing reduction and the tail's load have been emitted."""
+
+    tail: tuple
+    buffer: Buffer | None = None
+    level: int = 0
+    stored: bool = False
+    loaded: bool = False
 
 
 class NeedsMaterialize(Exception):
@@ -62,6 +107,8 @@ class Caps:
         Block-wise dot / convolution through BLAS (``np.dot``) with the epilogue per block.
     tiled_dot : bool
         Dot as a tiled shared-memory kernel with the epilogue before the store.
+    row_cache : bool
+        Row scratch buffers between a row's reduction and its tail (see module notes).
     """
 
     name: str
@@ -71,6 +118,7 @@ class Caps:
     blas_dot: bool = False
     blas_conv: bool = False
     tiled_dot: bool = False
+    row_cache: bool = False
 
 
 class _Scope:
@@ -91,6 +139,8 @@ class _NestCtx:
     contraction: Contraction | None = None
     contraction_used: bool = False
     memo: dict = field(default_factory=dict)
+    seen: list = field(default_factory=list)       # (node, idx) of transcendentals computed
+    rows: dict = field(default_factory=dict)       # node -> _RowCache
 
 
 def group_members(xgraph: Graph, nodes) -> tuple[str, ...]:
@@ -133,19 +183,29 @@ def lower_group(xgraph: Graph, members, outputs, caps: Caps) -> KernelIR:
         If an op, dtype or combination cannot be lowered by this backend.
     """
     materialized: list[str] = []
-    for _ in range(len(members) + 2):
+    row_cached: dict[int, dict] = {}   # nest number -> {node: tail index texts}; {} = none
+    for _ in range(2 * len(members) + 4):
         try:
-            return _Builder(xgraph, members, outputs, caps, materialized).build()
+            return _Builder(xgraph, members, outputs, caps, materialized, row_cached).build()
         except NeedsMaterialize as req:
             if req.node in materialized or not caps.phases:
                 raise Unsupported("could not schedule the group (internal)", req.node) from None
             materialized.append(req.node)
+            row_cached.clear()
+        except _RowCacheFound as found:
+            row_cached[found.nest_no] = found.tails
+        except _RowCacheFailed as failed:
+            row_cached[failed.nest_no] = {}
     raise Unsupported("could not schedule the group (too many scratch arrays)")
 
 
 class _Builder:
-    def __init__(self, xgraph, members, outputs, caps, materialized):
+    def __init__(self, xgraph, members, outputs, caps, materialized, row_cached=None):
         self.g = xgraph
+        self.row_cached = row_cached if row_cached is not None else {}
+        self.rinfo: dict[str, tuple] = {}   # reduction var -> (extent, loops, outer scope)
+        self.nest_no = -1
+        self._trans: dict[str, bool] = {}
         self.members = set(members)
         self.order = tuple(members)
         self.outputs = tuple(outputs)
@@ -210,6 +270,8 @@ class _Builder:
             if v:
                 self.where[v] = levels[d + 1]
         self.ctx = _NestCtx(tuple(shape), vars_, idx, levels, target)
+        self.nest_no += 1
+        self.ctx.rows = {n: _RowCache(t) for n, t in self.row_cached.get(self.nest_no, {}).items()}
         self.ctx.contraction = self._arm_contraction(shape, outs, target)
         for o in outs:
             t = self.type(o)
@@ -218,7 +280,93 @@ class _Builder:
             buf = self.scratch[o] if o == target else self.out_bufs[o]
             self.store(buf, linear(oidx, t.shape), v)
         contraction = self.ctx.contraction if self.ctx.contraction_used else None
-        return Nest(tuple(shape), vars_, [s.stmts for s in levels], contraction, target)
+        rows = self._finish_row_caches()
+        return Nest(tuple(shape), vars_, [s.stmts for s in levels], contraction, target, rows)
+
+    # ----- row caches (see the module notes) -------------------------------------------------
+
+    def _transcendental(self, node) -> bool:
+        if node.id not in self._trans:
+            opdef = get_op(node.op)
+            try:
+                n = opdef.transcendentals([self.type(o) for o in node.operands], node.type,
+                                          node.attrs)
+            except Exception:  # a count the registry cannot make: treat as cheap
+                n = 0
+            self._trans[node.id] = n > 0
+        return self._trans[node.id]
+
+    def _row_var(self, idx):
+        """The reduction variable in ``idx`` if it is exactly one, of a one-loop reduction
+        over the nest's last extent, placed at a nest level before the innermost loop."""
+        ctx = self.ctx
+        rvars = {v for i in idx for v in i.vars if v in self.rinfo}
+        if len(rvars) != 1 or ctx.vars[-1] in {v for i in idx for v in i.vars}:
+            return None
+        (r,) = rvars
+        extent, loops, outer = self.rinfo[r]
+        top = any(outer is lv for lv in ctx.levels[:-1])
+        return r if top and loops == 1 and extent == ctx.shape[-1] else None
+
+    def _row_tail(self, idx, r) -> tuple:
+        """Texts of ``idx`` with reduction variable ``r`` replaced by the innermost index."""
+        last = self.ctx.vars[-1]
+        out = []
+        for i in idx:
+            terms = dict(i.terms)
+            c = terms.pop(r, 0)
+            out.append((Ix(i.const, tuple(sorted(terms.items()))) + Ix.var(last) * c).text())
+        return tuple(out)
+
+    def _row_cache_value(self, nid, idx, compute):
+        """``compute()``, or the row cache's load in the tail; store it in the reduction."""
+        rc = self.ctx.rows[nid]
+        texts = tuple(i.text() for i in idx)
+        last = self.ctx.vars[-1]
+        if texts == rc.tail:
+            self._row_buf(nid)
+            rc.loaded = True
+            return self.load(rc.buffer, Ix.var(last))
+        v = compute()
+        r = None if rc.stored else self._row_var(idx)
+        if r is not None and self._row_tail(idx, r) == rc.tail:
+            self._row_buf(nid)
+            rc.level = self.rinfo[r][2].depth
+            self.store(rc.buffer, Ix.var(r), v)
+            rc.stored = True
+        return v
+
+    def _row_buf(self, nid) -> None:
+        rc = self.ctx.rows[nid]
+        if rc.buffer is None:
+            rc.buffer = Buffer(self.fresh("w"), (self.ctx.shape[-1],), self.type(nid).dtype,
+                               "row", nid)
+
+    def _finish_row_caches(self):
+        """Row caches of this nest as (buffer, level); in the first pass, find candidates."""
+        ctx = self.ctx
+        if ctx.rows:
+            if any(rc.loaded != rc.stored for rc in ctx.rows.values()):
+                raise _RowCacheFailed(self.nest_no)
+            return [(rc.buffer, rc.level) for rc in ctx.rows.values() if rc.stored]
+        if (self.nest_no in self.row_cached or not self.caps.row_cache or not ctx.seen
+                or ctx.contraction_used or not ctx.shape or ctx.vars[-1] is None):
+            return []
+        tails: dict = {}
+        last = ctx.vars[-1]
+        for nid, idx in ctx.seen:
+            r = self._row_var(idx)
+            if r is None or nid in tails:
+                continue
+            if ctx.shape[-1] * self.type(nid).itemsize > ROW_CACHE_MAX_BYTES:
+                continue
+            tail = self._row_tail(idx, r)
+            if any(n == nid and tuple(i.text() for i in ix) == tail for n, ix in ctx.seen
+                   if any(last in i.vars for i in ix)):
+                tails[nid] = tail
+        if tails:
+            raise _RowCacheFound(self.nest_no, tails)
+        return []
 
     def _arm_contraction(self, shape, outs, target):
         from workbench.codegen.lower_contraction import arm_contraction
@@ -325,6 +473,10 @@ class _Builder:
             if v:
                 self.where[v] = inner
         rix = tuple(Ix.var(v) if v else Ix.of(0) for v in rvars)
+        live = [v for v in rvars if v]
+        for v, n in zip(rvars, extents):
+            if v:
+                self.rinfo[v] = (n, len(live), outer)
         name = self.fresh("a")
         # statements of the body that use a reduction variable land in `inner`
         value = body(rix)
@@ -373,7 +525,12 @@ class _Builder:
             if rule is None:
                 raise Unsupported(f"op {get_op(node.op).name} cannot be fused by the "
                                   f"{self.caps.name} backend", nid)
-            v = rule(self, node, idx)
+            if nid in self.ctx.rows:
+                v = self._row_cache_value(nid, idx, lambda: rule(self, node, idx))
+            else:
+                v = rule(self, node, idx)
+                if self.caps.row_cache and self._transcendental(node):
+                    self.ctx.seen.append((nid, idx))
         memo[key] = v
         return v
 

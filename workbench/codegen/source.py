@@ -130,8 +130,42 @@ def emit_stmts(w: Writer, stmts, table, cx: EmitContext, reduce_hook=None):
             raise TypeError(f"unknown statement {s!r}")
 
 
+def merge_address(addr: Ix, merged) -> Ix:
+    """``addr`` with the index variables of a merged loop folded back into its loop variable.
+
+    A loop over the merged dimensions ``[2, 4, 64]`` has one variable ``l`` and recovers
+    ``i1 = l // 256``, ``i2 = (l // 64) % 4``, ``i3 = l % 64``; an address
+    ``i1 * 16384 + i2 * 4096 + i3 * 64 + r`` whose coefficients are one multiple ``K`` of
+    the variables' strides in ``l`` is ``l * 64 + r``. Besides saving the divisions, this is
+    what lets LLVM vectorise the inner loop: with the divided-out form it fully unrolled a
+    64-long max reduction into a scalar chain (136 us instead of 12 us for a [512, 64]
+    row-wise max; measured on the development machine's AMD EPYC with llvmlite's LLVM).
+
+    Parameters
+    ----------
+    addr : Ix
+    merged : list of (str, dict of str -> int)
+        Per merged loop: its variable and each index variable's stride in it.
+    """
+    for lv, strides in merged:
+        coefs = dict(addr.terms)
+        if not all(v in coefs for v in strides):
+            continue
+        first = next(iter(strides))
+        k, rem = divmod(coefs[first], strides[first])
+        if rem or k == 0 or any(coefs[v] != k * s for v, s in strides.items()):
+            continue
+        rest = Ix(addr.const, tuple((v, c) for v, c in addr.terms if v not in strides))
+        addr = rest + Ix.var(lv) * k
+    return addr
+
+
 def address(addr: Ix, cx) -> str:
-    """An array subscript; on the CPU cast to uint64 (see ``EmitContext.unsigned_index``)."""
+    """An array subscript; on the CPU cast to uint64 (see ``EmitContext.unsigned_index``).
+    Merged loops' index variables are folded into the loop variable (:func:`merge_address`).
+    """
+    if cx.merged:
+        addr = merge_address(addr, cx.merged)
     if cx.unsigned_index and not addr.is_const:
         return f"uint64({addr.text()})"
     return addr.text()
@@ -153,16 +187,46 @@ def combine(table, s: Reduce, acc: str, val: str, cx) -> str:
     return render_let(table, s.reducer, [acc, val], s.dtype, {"in": s.dtype}, cx)
 
 
+#: CPU float max/min reductions over at most this many elements use the plain max/min and a
+#: NaN flag instead of the NaN-propagating ``llvm.maximum``/``llvm.minimum`` (see
+#: :func:`emit_reduce_serial`)
+SHORT_MINMAX_REDUCTION = 128
+
+
 def emit_reduce_serial(w: Writer, s: Reduce, table, cx, reduce_hook=None):
     """``acc = init; for ...: body; acc = combine(acc, value)`` as nested loops.
 
     Reductions nested in the body are always serial (``reduce_hook`` is not passed down).
+
+    On the CPU a float ``maximum``/``minimum`` reduction over at most
+    :data:`SHORT_MINMAX_REDUCTION` elements is written ``acc = max(acc, v)`` with a flag
+    ``nan |= v != v`` and ``acc = nan`` after the loop when it is set (the same result as
+    numpy's NaN-propagating max). LLVM fully unrolls such short loops before its loop
+    vectoriser runs, and its SLP vectoriser turns an unrolled chain of plain max into vector
+    code but not a chain of ``llvm.maximum`` (NaN-propagating): a row-wise max over
+    [512, 64] float32 took 137 us as the intrinsic chain and 11-25 us in this form. Longer
+    loops are not unrolled, and the loop vectoriser vectorises ``llvm.maximum`` and not the
+    plain form (over [256, 1024]: 24 us against 136 us), so they keep the intrinsic.
     """
     w.line(f"{s.name} = {operand(s.init)}", f"reduce-{s.reducer}", s.node)
+    short = (cx.backend == "cpu" and s.reducer in ("maximum", "minimum")
+             and s.dtype in ("f32", "f64")
+             and prod(n for _, n in s.loops) <= SHORT_MINMAX_REDUCTION)
+    if short:
+        w.line(f"{s.name}_nan = {s.name} != {s.name}")
     for v, n in s.loops:
         w.line(f"for {v} in range({n}):")
         w.indent()
     emit_stmts(w, s.body, table, cx)
+    if short:
+        val = operand(s.value)
+        fn = "max" if s.reducer == "maximum" else "min"
+        w.line(f"{s.name} = {fn}({s.name}, {val})", f"reduce-{s.reducer}", s.node)
+        w.line(f"{s.name}_nan |= {val} != {val}")
+        w.dedent(len(s.loops))
+        w.line(f"if {s.name}_nan:")
+        w.line(f"    {s.name} = {NUMBA_TYPES[s.dtype]}(math.nan)")
+        return
     w.line(f"{s.name} = {combine(table, s, s.name, operand(s.value), cx)}",
            f"reduce-{s.reducer}", s.node)
     w.dedent(len(s.loops))

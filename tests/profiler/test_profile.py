@@ -77,18 +77,98 @@ def test_predictions_come_from_the_cost_model_or_are_absent(report):
         assert rep.kernels[0].predicted_s > 0 and rep.predicted_s > 0
 
 
-def test_trace_is_valid_trace_event_json(report, tmp_path):
+def test_trace_holds_every_timed_run_with_the_tables_statistics(report, tmp_path):
     rep, _ = report
     path = tmp_path / "trace.json"
     path.write_text(json.dumps(rep.trace_events()))
     doc = json.loads(path.read_text())
     slices = [e for e in doc["traceEvents"] if e["ph"] == "X"]
-    assert len(slices) == len([k for k in rep.kernels if k.role == "call"])
+    call = [k for k in rep.kernels if k.role == "call"]
+    assert len(slices) == sum(k.timing.samples for k in call) == 5 * len(call)
     for e in slices:
         assert {"name", "ts", "dur", "pid", "tid"} <= set(e) and e["dur"] > 0
     assert {e["tid"] for e in doc["traceEvents"]} == {1}
+    assert sorted(e["args"]["run"] for e in slices) == list(range(5))
+    for k in call:            # the table's median and min are the slices' median and min
+        durs = [e["dur"] for e in slices if e["args"]["group"] == k.group_id]
+        assert np.median(durs) == pytest.approx(k.timing.median_s * 1e6)
+        assert min(durs) == pytest.approx(k.timing.min_s * 1e6)
+    assert slices[0]["name"].startswith("g0 input: reduce+broadcast+subtract+exponential")
+    assert slices[0]["args"]["ops"][:2] == ["reduce", "broadcast"]
+    ordered = sorted(slices, key=lambda e: e["ts"])     # at the times they ran: no overlap
+    assert all(a["ts"] + a["dur"] <= b["ts"] + 1e-3 for a, b in zip(ordered, ordered[1:]))
     meta = [e for e in doc["traceEvents"] if e["ph"] == "M"]
     assert meta and all("name" in e["args"] for e in meta)
+
+
+def test_fused_and_unfused_runs_alternate(softmax, cache, monkeypatch):
+    from workbench.codegen.compiled import CompiledPlan
+
+    order = []
+    real = CompiledPlan.execute
+
+    def execute(self, env, times=None, after_kernel=None):
+        if times is not None:
+            order.append("fused" if len(self.call) == 1 else "unfused")
+        return real(self, env, times, after_kernel)
+
+    monkeypatch.setattr(CompiledPlan, "execute", execute)
+    rep = profile(softmax, _fused(softmax), backend="cpu", repeat=4, warmup=0, cache_dir=cache)
+    assert order == ["fused", "unfused"] * 4
+    assert rep.fused.samples == rep.unfused.samples == 4
+
+
+def test_timing_flags_noisy_measurements():
+    from workbench.profiler.report import Timing
+
+    steady = Timing.of([100e-6, 101e-6, 102e-6, 100e-6, 103e-6])
+    assert not steady.noisy and steady.max_s == 103e-6 and steady.min_s == 100e-6
+    # the finding: dot kernels with median ~15 ms against a min of 11.8 ms and 63 us runs
+    slow_runs = Timing.of([63e-6, 15e-3, 11.8e-3, 15.2e-3, 14e-3])
+    assert slow_runs.noisy and slow_runs.median_s / slow_runs.min_s > 1.5
+    scattered = Timing.of([1e-3, 1e-3, 1.1e-3, 2.0e-3, 2.1e-3, 2.2e-3])   # IQR > median/2
+    assert scattered.noisy
+    tiny = Timing.of([2.4e-6, 4.0e-6, 4.1e-6, 3.9e-6])    # timer jitter, not noise
+    assert not tiny.noisy
+
+
+def test_report_says_when_the_machine_is_busy_or_noisy(report):
+    import dataclasses
+
+    from workbench.profiler.report import Timing
+    from workbench.profiler.table import busy_note
+
+    rep, _ = report
+    d = rep.to_json()
+    assert set(d["machine"]) >= {"cpus", "load_avg", "others_cpu_fraction", "busy"}
+    assert "noisy" in d["kernels"][0] and "noisy" in d["totals"]["fused"]
+    quiet = dataclasses.replace(rep, machine={"cpus": 2, "load_avg": 0.3,
+                                              "others_cpu_fraction": 0.02, "busy": False},
+                                fused=Timing.of([1e-3] * 5), unfused=Timing.of([2e-3] * 5),
+                                kernels=[dataclasses.replace(
+                                    k, timing=Timing.of([1e-3] * 5)) for k in rep.kernels])
+    assert busy_note(quiet) == "" and "busy" not in format_report(quiet)
+    busy = dataclasses.replace(quiet, machine={"cpus": 2, "load_avg": 2.9,
+                                               "others_cpu_fraction": 0.45, "busy": True},
+                               fused=Timing.of([1e-3, 3e-3, 3e-3, 3e-3]))
+    text = format_report(busy)
+    assert ("note: the machine looks busy (other processes used 45% of 2 CPUs while timing, "
+            "load average 2.90)") in text
+    assert "fused noisy" in text and "compare the min columns" in text
+    assert json.loads(busy.dumps())["machine"]["busy"] is True
+
+
+def test_table_counts_the_plans_ops_and_prints_ir_types(cache):
+    g = load_graph(str(REPO / "sample_graphs" / "layernorm_gelu.json"))
+    rep = profile(g, _fused(g), backend="cpu", repeat=3, warmup=0, cache_dir=cache)
+    (k,) = rep.kernels
+    assert k.ops == ("layer_norm", "gelu") and k.primitive_ops > 10
+    text = format_report(rep)
+    row = next(ln for ln in text.splitlines() if ln.startswith("g0 "))
+    assert f"2 ({k.primitive_ops} primitive)" in row and row.endswith("layer_norm, gelu")
+    out = rep.outputs[0]
+    assert f": f32[{','.join(map(str, out.shape))}]  max abs error" in text
+    assert rep.to_json()["kernels"][0]["ops"] == ["layer_norm", "gelu"]
 
 
 def test_progress_reports_each_group_and_timing(report):
@@ -154,3 +234,27 @@ def test_cli_exit_status_is_nonzero_on_mismatch(capsys, cache, monkeypatch):
               "cpu", "--repeat", "1", "--cache-dir", str(cache))
     assert rc == 1
     assert "MISMATCH" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (("--repeat", "0"), "argument --repeat: must be 1 or more, got 0"),
+    (("--repeat", "-3"), "argument --repeat: must be 1 or more, got -3"),
+    (("--warmup", "-1"), "argument --warmup: must be 0 or more, got -1"),
+    (("--repeat", "two"), "argument --repeat: expected a whole number, got 'two'"),
+    (("--max-memory-mib", "-5"), "argument --max-memory-mib: must be a finite number"),
+])
+def test_cli_rejects_bad_numbers_on_one_line(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        _cli("chain10", *argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and err.startswith("workbench run: error:")
+
+
+def test_no_device_profile_note_names_the_command_line_option(softmax):
+    from workbench.profiler.profile import _predictions
+
+    pred = _predictions(softmax, _fused(softmax), "cuda-sim", None)
+    if pred is None:
+        pytest.skip("no cost model installed")
+    assert "--device NAME" in pred["error"] and "pass device=" not in pred["error"]

@@ -13,26 +13,37 @@ import ctypes
 import glob
 import os
 
-_SETTER: list = []
+_FUNCS: dict = {}
+
+
+def _openblas(package: str, libs: str, pattern: str, suffix: str):
+    """(set_num_threads, get_num_threads) of the OpenBLAS a wheel bundles, or (None, None)."""
+    key = (package, suffix)
+    if key in _FUNCS:
+        return _FUNCS[key]
+    found = (None, None)
+    try:
+        mod = __import__(package)
+        where = os.path.join(os.path.dirname(os.path.dirname(mod.__file__)), libs)
+        for path in glob.glob(os.path.join(where, pattern)):
+            lib = ctypes.CDLL(path)
+            set_ = getattr(lib, f"scipy_openblas_set_num_threads{suffix}", None) or getattr(
+                lib, f"openblas_set_num_threads{suffix}", None)
+            get_ = getattr(lib, f"scipy_openblas_get_num_threads{suffix}", None) or getattr(
+                lib, f"openblas_get_num_threads{suffix}", None)
+            if set_ is not None and get_ is not None:
+                get_.restype = ctypes.c_int
+                found = (set_, get_)
+                break
+    except (ImportError, OSError):
+        pass
+    _FUNCS[key] = found
+    return found
 
 
 def _setter():
     """scipy's OpenBLAS ``set_num_threads`` function, or None (found once)."""
-    if _SETTER:
-        return _SETTER[0]
-    fn = None
-    try:
-        import scipy
-
-        libs = os.path.join(os.path.dirname(os.path.dirname(scipy.__file__)), "scipy.libs")
-        for path in glob.glob(os.path.join(libs, "libscipy_openblas*.so*")):
-            lib = ctypes.CDLL(path)
-            for sym in ("scipy_openblas_set_num_threads", "openblas_set_num_threads"):
-                fn = fn or getattr(lib, sym, None)
-    except (ImportError, OSError):
-        fn = None
-    _SETTER.append(fn)
-    return fn
+    return _openblas("scipy", "scipy.libs", "libscipy_openblas*.so*", "")[0]
 
 
 def set_scipy_blas_threads(n: int) -> bool:
@@ -61,3 +72,32 @@ def with_blas_threads(launch, n: int):
         finally:
             set_scipy_blas_threads(1)
     return wrapped
+
+
+class numpy_blas_threads:
+    """Context manager: numpy's own OpenBLAS (the reference interpreter's) with ``n`` threads.
+
+    OpenBLAS's worker threads spin-wait after each multi-threaded call (for 2**28 cycles,
+    ~0.1 s, by default: OpenBLAS's ``THREAD_TIMEOUT``). After the reference interpreter's
+    dots, numpy's worker spun on one of a 2-core machine's cores while the next kernels were
+    timed (measured: 60 ms of CPU in a 64 ms window of timed runs); :func:`profile` therefore
+    runs its correctness check with one numpy BLAS thread. A no-op when numpy's OpenBLAS is not
+    found (another BLAS, or a numpy built differently).
+    """
+
+    def __init__(self, n: int):
+        self.n = n
+        self.old = None
+
+    def __enter__(self):
+        set_, get_ = _openblas("numpy", "numpy.libs", "libscipy_openblas64_*.so*", "64_")
+        if set_ is not None:
+            self.old = get_()
+            set_(ctypes.c_int(self.n))
+        return self
+
+    def __exit__(self, *exc):
+        if self.old is not None:
+            _openblas("numpy", "numpy.libs", "libscipy_openblas64_*.so*", "64_")[0](
+                ctypes.c_int(self.old))
+        return False

@@ -6,15 +6,48 @@ error (bad file, bad plan, unusable backend, memory cap), as for every workbench
 
 from __future__ import annotations
 
+import argparse
 import json
+import math
 import os
 import sys
 
 
+def _int_at_least(low: int):
+    """An argparse type: a whole number >= ``low``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be {low} or more, got {value}")
+        return value
+    return parse
+
+
+def _mib(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of MiB, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of MiB >= 0, got {text}")
+    return value
+
+
+def _one_line_error(parser):
+    """Make ``parser`` report a bad argument on one line (no usage block), exit status 2."""
+    def error(message):
+        parser.exit(2, f"{parser.prog}: error: {message}\n")
+    parser.error = error
+    return parser
+
+
 def register(subparsers) -> None:
     """Add the ``run`` subcommand."""
-    s = subparsers.add_parser(
-        "run", help="compile a fusion plan with numba, check it and profile it")
+    s = _one_line_error(subparsers.add_parser(
+        "run", help="compile a fusion plan with numba, check it and profile it"))
     s.add_argument("file", help="a .hlo/.json graph, or a sample graph's name")
     s.add_argument("--inputs", help="an .npz with arg0..argN (default: random inputs)")
     s.add_argument("--plan", help="a plan saved as JSON (default: plan with --policy)")
@@ -22,16 +55,19 @@ def register(subparsers) -> None:
                    help="planner policy (priority, xla-cpu, greedy), 'xla' for XLA's own "
                         "grouping of an optimised module, or 'unfused'")
     s.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda", "cuda-sim"))
-    s.add_argument("--repeat", type=int, default=20, help="timed runs of each plan")
-    s.add_argument("--warmup", type=int, default=2, help="untimed runs first")
-    s.add_argument("--trace", help="write a Chrome/Perfetto trace of one fused run here")
+    s.add_argument("--repeat", type=_int_at_least(1), default=20,
+                   help="timed rounds (each runs the fused and the unfused plan once; >= 1)")
+    s.add_argument("--warmup", type=_int_at_least(0), default=2,
+                   help="untimed runs of each plan first (>= 0)")
+    s.add_argument("--trace", help="write a Chrome/Perfetto trace of every timed fused run "
+                                   "here (one slice per kernel run)")
     s.add_argument("--json", action="store_true", help="print the report as JSON")
     s.add_argument("--exact-math", action="store_true",
                    help="CPU: libm for float32 exp/log/tanh/logistic/erf (no approximations)")
     s.add_argument("--device", help="cost-model device profile for predictions (cpu, h100, ...)")
-    s.add_argument("--seed", type=int, default=0, help="seed for random inputs")
+    s.add_argument("--seed", type=_int_at_least(0), default=0, help="seed for random inputs")
     s.add_argument("--cache-dir", help="kernel cache directory")
-    s.add_argument("--max-memory-mib", type=float, default=4096,
+    s.add_argument("--max-memory-mib", type=_mib, default=4096,
                    help="refuse plans whose live tensors exceed this (MiB; 0: no cap)")
     s.set_defaults(func=cmd_run)
 

@@ -1,18 +1,28 @@
 """profile(): compile a plan and its unfused baseline, check them, time them, report.
 
-Timing method: after ``warmup`` untimed runs, the whole plan runs ``repeat`` times (or until a
-time budget is spent, with at least three runs); each kernel launch is timed on its own
-(``time.perf_counter`` around a CPU call; CUDA events around a GPU launch), and a run's total is
-the sum of its kernels' times, so Python's bookkeeping between launches is not counted. The
-baseline is the plan with one op per group (:func:`~workbench.planner.plan.unfused_plan`),
-compiled by the same backend; numpy's time is the reference interpreter's, run the same way.
+Timing method: after ``warmup`` untimed runs of each, the fused plan and its baseline (the plan
+with one op per group, :func:`~workbench.planner.plan.unfused_plan`, compiled by the same
+backend) run in alternating rounds, ``repeat`` rounds (or until a time budget is spent, with at
+least three), so that load from other processes hits both alike; each kernel launch is timed on
+its own (``time.perf_counter`` around a CPU call; CUDA events around a GPU launch), and a run's
+total is the sum of its kernels' times, so Python's bookkeeping between launches is not
+counted. numpy's time is the reference interpreter's, measured afterwards (its BLAS threads
+spin-wait after each call and would disturb the kernels if interleaved with them).
+
+Each timing has a median, a min and a ``noisy`` flag (:class:`~workbench.profiler.report.Timing`).
+While timing, the profiler also measures how busy the machine is: the share of all CPUs that
+*other* processes used (``/proc/stat`` minus this process's CPU time, Linux) and the load
+average; the report calls the machine busy when others used more than
+:data:`BUSY_OTHERS_FRACTION` of it or the load average exceeds the CPU count - 0.5.
 """
 
 from __future__ import annotations
 
+import os
 import time
 
 from workbench.codegen import compile_plan, reference_outputs
+from workbench.codegen.blas import numpy_blas_threads
 from workbench.codegen.check import check_outputs
 from workbench.errors import MismatchError
 from workbench.ir import DEFAULT_MAX_BYTES, evaluate, make_inputs, peak_live_bytes
@@ -21,6 +31,9 @@ from workbench.profiler.report import Cancelled, KernelReport, Report, Timing
 
 #: default repetitions and the time budget of each measured set (seconds)
 REPEAT, WARMUP, BUDGET_S = 20, 2, 10.0
+#: the machine is *busy* when other processes used more than this share of all its CPUs
+#: while the kernels were timed (on 2 cores: another process using half a core)
+BUSY_OTHERS_FRACTION = 0.25
 
 
 def profile(graph, plan, inputs=None, *, backend="auto", repeat=REPEAT, warmup=WARMUP,
@@ -82,28 +95,30 @@ def profile(graph, plan, inputs=None, *, backend="auto", repeat=REPEAT, warmup=W
     env = fused.prepare(inputs, max_bytes)
     outs = fused.execute(env)
     _report(progress, "check", "comparing with the reference interpreter")
-    ref, exact = reference_outputs(graph, inputs, max_bytes)
+    with numpy_blas_threads(1):  # no numpy BLAS worker left spinning while kernels are timed
+        ref, exact = reference_outputs(graph, inputs, max_bytes)
     checks = check_outputs(graph, outs, ref, exact)
     poll()
-    f_runs, trace = _time_plan(fused, env, repeat, warmup, budget_s,
-                               _throttled(progress, "time"), poll)
     base_env = base.prepare(inputs, max_bytes)
-    u_runs, _ = _time_plan(base, base_env, repeat, warmup, budget_s,
-                           _throttled(progress, "time-unfused"), poll)
+    probe = _MachineProbe()
+    f_runs, u_runs, trace = _time_plans(fused, env, base, base_env, repeat, warmup, budget_s,
+                                        progress, poll)
+    machine = probe.finish()
     np_times = _time_numpy(graph, inputs, repeat, budget_s, progress, poll)
     pred = _predictions(graph, plan, fused.backend, device)
     upred = _predictions(graph, unfused_plan(graph, plan.device), fused.backend, device)
+    fused_t = Timing.of(sum(r) for r in f_runs)
+    kernels = _kernel_reports(graph, fused, f_runs, pred)
     return Report(
         graph=graph.name, policy=plan.policy, backend=fused.backend,
-        device=pred["device"] if pred else device,
-        kernels=_kernel_reports(fused, f_runs, pred),
-        unfused_kernels=_kernel_reports(base, u_runs, upred),
-        fused=Timing.of(sum(r) for r in f_runs), unfused=Timing.of(sum(r) for r in u_runs),
+        device=pred["device"] if pred else device, kernels=kernels,
+        unfused_kernels=_kernel_reports(graph, base, u_runs, upred),
+        fused=fused_t, unfused=Timing.of(sum(r) for r in u_runs),
         numpy=Timing.of(np_times), predicted_s=pred["total"] if pred else None,
         predicted_unfused_s=upred["total"] if upred else None, outputs=checks,
         ok=all(c.ok for c in checks), notes=_notes(fused, pred),
         errors=_errors(fused, checks), trace=trace,
-        compile_s=fused.compile_s + base.compile_s)
+        compile_s=fused.compile_s + base.compile_s, machine=machine)
 
 
 # ----- steps ------------------------------------------------------------------------------------
@@ -152,31 +167,89 @@ def _check_memory(graph, compiled, max_bytes):
                                      node=at)
 
 
-def _time_plan(compiled, env, repeat, warmup, budget_s, tick, poll):
-    """Per-kernel seconds of each timed run, and the trace of the first timed run."""
+def _time_plans(fused, env, base, base_env, repeat, warmup, budget_s, progress, poll):
+    """Per-kernel seconds of each timed run of ``fused`` and ``base``, run in alternating
+    rounds, and the trace: (group id, start, duration, run) of every fused kernel run."""
     for _ in range(warmup):
-        compiled.execute(env)
+        fused.execute(env)
+        base.execute(base_env)
         poll()
-    runs, trace, t_start = [], [], time.perf_counter()
-    n = len(compiled.call)
-    def each_kernel(k, n_kernels, kern):
-        tick(k, n_kernels, f"timing kernel {k} of {n_kernels} ({kern.group_id}, {kern.kind})")
-
-    for r in range(max(repeat, 1)):
+    tick_f = _throttled(progress, "time")
+    tick_u = _throttled(progress, "time-unfused")
+    f_runs, u_runs, trace = [], [], []
+    n = len(fused.call)
+    t_start = time.perf_counter()
+    rounds = max(repeat, 1)
+    for r in range(rounds):
         times: list[float] = []
-        compiled.execute(env, times, each_kernel if r == 0 and tick is not None else None)
-        runs.append(times)
-        if r == 0:
-            t = 0.0
-            for k, dt in zip(compiled.call, times):
-                trace.append((k.group_id, t, dt))
-                t += dt
-        if tick is not None and r > 0:
-            tick(n, n, f"run {r + 1} of {repeat}: {n} kernels")
+
+        def each_fused(k, n_kernels, kern, times=times, r=r):
+            end = time.perf_counter()
+            trace.append((kern.group_id, end - times[-1] - t_start, times[-1], r))
+            if r == 0 and tick_f is not None:
+                tick_f(k, n_kernels, f"timing kernel {k} of {n_kernels} ({kern.group_id}, "
+                       f"{kern.kind})")
+
+        fused.execute(env, times, each_fused)
+        f_runs.append(times)
         poll()
-        if r >= 2 and time.perf_counter() - t_start > budget_s:
+        utimes: list[float] = []
+
+        def each_base(k, n_kernels, kern):
+            tick_u(k, n_kernels, f"timing unfused kernel {k} of {n_kernels} "
+                   f"({kern.group_id}, {kern.kind})")
+        base.execute(base_env, utimes, each_base if r == 0 and tick_u is not None else None)
+        u_runs.append(utimes)
+        if tick_f is not None and r > 0:
+            tick_f(n, n, f"round {r + 1} of {rounds}: fused ({n} kernels) and unfused "
+                   f"({len(base.call)})")
+        poll()
+        if r >= 2 and time.perf_counter() - t_start > 2 * budget_s:
             break
-    return runs, trace
+    return f_runs, u_runs, trace
+
+
+class _MachineProbe:
+    """CPU time used by other processes between construction and :meth:`finish` (Linux
+    ``/proc/stat``: all CPUs' busy time, steal included, minus this process's CPU time)."""
+
+    def __init__(self):
+        self.cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+            else (os.cpu_count() or 1)
+        self.load = _load_avg()
+        self.busy0 = _system_busy_s()
+        self.own0 = time.process_time()
+        self.t0 = time.perf_counter()
+
+    def finish(self) -> dict:
+        wall = time.perf_counter() - self.t0
+        busy1, own = _system_busy_s(), time.process_time() - self.own0
+        others = None
+        total_cpus = os.cpu_count() or self.cpus
+        if self.busy0 is not None and busy1 is not None and wall > 0:
+            others = max(0.0, min(1.0, (busy1 - self.busy0 - own) / (wall * total_cpus)))
+        busy = bool((others is not None and others > BUSY_OTHERS_FRACTION)
+                    or (self.load is not None and self.load > self.cpus - 0.5))
+        return {"cpus": self.cpus, "load_avg": self.load, "others_cpu_fraction": others,
+                "busy": busy, "timed_s": wall}
+
+
+def _load_avg():
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+
+
+def _system_busy_s():
+    """Seconds all CPUs have been busy since boot (``/proc/stat``), or None off Linux."""
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            fields = [int(v) for v in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)    # idle + iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 def _time_numpy(graph, inputs, repeat, budget_s, progress, poll):
@@ -202,7 +275,8 @@ def _predictions(graph, plan, backend, device):
     if name is None:
         return {"device": None, "total": None, "groups": {}, "registers": {},
                 "error": f"no cost-model device profile for the {backend} backend (pass "
-                         "device=, e.g. h200): predicted times are not shown"}
+                         "--device NAME, e.g. --device h200; in Python: device='h200'): "
+                         "predicted times are not shown"}
     try:
         dev = get_device(name)
         pc = plan_cost(graph, plan, dev)
@@ -234,22 +308,26 @@ def _default_device(backend):
     return None
 
 
-def _kernel_reports(compiled, runs, pred):
+def _kernel_reports(graph, compiled, runs, pred):
     """Per kernel, in launch order: per-call kernels timed over ``runs``; offline kernels
-    (weight folding) by their one run in ``prepare``."""
+    (weight folding) by their one run in ``prepare``. ``ops`` are the plan's (composites as
+    one op), ``primitive_ops`` the expanded kernel's count."""
     per_call = {k.group_id: [r[i] for r in runs] for i, k in enumerate(compiled.call)}
     offline = {k.group_id: [t] for k, t in zip(compiled.offline, compiled.offline_s)}
+    groups = {g.id: g for g in compiled.plan.groups}
     out = []
     for k in compiled.kernels:
         t = Timing.of(per_call.get(k.group_id) or offline.get(k.group_id, []))
         moved = k.bytes_read + k.bytes_written
+        g = groups.get(k.group_id)
+        ops = tuple(graph.node(n).op for n in g.nodes) if g is not None else tuple(k.ops)
         out.append(KernelReport(
             k.group_id, k.kind, k.backend, k.fallback, k.fallback_reason, t,
             (pred or {}).get("groups", {}).get(k.group_id), k.bytes_read, k.bytes_written,
             k.flops, k.transcendentals, _rate(moved, t.median_s), _rate(k.flops, t.median_s),
             k.registers, k.spill_bytes, k.shared_bytes,
             (pred or {}).get("registers", {}).get(k.group_id), k.source_path, k.compile_s,
-            k.cached, tuple(k.ops), k.error, k.role))
+            k.cached, ops, k.error, k.role, len(k.ops)))
     return out
 
 

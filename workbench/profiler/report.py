@@ -22,17 +22,32 @@ class Cancelled(WorkbenchError):
     code = "cancelled"
 
 
+#: a measurement is *noisy* when its median is this many times its minimum (the typical run
+#: is far from the best, so something else took the CPU during many runs) ...
+NOISY_MEDIAN_OVER_MIN = 1.5
+#: ... or its interquartile range is this fraction of its median (the runs scatter widely)
+NOISY_IQR_OVER_MEDIAN = 0.5
+#: differences below this (seconds) are timer and scheduling jitter, never called noisy
+NOISY_FLOOR_S = 2e-6
+
+
 @dataclass
 class Timing:
     """Summary of repeated measurements (seconds).
 
-    ``spread_s`` is the interquartile range (75th minus 25th percentile).
+    ``spread_s`` is the interquartile range (75th minus 25th percentile). ``noisy`` is true
+    when ``median_s / min_s > NOISY_MEDIAN_OVER_MIN`` or ``spread_s / median_s >
+    NOISY_IQR_OVER_MEDIAN`` (and the difference exceeds ``NOISY_FLOOR_S``): the runs disagree
+    too much for the median to be a reliable figure, and ``min_s`` (the run least disturbed
+    by other work, as ``timeit`` advises) is the one to compare.
     """
 
     median_s: float
     min_s: float
     spread_s: float
     samples: int
+    max_s: float = math.nan
+    noisy: bool = False
 
     @staticmethod
     def of(samples) -> "Timing":
@@ -42,7 +57,11 @@ class Timing:
         if s.size == 0:
             return Timing(math.nan, math.nan, math.nan, 0)
         q25, q50, q75 = np.percentile(s, [25, 50, 75])
-        return Timing(float(q50), float(s.min()), float(q75 - q25), int(s.size))
+        lo, iqr = float(s.min()), float(q75 - q25)
+        noisy = bool(s.size >= 3 and (
+            (q50 > NOISY_MEDIAN_OVER_MIN * lo and q50 - lo > NOISY_FLOOR_S)
+            or (iqr > NOISY_IQR_OVER_MEDIAN * q50 and iqr > NOISY_FLOOR_S)))
+        return Timing(float(q50), lo, iqr, int(s.size), float(s.max()), noisy)
 
 
 @dataclass
@@ -71,10 +90,14 @@ class KernelReport:
     source_path : str or None
     compile_s : float
     cached : bool
+    ops : tuple of str
+        The group's ops as the plan names them (a composite such as ``layer_norm`` is one op).
     error : dict or None
         The compile error, when numba failed and the group fell back.
     role : str
         ``call``, or ``offline`` (weight folding: timed once, not in the per-call totals).
+    primitive_ops : int
+        Ops of the kernel after composites are expanded (what the generated code computes).
     """
 
     group_id: str
@@ -100,6 +123,7 @@ class KernelReport:
     ops: tuple = ()
     error: dict | None = None
     role: str = "call"
+    primitive_ops: int = 0
 
 
 @dataclass
@@ -126,8 +150,13 @@ class Report:
     notes : list of str
     errors : list of dict
         Mismatches and compile errors, as WorkbenchError dicts.
-    trace : list of (group_id, start_s, duration_s)
-        One timed run of the fused plan, for the trace export.
+    trace : list of (group_id, start_s, duration_s, run)
+        Every timed run of every fused kernel: start (seconds since timing began, by the
+        clock), duration (the time the table's statistics are made of) and run number.
+    machine : dict
+        How busy the machine was while timing (see ``workbench.profiler.profile``): ``cpus``,
+        ``load_avg`` (1-minute load average before timing), ``others_cpu_fraction`` (share of
+        all CPUs used by other processes during timing, None where unknown), ``busy``.
     """
 
     graph: str
@@ -147,6 +176,7 @@ class Report:
     errors: list = field(default_factory=list)
     trace: list = field(default_factory=list)
     compile_s: float = 0.0
+    machine: dict = field(default_factory=dict)
 
     @property
     def speedup(self) -> float:
@@ -161,7 +191,8 @@ class Report:
             "totals": {"fused": asdict(self.fused), "unfused": asdict(self.unfused),
                        "numpy": asdict(self.numpy), "predicted_s": self.predicted_s,
                        "predicted_unfused_s": self.predicted_unfused_s},
-            "compile_s": self.compile_s,
+            "compile_s": self.compile_s, "machine": dict(self.machine),
+            "noisy": [k.group_id for k in self.kernels if k.timing.noisy],
             "kernels": [_kernel_json(k) for k in self.kernels],
             "unfused_kernels": [_kernel_json(k) for k in self.unfused_kernels],
             "outputs": [o.to_json() for o in self.outputs],
@@ -173,24 +204,31 @@ class Report:
         return json.dumps(self.to_json(), indent=1)
 
     def trace_events(self) -> dict:
-        """The fused run as a Chrome trace (``{"traceEvents": [...]}``), one slice per kernel."""
+        """Every timed fused run as a Chrome trace (``{"traceEvents": [...]}``): one track, one
+        slice per kernel run, at the time it ran, so that the table's median and min are the
+        median and min of the slices' durations (the gaps between slices are Python's
+        bookkeeping and the interleaved unfused runs, which the totals do not count)."""
         events = [
             {"name": "process_name", "ph": "M", "pid": 1, "tid": 1,
              "args": {"name": f"{self.graph} ({self.backend})"}},
             {"name": "thread_name", "ph": "M", "pid": 1, "tid": 1,
-             "args": {"name": "kernels"}},
+             "args": {"name": "fused kernels (every timed run)"}},
         ]
         kinds = {k.group_id: k for k in self.kernels}
-        for gid, start, dur in self.trace:
+        for gid, start, dur, run in self.trace:
             k = kinds.get(gid)
-            args = {"group": gid}
+            args = {"group": gid, "run": run}
+            name = gid
             if k is not None:
-                args.update(kind=k.kind, fallback=k.fallback, predicted_us=(
-                    None if k.predicted_s is None else k.predicted_s * 1e6),
-                    gbps=k.gbps, gflops=k.gflops)
-            events.append({"name": f"{gid} {k.kind if k else ''}".strip(), "cat": "kernel",
-                           "ph": "X", "pid": 1, "tid": 1, "ts": start * 1e6, "dur": dur * 1e6,
-                           "args": _finite(args)})
+                ops = "+".join(dict.fromkeys(k.ops))
+                name = f"{gid} {k.kind}: {ops}" if ops else f"{gid} {k.kind}"
+                args.update(kind=k.kind, ops=list(k.ops), fallback=k.fallback,
+                            median_us=k.timing.median_s * 1e6, min_us=k.timing.min_s * 1e6,
+                            noisy=k.timing.noisy, predicted_us=(
+                                None if k.predicted_s is None else k.predicted_s * 1e6),
+                            gbps=k.gbps, gflops=k.gflops)
+            events.append({"name": name[:120], "cat": "kernel", "ph": "X", "pid": 1, "tid": 1,
+                           "ts": start * 1e6, "dur": dur * 1e6, "args": _finite(args)})
         return {"traceEvents": events, "displayTimeUnit": "ms"}
 
 

@@ -20,38 +20,52 @@ def _num(v, spec=".3g") -> str:
 
 
 def format_report(report) -> str:
-    """The report as an aligned text table with totals, correctness and notes."""
+    """The report as an aligned text table with totals, correctness and notes.
+
+    ``ops`` counts the plan's ops (a composite such as ``layer_norm`` is one op, as in
+    ``workbench plan`` and the app), with the kernel's primitive ops in brackets when the
+    expansion differs; a kernel or total whose runs disagree is marked ``noisy`` (see
+    :class:`~workbench.profiler.report.Timing`), and a footer says when the machine was busy.
+    """
     cached = sum(1 for k in report.kernels if k.cached)
     lines = [f"graph {report.graph}  backend {report.backend}  policy {report.policy}  "
              f"({len(report.kernels)} kernels, {len(report.unfused_kernels)} unfused; compile "
              f"{report.compile_s:.2f} s, {cached} fused kernels from the cache)"]
     head = ("group", "kind", "ops", "median", "min", "spread", "predicted", "GB/s", "GFLOP/s",
-            "regs", "spill B", "note")
+            "regs", "spill B", "note", "plan ops")
     rows = [head]
     for k in report.kernels:
-        note = "numpy fallback" if k.fallback else ""
+        notes = []
+        if k.fallback:
+            notes.append("numpy fallback")
         if k.role == "offline":
-            note += " offline (once, not per call)"
+            notes.append("offline (once, not per call)")
+        if k.timing.noisy:
+            notes.append(f"noisy (median/min {k.timing.median_s / k.timing.min_s:.1f})")
         if k.predicted_registers is not None and k.registers is not None:
-            note += f" (model: {k.predicted_registers} regs)"
-        rows.append((k.group_id, k.kind, str(len(k.ops)), fmt_time(k.timing.median_s),
+            notes.append(f"(model: {k.predicted_registers} regs)")
+        n_ops = str(len(k.ops))
+        if k.primitive_ops and k.primitive_ops != len(k.ops):
+            n_ops += f" ({k.primitive_ops} primitive)"
+        rows.append((k.group_id, k.kind, n_ops, fmt_time(k.timing.median_s),
                      fmt_time(k.timing.min_s), fmt_time(k.timing.spread_s),
                      fmt_time(k.predicted_s), _num(k.gbps, ".1f"), _num(k.gflops, ".2f"),
-                     _num(k.registers, "d"), _num(k.spill_bytes, "d"), note.strip()))
+                     _num(k.registers, "d"), _num(k.spill_bytes, "d"), " ".join(notes),
+                     _op_names(k.ops)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     for r in rows:
         lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
     lines.append(
-        f"total: fused {fmt_time(report.fused.median_s)}  unfused "
-        f"{fmt_time(report.unfused.median_s)} ({report.speedup:.2f}x)  numpy "
-        f"{fmt_time(report.numpy.median_s)} ({_ratio(report.numpy.median_s, report.fused.median_s)})"
+        f"total: fused {_total(report.fused)}  unfused {_total(report.unfused)} "
+        f"({report.speedup:.2f}x; min/min {_ratio(report.unfused.min_s, report.fused.min_s)})"
+        f"  numpy {_total(report.numpy)} ({_ratio(report.numpy.median_s, report.fused.median_s)})"
         f"  predicted {fmt_time(report.predicted_s)}")
     for o in report.outputs:
         status = "ok" if o.ok else f"MISMATCH ({o.mismatches} elements)"
         extra = ""
         if o.reference_error is not None:
             extra = f"  (f32 reference's own error {o.reference_error:.2g})"
-        lines.append(f"output {o.index} {o.node}: {o.dtype}{list(o.shape)}  max abs error "
+        lines.append(f"output {o.index} {o.node}: {_type_text(o)}  max abs error "
                      f"{o.max_abs_error:.3g}  max rel error {o.max_rel_error:.3g}  {status}{extra}")
     for e in report.errors:
         lines.append(f"error: {e.get('text', e.get('message'))}")
@@ -60,7 +74,52 @@ def format_report(report) -> str:
     for k in report.kernels:
         if k.fallback and k.fallback_reason:
             lines.append(f"note: {k.group_id} ran through numpy: {k.fallback_reason}")
+    busy = busy_note(report)
+    if busy:
+        lines.append(f"note: {busy}")
     return "\n".join(lines)
+
+
+def busy_note(report) -> str:
+    """A sentence when the timings are not to be trusted as they stand ('' otherwise): the
+    machine was busy, or kernels or totals varied from run to run."""
+    m = report.machine or {}
+    parts = []
+    if m.get("busy"):
+        what = []
+        if m.get("others_cpu_fraction") is not None:
+            what.append(f"other processes used {m['others_cpu_fraction']:.0%} of "
+                        f"{m.get('cpus', '?')} CPUs while timing")
+        if m.get("load_avg") is not None:
+            what.append(f"load average {m['load_avg']:.2f}")
+        parts.append(f"the machine looks busy ({', '.join(what)})")
+    noisy = [k.group_id for k in report.kernels if k.timing.noisy]
+    totals = [name for name, t in (("fused", report.fused), ("unfused", report.unfused))
+              if t.noisy]
+    if noisy or totals:
+        varied = ", ".join(totals + ([f"{len(noisy)} kernel(s)"] if noisy else []))
+        parts.append(f"run-to-run variation is large ({varied} noisy)")
+    if not parts:
+        return ""
+    return ("; ".join(parts) + ": medians may be inflated; compare the min columns, or run "
+            "again on a quieter machine")
+
+
+def _total(t) -> str:
+    text = f"{fmt_time(t.median_s)} (min {fmt_time(t.min_s)})"
+    return text + " noisy" if t.noisy else text
+
+
+def _op_names(ops, width: int = 48) -> str:
+    text = ", ".join(ops)
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def _type_text(o) -> str:
+    """The output's type as the IR prints it (``f32[2,64,128]``)."""
+    from workbench.ir import TensorType
+
+    return str(TensorType(tuple(o.shape), o.dtype))
 
 
 def _ratio(a, b) -> str:

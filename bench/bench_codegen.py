@@ -15,6 +15,11 @@ with other work, which only ever adds time. A plan's time is the sum of its kern
 (launch overhead included, Python's bookkeeping between launches not); jax.jit's is the wall
 time of a call (its dispatch included). Ratios are measured in this run.
 
+Then the row cache of row-wise input fusions (see ``workbench.codegen.lower``): each kernel
+that has one, compiled with and without it and timed in alternating rounds. The last lines say
+how busy the machine was: the load average before and after, and the share of the CPUs other
+processes used during the run (``/proc/stat``).
+
 Targets (printed with PASS/FAIL): chain10 at 2**24 fused >= 0.9 x copy bandwidth and
 >= 8x faster than unfused; chain10_transc, softmax, layernorm_gelu fused <= 1.0 x jax.jit.
 """
@@ -183,6 +188,66 @@ def chain10_large(backend, repeat, exact, cache):
     return bench_model("chain10", g, args, backend, repeat, exact, cache)
 
 
+def row_cache_rows(repeat, exact, cache):
+    """Kernels with a row cache, timed with and without it (alternating rounds)."""
+    from workbench.codegen import backend as be
+    from workbench.codegen import compile_plan
+    from workbench.importers import load_graph
+
+    graphs = [("softmax", load_graph(str(HLO / "softmax.before.hlo"))),
+              ("transformer_block", load_graph(str(HLO / "transformer_block.before.hlo"))),
+              ("transformer_block (sample)",
+               load_graph(str(REPO / "sample_graphs" / "transformer_block.json")))]
+    rows = []
+    for name, graph in graphs:
+        plan = plan_for(graph)
+        compiled = {}
+        for on in (False, True):
+            be.ROW_CACHE = on
+            try:
+                compiled[on] = compile_plan(graph, plan, "cpu", exact, cache_dir=cache)
+            finally:
+                be.ROW_CACHE = True
+        from workbench.ir import make_inputs
+
+        inputs = make_inputs(graph, 0)
+        for i, k in enumerate(compiled[True].call):
+            if "row cache" not in k.source:
+                continue
+            timers = {}
+            for on in (False, True):
+                per: list = []
+                run = plan_timer(compiled[on], inputs, per)
+                timers[on] = (lambda run=run, per=per, i=i: (run(), per[-1][i])[1])
+            t = interleaved({"without": timers[False], "with": timers[True]}, repeat)
+            rows.append({"model": name, "group": k.group_id,
+                         "without_s": t["without"]["min"], "with_s": t["with"]["min"],
+                         "without_median_s": t["without"]["median"],
+                         "with_median_s": t["with"]["median"]})
+    return rows
+
+
+class MachineLoad:
+    """The load average and the share of all CPUs that other processes used (Linux)."""
+
+    def __init__(self):
+        from workbench.profiler.profile import _load_avg, _system_busy_s
+
+        self._busy, self._load = _system_busy_s, _load_avg
+        self.load0, self.busy0 = _load_avg(), _system_busy_s()
+        self.own0, self.t0 = time.process_time(), time.perf_counter()
+
+    def summary(self) -> dict:
+        wall = time.perf_counter() - self.t0
+        busy1 = self._busy()
+        others = None
+        if self.busy0 is not None and busy1 is not None:
+            others = max(0.0, (busy1 - self.busy0 - (time.process_time() - self.own0))
+                         / (wall * (os.cpu_count() or 1)))
+        return {"load_before": self.load0, "load_after": self._load(),
+                "others_cpu_fraction": others, "cpus": os.cpu_count(), "wall_s": wall}
+
+
 def _fmt(t):
     return "-" if t is None else (f"{t * 1e3:.3f} ms" if t >= 1e-3 else f"{t * 1e6:.1f} us")
 
@@ -242,6 +307,7 @@ def main(argv=None):
     from workbench.codegen import resolve_backend
 
     backend, _ = resolve_backend(args.backend)
+    load = MachineLoad()
     copy_bw = copy_bandwidth(max(5, args.repeat // 2), backend)
     rows = []
     for name in args.models:
@@ -254,11 +320,23 @@ def main(argv=None):
     big = chain10_large(backend, max(5, args.repeat // 2), args.exact_math, args.cache_dir)
     big["large"] = True
     rows.append(big)
+    rc_rows = row_cache_rows(args.repeat, args.exact_math, args.cache_dir) \
+        if backend == "cpu" else []
     print_table(rows, copy_bw)
+    for r in rc_rows:
+        print(f"row cache {r['model']} {r['group']}: without {_fmt(r['without_s'])}, with "
+              f"{_fmt(r['with_s'])} ({r['without_s'] / r['with_s']:.2f}x; medians "
+              f"{_fmt(r['without_median_s'])} / {_fmt(r['with_median_s'])})")
     print_targets(rows, copy_bw)
+    m = load.summary()
+    others = "-" if m["others_cpu_fraction"] is None else f"{m['others_cpu_fraction']:.0%}"
+    print(f"machine: {m['cpus']} CPUs; load average {m['load_before']:.2f} before, "
+          f"{m['load_after']:.2f} after; other processes used {others} of the CPUs during the "
+          f"{m['wall_s']:.0f} s run")
     if args.json:
         Path(args.json).write_text(json.dumps({"backend": backend, "copy": copy_bw,
-                                               "rows": rows}, indent=1))
+                                               "rows": rows, "row_cache": rc_rows,
+                                               "machine": m}, indent=1))
 
 
 if __name__ == "__main__":

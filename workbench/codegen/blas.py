@@ -1,10 +1,13 @@
-"""BLAS threads for the CPU backend's block-wise dots.
+"""BLAS threads for the CPU backend's dots.
 
 numba's ``np.dot`` calls the BLAS that scipy ships (through ``scipy.linalg.cython_blas``), not
-numpy's. The CPU backend calls it on row blocks from inside a ``prange`` loop, so each call must
-be single-threaded: a multi-threaded BLAS inside numba's parallel loop oversubscribes the cores
-(measured here: a transformer block's fused kernel took 16 ms instead of 0.7 ms). numpy's own
-BLAS (used by the reference interpreter) is a separate library and keeps its threads.
+numpy's. The CPU backend calls it single-threaded: on row blocks from inside a ``prange`` loop
+(a multi-threaded BLAS inside numba's parallel loop oversubscribes the cores: a transformer
+block's fused kernel took 16 ms instead of 0.7 ms), and for small dots in one call too, since
+OpenBLAS's spin-waiting workers make timings unreliable on a busy machine (see
+``workbench.codegen.cpu.BLAS_ALL_CORES``). numpy's own BLAS (used by the reference interpreter)
+is a separate library and keeps its threads, except while :func:`profile` checks results
+(:class:`numpy_blas_threads`).
 """
 
 from __future__ import annotations
@@ -46,12 +49,22 @@ def _setter():
     return _openblas("scipy", "scipy.libs", "libscipy_openblas*.so*", "")[0]
 
 
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity mask; ``os.cpu_count()`` counts the host's,
+    and more BLAS threads than usable cores make each call wait on spinning workers)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def set_scipy_blas_threads(n: int) -> bool:
-    """Set scipy's bundled OpenBLAS to ``n`` threads (0: every core); True if it was found."""
+    """Set scipy's bundled OpenBLAS to ``n`` threads (0: every usable core, see
+    :func:`usable_cpus`); True if it was found."""
     fn = _setter()
     if fn is None:
         return False
-    fn(ctypes.c_int(n or os.cpu_count() or 1))
+    fn(ctypes.c_int(min(n, usable_cpus()) if n else usable_cpus()))
     return True
 
 
@@ -61,7 +74,8 @@ def single_thread_scipy_blas() -> bool:
 
 
 def with_blas_threads(launch, n: int):
-    """``launch`` wrapped to run with ``n`` BLAS threads (0: every core), then one again."""
+    """``launch`` wrapped to run with ``n`` BLAS threads (0: every usable core), then one
+    again."""
     if _setter() is None:
         return launch
 

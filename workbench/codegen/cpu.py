@@ -32,15 +32,24 @@ PARALLEL_MIN_MACS = 1 << 20
 TARGET_BLOCKS = 8
 MIN_BLOCK_ROWS = 16
 #: a dot whose result is smaller than this (bytes), or has fewer rows (batch x M), is one BLAS
-#: call per batch with BLAS's own threads (the module says BLAS_THREADS = 0 and the launcher
-#: lifts the one-thread limit around it), then the epilogue: the result stays in cache anyway,
-#: and BLAS on all rows beats single-threaded calls on row blocks (measured on the transformer
-#: block's feed-forward dots, [128, 128] x [128, 512]: 150 us against 190-200 us, and the mlp's
-#: [32, 256] x [256, 512]: 340 us against 400-460 us); a convolution is always blocked when
-#: large enough, since gathering its patches (im2col) is work the blocks share (resnet block:
-#: 100 us against 150 us per convolution)
+#: call per batch, then the epilogue: the result stays in cache anyway, and BLAS on all rows
+#: beats single-threaded calls on small row blocks; a convolution is always blocked when large
+#: enough, since gathering its patches (im2col) is work the blocks share (resnet block: 100 us
+#: against 150 us per convolution)
 BLOCKED_MIN_BYTES = 2 << 20
 BLOCKED_MIN_ROWS = 64
+#: let those one-call dots use BLAS's own threads on every core (the module says
+#: BLAS_THREADS = 0 and the launcher lifts the one-thread limit around it). Off: OpenBLAS's
+#: worker threads spin-wait for ~0.1 s after every multi-threaded call (its THREAD_TIMEOUT),
+#: holding a core that numba's OpenMP workers, the main thread and other processes need, and a
+#: call waits for workers the scheduler has not run. On the 2-core development machine while
+#: other processes used 50-70% of it, the transformer block's unfused plan measured median
+#: 5.4-9.9 ms against a min of 1.3-1.4 ms with it on, 1.4-1.8 ms (min 1.3-1.5) off; and with
+#: more BLAS threads than free cores (3 on 2) a [128, 128] x [128, 384] dot took median
+#: 19.7 ms, min 11.7 ms instead of 0.1 ms: the "11.8 ms dot" of a busy machine. On an idle
+#: machine it is faster (that block's fused plan: 650 us against 790 us; the feed-forward
+#: dot [128, 128] x [128, 512]: 150 us against 190-200 us), but timings must be trustworthy.
+BLAS_ALL_CORES = False
 FASTMATH_FLAGS = "{'reassoc', 'contract'}"
 #: ops for which workbench.codegen.fastmath has float32 functions
 FASTMATH_OPS = ("exponential", "log", "tanh", "logistic", "erf")
@@ -92,7 +101,8 @@ def render_cpu(kir: KernelIR, math_table: str | None = None, fast_hash: str = ""
     w.line(f"SIGNATURE = {signature(kir)!r}")
     w.line("PARALLEL = " + repr(parallel))
     contractions = [n.contraction for n in kir.nests if n.contraction is not None]
-    threads = 0 if contractions and not any(_blocked(c) for c in contractions) else 1
+    threads = 0 if (BLAS_ALL_CORES and contractions
+                    and not any(_blocked(c) for c in contractions)) else 1
     w.line(f"BLAS_THREADS = {threads}  # 0: BLAS may use every core (no dot runs in a prange)")
     w.line("")
     w.line(f"@njit(SIGNATURE, parallel=PARALLEL, cache=True, fastmath={FASTMATH_FLAGS}, "

@@ -34,6 +34,8 @@ REPEAT, WARMUP, BUDGET_S = 20, 2, 10.0
 #: the machine is *busy* when other processes used more than this share of all its CPUs
 #: while the kernels were timed (on 2 cores: another process using half a core)
 BUSY_OTHERS_FRACTION = 0.25
+#: shortest timing window (seconds) over which that share is trusted (10 ms ticks)
+PROBE_MIN_S = 0.25
 
 
 def profile(graph, plan, inputs=None, *, backend="auto", repeat=REPEAT, warmup=WARMUP,
@@ -103,8 +105,8 @@ def profile(graph, plan, inputs=None, *, backend="auto", repeat=REPEAT, warmup=W
     probe = _MachineProbe()
     f_runs, u_runs, trace = _time_plans(fused, env, base, base_env, repeat, warmup, budget_s,
                                         progress, poll)
-    machine = probe.finish()
     np_times = _time_numpy(graph, inputs, repeat, budget_s, progress, poll)
+    machine = probe.finish()
     pred = _predictions(graph, plan, fused.backend, device)
     upred = _predictions(graph, unfused_plan(graph, plan.device), fused.backend, device)
     fused_t = Timing.of(sum(r) for r in f_runs)
@@ -211,7 +213,11 @@ def _time_plans(fused, env, base, base_env, repeat, warmup, budget_s, progress, 
 
 class _MachineProbe:
     """CPU time used by other processes between construction and :meth:`finish` (Linux
-    ``/proc/stat``: all CPUs' busy time, steal included, minus this process's CPU time)."""
+    ``/proc/stat``: all CPUs' busy time, steal included, minus this process's CPU time).
+
+    ``/proc/stat`` counts in 10 ms ticks, so the share is only used to call the machine busy
+    over a window of at least :data:`PROBE_MIN_S`; the load average is used always.
+    """
 
     def __init__(self):
         self.cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
@@ -228,7 +234,8 @@ class _MachineProbe:
         total_cpus = os.cpu_count() or self.cpus
         if self.busy0 is not None and busy1 is not None and wall > 0:
             others = max(0.0, min(1.0, (busy1 - self.busy0 - own) / (wall * total_cpus)))
-        busy = bool((others is not None and others > BUSY_OTHERS_FRACTION)
+        busy = bool((others is not None and wall >= PROBE_MIN_S
+                     and others > BUSY_OTHERS_FRACTION)
                     or (self.load is not None and self.load > self.cpus - 0.5))
         return {"cpus": self.cpus, "load_avg": self.load, "others_cpu_fraction": others,
                 "busy": busy, "timed_s": wall}

@@ -38,17 +38,16 @@ MIN_BLOCK_ROWS = 16
 #: against 150 us per convolution)
 BLOCKED_MIN_BYTES = 2 << 20
 BLOCKED_MIN_ROWS = 64
-#: let those one-call dots use BLAS's own threads on every core (the module says
-#: BLAS_THREADS = 0 and the launcher lifts the one-thread limit around it). Off: OpenBLAS's
-#: worker threads spin-wait for ~0.1 s after every multi-threaded call (its THREAD_TIMEOUT),
-#: holding a core that numba's OpenMP workers, the main thread and other processes need, and a
-#: call waits for workers the scheduler has not run. On the 2-core development machine while
-#: other processes used 50-70% of it, the transformer block's unfused plan measured median
-#: 5.4-9.9 ms against a min of 1.3-1.4 ms with it on, 1.4-1.8 ms (min 1.3-1.5) off; and with
-#: more BLAS threads than free cores (3 on 2) a [128, 128] x [128, 384] dot took median
-#: 19.7 ms, min 11.7 ms instead of 0.1 ms: the "11.8 ms dot" of a busy machine. On an idle
-#: machine it is faster (that block's fused plan: 650 us against 790 us; the feed-forward
-#: dot [128, 128] x [128, 512]: 150 us against 190-200 us), but timings must be trustworthy.
+#: let those one-call dots use BLAS's own threads on every usable core (the module says
+#: BLAS_THREADS = 0 and the launcher lifts the one-thread limit around it). Off by default:
+#: OpenBLAS's worker threads spin-wait for ~0.1 s after every multi-threaded call (its
+#: THREAD_TIMEOUT), holding a core that numba's OpenMP workers, the main thread and other
+#: processes need, and a call waits for workers the scheduler has not run. With more BLAS
+#: threads than free cores (3 on 2) a [128, 128] x [128, 384] dot took median 19.7 ms, min
+#: 11.7 ms instead of 0.1 ms; on the 2-core development machine while other sessions used
+#: 30-80% of it, the transformer block's fused plan had median/min up to 16x with it on
+#: (1 of 13 profiles), at most 1.25x off (14 profiles). On a quiet machine it is faster (that
+#: fused plan: 620-690 us against 800-850 us). See docs/codegen.md, "Processes and threads".
 BLAS_ALL_CORES = False
 FASTMATH_FLAGS = "{'reassoc', 'contract'}"
 #: ops for which workbench.codegen.fastmath has float32 functions

@@ -147,15 +147,27 @@ def test_report_says_when_the_machine_is_busy_or_noisy(report):
                                 fused=Timing.of([1e-3] * 5), unfused=Timing.of([2e-3] * 5),
                                 kernels=[dataclasses.replace(
                                     k, timing=Timing.of([1e-3] * 5)) for k in rep.kernels])
-    assert busy_note(quiet) == "" and "busy" not in format_report(quiet)
+    assert busy_note(quiet) == ""
     busy = dataclasses.replace(quiet, machine={"cpus": 2, "load_avg": 2.9,
                                                "others_cpu_fraction": 0.45, "busy": True},
                                fused=Timing.of([1e-3, 3e-3, 3e-3, 3e-3]))
-    text = format_report(busy)
-    assert ("note: the machine looks busy (other processes used 45% of 2 CPUs while timing, "
-            "load average 2.90)") in text
+    text = busy_note(busy)
+    assert text.startswith("the machine looks busy (other processes used 45% of 2 CPUs while "
+                           "timing, load average 2.90)")
     assert "fused noisy" in text and "compare the min columns" in text
     assert json.loads(busy.dumps())["machine"]["busy"] is True
+
+
+def test_profile_notes_a_busy_machine_in_the_table_and_json(softmax, cache, monkeypatch):
+    import importlib
+
+    profile_module = importlib.import_module("workbench.profiler.profile")
+    monkeypatch.setattr(profile_module._MachineProbe, "finish", lambda self: {
+        "cpus": 2, "load_avg": 3.1, "others_cpu_fraction": 0.6, "busy": True, "timed_s": 1.0})
+    rep = profile(softmax, _fused(softmax), backend="cpu", repeat=3, warmup=0, cache_dir=cache)
+    assert rep.notes[-1].startswith("the machine looks busy (other processes used 60% of 2 CPUs")
+    assert format_report(rep).splitlines()[-1] == f"note: {rep.notes[-1]}"
+    assert rep.to_json()["notes"][-1] == rep.notes[-1]
 
 
 def test_table_counts_the_plans_ops_and_prints_ir_types(cache):

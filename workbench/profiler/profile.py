@@ -28,6 +28,7 @@ from workbench.errors import MismatchError
 from workbench.ir import DEFAULT_MAX_BYTES, evaluate, make_inputs, peak_live_bytes
 from workbench.planner.plan import unfused_plan
 from workbench.profiler.report import Cancelled, KernelReport, Report, Timing
+from workbench.profiler.table import busy_note
 
 #: default repetitions and the time budget of each measured set (seconds)
 REPEAT, WARMUP, BUDGET_S = 20, 2, 10.0
@@ -111,7 +112,7 @@ def profile(graph, plan, inputs=None, *, backend="auto", repeat=REPEAT, warmup=W
     upred = _predictions(graph, unfused_plan(graph, plan.device), fused.backend, device)
     fused_t = Timing.of(sum(r) for r in f_runs)
     kernels = _kernel_reports(graph, fused, f_runs, pred)
-    return Report(
+    report = Report(
         graph=graph.name, policy=plan.policy, backend=fused.backend,
         device=pred["device"] if pred else device, kernels=kernels,
         unfused_kernels=_kernel_reports(graph, base, u_runs, upred),
@@ -121,6 +122,10 @@ def profile(graph, plan, inputs=None, *, backend="auto", repeat=REPEAT, warmup=W
         ok=all(c.ok for c in checks), notes=_notes(fused, pred),
         errors=_errors(fused, checks), trace=trace,
         compile_s=fused.compile_s + base.compile_s, machine=machine)
+    busy = busy_note(report)
+    if busy:  # last of the notes: the table's footer, and the app shows notes
+        report.notes.append(busy)
+    return report
 
 
 # ----- steps ------------------------------------------------------------------------------------

@@ -25,7 +25,8 @@ def format_report(report) -> str:
     ``ops`` counts the plan's ops (a composite such as ``layer_norm`` is one op, as in
     ``workbench plan`` and the app), with the kernel's primitive ops in brackets when the
     expansion differs; a kernel or total whose runs disagree is marked ``noisy`` (see
-    :class:`~workbench.profiler.report.Timing`), and a footer says when the machine was busy.
+    :class:`~workbench.profiler.report.Timing`); when the machine was busy or timings were noisy
+    the last note (added by ``profile``, see :func:`busy_note`) says so.
     """
     cached = sum(1 for k in report.kernels if k.cached)
     lines = [f"graph {report.graph}  backend {report.backend}  policy {report.policy}  "
@@ -74,15 +75,13 @@ def format_report(report) -> str:
     for k in report.kernels:
         if k.fallback and k.fallback_reason:
             lines.append(f"note: {k.group_id} ran through numpy: {k.fallback_reason}")
-    busy = busy_note(report)
-    if busy:
-        lines.append(f"note: {busy}")
     return "\n".join(lines)
 
 
 def busy_note(report) -> str:
     """A sentence when the timings are not to be trusted as they stand ('' otherwise): the
-    machine was busy, or kernels or totals varied from run to run."""
+    machine was busy, or kernels or totals varied from run to run. ``profile`` appends it to
+    the report's notes, which the table prints last and the app shows."""
     m = report.machine or {}
     parts = []
     if m.get("busy"):

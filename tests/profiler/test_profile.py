@@ -153,7 +153,7 @@ def test_report_says_when_the_machine_is_busy_or_noisy(report):
                                fused=Timing.of([1e-3, 3e-3, 3e-3, 3e-3]))
     text = busy_note(busy)
     assert text.startswith("the machine looks busy (other processes used 45% of 2 CPUs while "
-                           "timing, load average 2.90)")
+                           "profiling, load average 2.90)")
     assert "fused noisy" in text and "compare the min columns" in text
     assert json.loads(busy.dumps())["machine"]["busy"] is True
 
@@ -163,7 +163,7 @@ def test_profile_notes_a_busy_machine_in_the_table_and_json(softmax, cache, monk
 
     profile_module = importlib.import_module("workbench.profiler.profile")
     monkeypatch.setattr(profile_module._MachineProbe, "finish", lambda self: {
-        "cpus": 2, "load_avg": 3.1, "others_cpu_fraction": 0.6, "busy": True, "timed_s": 1.0})
+        "cpus": 2, "load_avg": 3.1, "others_cpu_fraction": 0.6, "busy": True, "window_s": 1.0})
     rep = profile(softmax, _fused(softmax), backend="cpu", repeat=3, warmup=0, cache_dir=cache)
     assert rep.notes[-1].startswith("the machine looks busy (other processes used 60% of 2 CPUs")
     assert format_report(rep).splitlines()[-1] == f"note: {rep.notes[-1]}"

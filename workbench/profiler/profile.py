@@ -9,10 +9,10 @@ total is the sum of its kernels' times, so Python's bookkeeping between launches
 counted. numpy's time is the reference interpreter's, measured afterwards (its BLAS threads
 spin-wait after each call and would disturb the kernels if interleaved with them).
 
-Each timing has a median, a min and a ``noisy`` flag (:class:`~workbench.profiler.report.Timing`).
-While timing, the profiler also measures how busy the machine is: the share of all CPUs that
-*other* processes used (``/proc/stat`` minus this process's CPU time, Linux) and the load
-average; the report calls the machine busy when others used more than
+Each timing has a median, a min and a ``noisy`` flag
+(:class:`~workbench.profiler.report.Timing`). The profiler also measures how busy the machine is: the share of all CPUs that *other*
+processes used while it ran (compiling, checking and timing: ``/proc/stat`` minus this
+process's CPU time, Linux) and the load average; the report calls the machine busy when others used more than
 :data:`BUSY_OTHERS_FRACTION` of it or the load average exceeds the CPU count - 0.5.
 """
 
@@ -87,6 +87,7 @@ def profile(graph, plan, inputs=None, *, backend="auto", repeat=REPEAT, warmup=W
     """
     poll = _poller(cancel)
     poll()
+    probe = _MachineProbe()   # from the start: the timing alone can be too short to sample
     fused = compile_plan(graph, plan, backend, exact_math, _stage(progress, "compile"),
                          cache_dir)
     poll()
@@ -103,7 +104,6 @@ def profile(graph, plan, inputs=None, *, backend="auto", repeat=REPEAT, warmup=W
     checks = check_outputs(graph, outs, ref, exact)
     poll()
     base_env = base.prepare(inputs, max_bytes)
-    probe = _MachineProbe()
     f_runs, u_runs, trace = _time_plans(fused, env, base, base_env, repeat, warmup, budget_s,
                                         progress, poll)
     np_times = _time_numpy(graph, inputs, repeat, budget_s, progress, poll)
@@ -243,7 +243,7 @@ class _MachineProbe:
                      and others > BUSY_OTHERS_FRACTION)
                     or (self.load is not None and self.load > self.cpus - 0.5))
         return {"cpus": self.cpus, "load_avg": self.load, "others_cpu_fraction": others,
-                "busy": busy, "timed_s": wall}
+                "busy": busy, "window_s": wall}
 
 
 def _load_avg():

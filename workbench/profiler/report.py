@@ -154,9 +154,9 @@ class Report:
         Every timed run of every fused kernel: start (seconds since timing began, by the
         clock), duration (the time the table's statistics are made of) and run number.
     machine : dict
-        How busy the machine was while timing (see ``workbench.profiler.profile``): ``cpus``,
-        ``load_avg`` (1-minute load average before timing), ``others_cpu_fraction`` (share of
-        all CPUs used by other processes during timing, None where unknown), ``busy``.
+        How busy the machine was while profiling (see ``workbench.profiler.profile``): ``cpus``,
+        ``load_avg`` (1-minute load average when profiling began), ``others_cpu_fraction`` (share of
+        all CPUs used by other processes while profiling, None where unknown), ``busy``.
     """
 
     graph: str

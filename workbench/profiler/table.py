@@ -88,7 +88,7 @@ def busy_note(report) -> str:
         what = []
         if m.get("others_cpu_fraction") is not None:
             what.append(f"other processes used {m['others_cpu_fraction']:.0%} of "
-                        f"{m.get('cpus', '?')} CPUs while timing")
+                        f"{m.get('cpus', '?')} CPUs while profiling")
         if m.get("load_avg") is not None:
             what.append(f"load average {m['load_avg']:.2f}")
         parts.append(f"the machine looks busy ({', '.join(what)})")

@@ -148,6 +148,11 @@ def test_report_says_when_the_machine_is_busy_or_noisy(report):
                                 kernels=[dataclasses.replace(
                                     k, timing=Timing.of([1e-3] * 5)) for k in rep.kernels])
     assert busy_note(quiet) == ""
+    far = dataclasses.replace(quiet, kernels=[dataclasses.replace(
+        quiet.kernels[0], predicted_s=1e-3 / 187, timing=Timing.of([1e-3] * 5))])
+    row = next(ln for ln in format_report(far).splitlines() if ln.startswith("g0 "))
+    assert "min 187x predicted" in row
+    assert "x predicted" not in format_report(quiet)
     busy = dataclasses.replace(quiet, machine={"cpus": 2, "load_avg": 2.9,
                                                "others_cpu_fraction": 0.45, "busy": True},
                                fused=Timing.of([1e-3, 3e-3, 3e-3, 3e-3]))

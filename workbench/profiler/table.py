@@ -5,6 +5,12 @@ from __future__ import annotations
 import math
 
 
+#: a kernel whose *best* run is this many times the cost model's prediction is flagged: the
+#: sample models run 1-14x their predictions on the 2-core development machine, and more
+#: BLAS threads than free cores made dots 120-190x slower than predicted
+FAR_FROM_PREDICTION = 30
+
+
 def fmt_time(seconds) -> str:
     """Seconds as a short human string (``12.3 us``, ``4.56 ms``, ``1.20 s``); '-' if unknown."""
     if seconds is None or (isinstance(seconds, float) and not math.isfinite(seconds)):
@@ -43,6 +49,8 @@ def format_report(report) -> str:
             notes.append("offline (once, not per call)")
         if k.timing.noisy:
             notes.append(f"noisy (median/min {k.timing.median_s / k.timing.min_s:.1f})")
+        if k.predicted_s and k.timing.min_s >= FAR_FROM_PREDICTION * k.predicted_s:
+            notes.append(f"min {k.timing.min_s / k.predicted_s:.0f}x predicted")
         if k.predicted_registers is not None and k.registers is not None:
             notes.append(f"(model: {k.predicted_registers} regs)")
         n_ops = str(len(k.ops))

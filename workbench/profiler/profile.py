@@ -52,11 +52,12 @@ def profile(graph, plan, inputs=None, *, backend="auto", repeat=REPEAT, warmup=W
         Default: :func:`workbench.ir.make_inputs` with ``seed``.
     backend : {"auto", "cpu", "cuda", "cuda-sim"}
     repeat, warmup : int
-        Timed and untimed runs of each plan.
+        Timed rounds (each runs the fused plan, then its unfused baseline, once; at least one)
+        and untimed runs of each plan first.
     progress : callable(stage, k, n, message), optional
         Stages ``compile``, ``compile-unfused`` (per group), ``check``, ``time`` and
-        ``time-unfused`` (per kernel in the first timed run, then per run with k = n; at most
-        every 0.1 s), ``time-numpy``.
+        ``time-unfused`` (per kernel in the first round, then ``time`` per round with k = n; at
+        most every 0.1 s), ``time-numpy``.
     cancel : callable() -> bool, optional
         Polled between steps; when it returns true, :class:`Cancelled` is raised.
     device : str, optional
@@ -69,7 +70,8 @@ def profile(graph, plan, inputs=None, *, backend="auto", repeat=REPEAT, warmup=W
     max_bytes : int or None
         Refuse, before allocating, plans or references whose live tensors exceed this.
     budget_s : float
-        Stop repeating a measurement after this many seconds (at least 3 runs).
+        Stop the rounds after twice this many seconds (a budget per plan; at least 3 rounds),
+        and numpy's runs after this many.
 
     Returns
     -------

@@ -76,7 +76,7 @@ def test_accept_all_pins_every_group_and_replan_keeps_them(transformer):
     g, ws = transformer
     accepted = run_edit(ws, g, ids.ACCEPT_ALL, [], None, None)
     assert all(grp.pinned for grp in accepted.plan.groups if grp.size > 1)
-    with pytest.raises(PlanError, match="already accepted"):
+    with pytest.raises(PlanError, match=r"all \d+ groups of two or more ops are already pinned"):
         controller.accept_all(accepted, g)
     again = controller.replan(accepted, g, "greedy", "cpu")
     kept = {frozenset(grp.nodes) for grp in accepted.plan.groups if grp.size > 1}
@@ -109,12 +109,35 @@ def test_xla_view_and_agreement_for_an_optimised_module():
     assert controller.has_xla_grouping(g)
     view = controller.current_view(ws, g, None, show_xla=True)
     assert view.mode == "xla" and "XLA's own grouping" in view.banner
-    text = controller.xla_agreement_text(g, ws.plan)
-    assert text.startswith("Agreement with XLA's fusions") and "F1 " in text
     before = load_graph(shared_hlo_dir() / "transformer_block.before.hlo")
     assert not controller.has_xla_grouping(before)
-    with pytest.raises(PlanError, match="no XLA fusion tags"):
-        controller.current_view(controller.open_workspace("k", before, "b"), before, None, True)
+    # the toggle left on from another graph: the plan is drawn, and the banner says why
+    ws_b = controller.open_workspace("k", before, "b")
+    view = controller.current_view(ws_b, before, None, True)
+    assert view.mode == "plan" and [x["id"] for x in view.groups] == [
+        grp.id for grp in ws_b.plan.groups]
+    assert "no XLA fusion tags" in view.banner
+
+
+def test_the_agreement_names_its_policy_and_gives_the_xla_cpu_figure_beside_it():
+    """``workbench compare-xla`` compares the xla-cpu policy's plan by default; the app says
+    which plan its F1 is for and gives that figure too, so the two agree visibly."""
+    from workbench.planner import plan_graph
+    from workbench.planner.compare import compare_with_xla
+
+    g = load_graph(shared_hlo_dir() / "softmax.after_noynn.hlo")
+    ws = controller.open_workspace(graph_key(g), g, "after")  # policy priority
+    mine = compare_with_xla(g, ws.plan).f1
+    cli = compare_with_xla(g, plan_graph(g, "xla-cpu", "cpu")).f1
+    text = controller.xla_agreement_text(ws, g)
+    assert f"of the current plan (policy priority): precision" in text
+    assert f"F1 {mine:.3f};" in text
+    assert f"The xla-cpu policy's plan (what `workbench compare-xla` reports by default): " \
+        f"F1 {cli:.3f}" in text
+    xws = controller.open_workspace(graph_key(g), g, "after", "xla-cpu")
+    text = controller.xla_agreement_text(xws, g)
+    assert f"(policy xla-cpu): precision" in text and f"F1 {cli:.3f};" in text
+    assert "The xla-cpu policy's plan" not in text  # it is the current plan
 
 
 def test_a_merge_moves_no_node(tmp_path):

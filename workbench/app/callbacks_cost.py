@@ -110,6 +110,7 @@ def register(app, services) -> None:
 
     @app.callback(Output(ids.STEP_SLIDER, "value", allow_duplicate=True),
                   Output(ids.DECISION_LOG, "active_cell"),
+                  Output(ids.DECISION_LOG, "selected_cells"),
                   Input(ids.DECISION_LOG, "active_cell"),
                   State(ids.DECISION_LOG, "derived_viewport_data"),
                   prevent_initial_call=True)
@@ -118,4 +119,4 @@ def register(app, services) -> None:
         click's cell highlight is cleared; the row of the slider's step is highlighted)."""
         if not cell or not rows or cell.get("row") is None or cell["row"] >= len(rows):
             raise PreventUpdate
-        return int(rows[cell["row"]]["step"]), None
+        return int(rows[cell["row"]]["step"]), None, []

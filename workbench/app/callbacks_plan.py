@@ -91,6 +91,7 @@ def register(app, services) -> None:
         return move_options(s[0].plan, controller.selection_nodes(selected_data))
 
     @app.callback(Output(ids.SELECTED, "data"), Output(ids.GROUP_TABLE, "active_cell"),
+                  Output(ids.GROUP_TABLE, "selected_cells"),
                   Input(ids.GROUP_TABLE, "selected_rows"), Input(ids.GROUP_TABLE, "active_cell"),
                   Input(ids.CYTO, "tapNodeData"), State(ids.GROUP_TABLE, "data"),
                   State(ids.VERSION, "data"), prevent_initial_call=True)
@@ -106,14 +107,14 @@ def register(app, services) -> None:
             gid = (cell or {}).get("row_id")
             if gid is None or gid not in {g.id for g in ws.plan.groups}:
                 raise PreventUpdate
-            return ws.plan.group(gid).nodes[0], None
+            return ws.plan.group(gid).nodes[0], None, []
         if trigger == f"{ids.GROUP_TABLE}.selected_rows":
             if not rows or not data or rows[0] >= len(data):
                 raise PreventUpdate
-            return ws.plan.group(data[rows[0]]["id"]).nodes[0], no_update
+            return ws.plan.group(data[rows[0]]["id"]).nodes[0], no_update, no_update
         if not tapped or not tapped.get("gid"):
-            return None, no_update  # a parameter or constant: nothing to select
-        return tapped.get("node") or tapped.get("rep"), no_update
+            return None, no_update, no_update  # a parameter or constant: nothing to select
+        return tapped.get("node") or tapped.get("rep"), no_update, no_update
 
     @app.callback(Output(ids.SELECTION_INFO, "children"), Output(ids.GROUP_TABLE,
                                                                  "selected_rows"),

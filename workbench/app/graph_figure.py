@@ -216,11 +216,35 @@ def graph_elements(graph: Graph, groups: Sequence[dict], drawing: Drawing,
                 classes += ["single", f"kind-{g['kind']}"] + _mark_classes(g)
         ops.append({"data": data, "position": _position(layout, v.id),
                     "classes": " ".join(classes)})
+    titles = []
     for gi, n in sorted(counts.items()):
         if n > 1:
             data, classes = _group_data(groups[gi])
             elements.append({"data": data, "classes": " ".join(classes)})
-    return elements + ops + _edges(drawing, rename)
+            titles.append(_title(groups[gi], data["label"], [
+                position_of(layout, v.id) for v in drawing.vertices if v.group == gi]))
+    return elements + ops + titles + _edges(drawing, rename)
+
+
+#: a group title's distance above its box's top edge (pixels, to the label's centre line)
+TITLE_RISE = 10.0
+
+
+def _title(g: dict, label: str, member_xy) -> dict:
+    """The title of an expanded group: a label-only node just above the group's box.
+
+    A compound node's own label is drawn beneath the edges that cross it (cytoscape draws a
+    parent before its children and their edges); a separate node drawn on top keeps the id and
+    kind readable. It takes no pointer events (clicks reach the box beneath), carries no
+    ``gid`` (the selection highlight is for the box and its ops) and sits where cytoscape puts
+    the box: the members' bounding box plus the compound padding.
+    """
+    xs = [x for x, _ in member_xy]
+    top = min(y for _, y in member_xy) - DRAWN_OP[1] / 2 - GROUP_PADDING
+    return {"data": {"id": f"ttl-{g['id']}", "title_of": g["id"], "label": label},
+            "position": {"x": (min(xs) + max(xs)) / 2, "y": top - TITLE_RISE},
+            "classes": " ".join(["title", f"kind-{g['kind']}"] + (
+                [f"role-{g['role']}"] if g.get("role") else []))}
 
 
 def generation(groups: Sequence[dict], collapsed: Iterable[str], salt: str = "") -> str:
@@ -306,20 +330,21 @@ def stylesheet(selected_gid: str | None = None, found: str | None = None) -> lis
         {"selector": "node.graph-output", "style": {"border-width": 3, "border-color": "#1f2328"}},
         {"selector": "node.group", "style": {
             "shape": "round-rectangle", "background-opacity": 0.12, "border-width": 2,
-            "text-valign": "top", "text-halign": "center", "font-size": 14, "font-weight": "bold",
-            "padding": GROUP_PADDING, "min-zoomed-font-size": 4,
-            "text-background-color": "#ffffff", "text-background-opacity": 0.9,
-            "text-background-padding": 2, "text-max-width": 400}},
+            "label": "", "padding": GROUP_PADDING}},  # titled by a node of its own (_title)
         {"selector": "node.group.collapsed", "style": {
-            "width": DRAWN_BOX[0], "height": DRAWN_BOX[1], "background-opacity": 0.85,
-            "font-size": 12, "text-valign": "center", "text-max-width": DRAWN_BOX[0] - 6,
-            "text-background-opacity": 0}},
-        # an edge's size label sits near its producer, clear of the group titles at the top
-        # of the consumers' boxes
+            "label": "data(label)", "width": DRAWN_BOX[0], "height": DRAWN_BOX[1],
+            "background-opacity": 0.85, "font-size": 12, "font-weight": "bold",
+            "text-valign": "center", "text-max-width": DRAWN_BOX[0] - 6}},
+        {"selector": "node.title", "style": {
+            "width": 1, "height": 1, "background-opacity": 0, "border-width": 0,
+            "font-size": 14, "font-weight": "bold", "text-max-width": 600,
+            "text-background-color": "#ffffff", "text-background-opacity": 0.9,
+            "text-background-padding": 2, "min-zoomed-font-size": 4, "events": "no",
+            "z-compound-depth": "top", "z-index": 10}},
         {"selector": "edge", "style": {
             "width": "data(width)", "curve-style": "bezier", "target-arrow-shape": "triangle",
             "arrow-scale": 0.8, "line-color": "#9aa3ad", "target-arrow-color": "#9aa3ad",
-            "source-label": "data(label)", "source-text-offset": 22, "font-size": 9,
+            "label": "data(label)", "font-size": 9,
             "color": "#57606a", "text-background-color": "#ffffff",
             "text-background-opacity": 0.8, "min-zoomed-font-size": 9}},
         {"selector": ":selected", "style": {"overlay-color": SELECT_COLOR,
@@ -333,6 +358,7 @@ def stylesheet(selected_gid: str | None = None, found: str | None = None) -> lis
                                 "color": color}})
         rules.append({"selector": f"node.single.kind-{kind}",
                       "style": {"border-color": color, "border-width": 3}})
+        rules.append({"selector": f"node.title.kind-{kind}", "style": {"color": color}})
     rules += [
         {"selector": "node.group.collapsed", "style": {"color": "#ffffff"}},
         {"selector": "node.pinned", "style": {"border-style": "double", "border-width": 6}},
@@ -347,8 +373,9 @@ HIGHLIGHT_SLOTS = 2
 
 
 def highlight_rules(selected_gid: str | None, found: str | None) -> list[dict]:
-    """The two highlight rules: the selected group (blue, with a glow), the vertex found by
-    search (amber); neither looks like the red dashes of a duplicated producer.
+    """The two highlight rules: the selected group (a solid blue border on its box and ops),
+    the vertex found by search (an amber glow); neither looks like the red dashes of a
+    duplicated producer.
 
     ``found`` is an unprefixed drawing id (``v12``, ``grp-g3``: the elements' ``vid``). An
     unused slot gets a selector that matches nothing, so the stylesheet keeps its length and
@@ -356,9 +383,7 @@ def highlight_rules(selected_gid: str | None, found: str | None) -> list[dict]:
     """
     return [
         {"selector": f'node[gid = "{selected_gid}"]' if selected_gid else "node.none",
-         "style": {"border-width": 4, "border-color": SELECT_COLOR, "border-style": "solid",
-                   "underlay-color": SELECT_COLOR, "underlay-opacity": 0.22,
-                   "underlay-padding": 6, "background-opacity": 0.3}},
+         "style": {"border-width": 4, "border-color": SELECT_COLOR, "border-style": "solid"}},
         {"selector": f'node[vid = "{found}"]' if found else "node.none",
          "style": {"underlay-color": FOUND_COLOR, "underlay-opacity": 0.45,
                    "underlay-padding": 10}},

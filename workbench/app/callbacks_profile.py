@@ -61,7 +61,7 @@ def register(app, services, manager) -> None:
         """*Cancel* stops the job (Dash ends its process); say so, and empty the bar."""
         if not n:
             raise PreventUpdate
-        return "cancelled: nothing was profiled (an earlier report, if any, is kept)", "0"
+        return "cancelled: nothing new was profiled", "0"
 
     @app.callback(Output(ids.PROFILE_MSG, "children", allow_duplicate=True),
                   Output(ids.PROFILE_STATUS, "children", allow_duplicate=True),

@@ -355,6 +355,8 @@ def test_another_graph_after_xlas_grouping_is_drawn_whole(dash_duo, make_app):
     op = next(n.id for n in module.topo_nodes() if n.op == "exponential")
     hover_vertex(dash_duo, vertex_of(dash_duo, op))
     wait_for(dash_duo, lambda: text_of(dash_duo, ids.HOVER_INFO).startswith(op), 10, "hover")
+    dash_duo.find_element(f"#{ids.SEARCH}").send_keys(op, Keys.ENTER)
+    dash_duo.wait_for_contains_text(f"#{ids.SEARCH_MSG}", f"found {op}")
     choose(dash_duo, ids.GRAPH_CHOICE, "sample: chain10")
     ws, graph = wait_for(dash_duo, lambda: (lambda s: s if s[1].name == "chain10" else None)(
         session_state(dash_duo, services)), 20, "chain10 opened")
@@ -365,6 +367,8 @@ def test_another_graph_after_xlas_grouping_is_drawn_whole(dash_duo, make_app):
     assert text_of(dash_duo, ids.BANNER) == ""  # not "no XLA fusion tags"
     assert dash_duo.find_elements(f"#{ids.XLA_TOGGLE} input") == []
     assert text_of(dash_duo, ids.HOVER_INFO) == ""
+    wait_for(dash_duo, lambda: dash_duo.find_element(f"#{ids.SEARCH}").get_attribute("value")
+             == "" and text_of(dash_duo, ids.SEARCH_MSG) == "", 10, "the search cleared")
     # back to the module: its toggle is offered again, unticked
     choose(dash_duo, ids.GRAPH_CHOICE, "file: softmax.after_noynn.hlo")
     box = dash_duo.wait_for_element(f"#{ids.XLA_TOGGLE} input")

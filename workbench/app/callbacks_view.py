@@ -101,6 +101,7 @@ def register(app, services) -> None:
                   Output(ids.SEARCH_MSG, "children", allow_duplicate=True),
                   Output(ids.SELECTED, "data", allow_duplicate=True),
                   Output(ids.FOUND, "data", allow_duplicate=True),
+                  Output(ids.SEARCH, "value"),
                   Input(ids.VERSION, "data"), prevent_initial_call=True)
     def new_graph(version):
         """Another graph (or a reload): the view starts afresh. XLA's grouping is unticked
@@ -111,7 +112,7 @@ def register(app, services) -> None:
             raise PreventUpdate
         options = ([{"label": " Show XLA's own grouping", "value": "xla"}]
                    if controller.has_xla_grouping(s[1]) else [])
-        return [], options, "", "", None, None
+        return [], options, "", "", None, None, ""
 
     @app.callback(Output(ids.CYTO, "elements"), Output(ids.CYTO, "layout"),
                   Output(ids.BANNER, "children"), Output(ids.STEP_SLIDER, "max"),

@@ -130,13 +130,13 @@ def test_the_agreement_names_its_policy_and_gives_the_xla_cpu_figure_beside_it()
     mine = compare_with_xla(g, ws.plan).f1
     cli = compare_with_xla(g, plan_graph(g, "xla-cpu", "cpu")).f1
     text = controller.xla_agreement_text(ws, g)
-    assert f"of the current plan (policy priority): precision" in text
+    assert "of the current plan (policy priority): precision" in text
     assert f"F1 {mine:.3f};" in text
-    assert f"The xla-cpu policy's plan (what `workbench compare-xla` reports by default): " \
-        f"F1 {cli:.3f}" in text
+    assert ("The xla-cpu policy's plan (what `workbench compare-xla` reports by default): "
+            f"F1 {cli:.3f}") in text
     xws = controller.open_workspace(graph_key(g), g, "after", "xla-cpu")
     text = controller.xla_agreement_text(xws, g)
-    assert f"(policy xla-cpu): precision" in text and f"F1 {cli:.3f};" in text
+    assert "(policy xla-cpu): precision" in text and f"F1 {cli:.3f};" in text
     assert "The xla-cpu policy's plan" not in text  # it is the current plan
 
 

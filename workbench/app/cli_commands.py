@@ -41,7 +41,8 @@ def check_port(host: str, port: int) -> None:
         try:
             s.bind(address)
         except OSError as exc:
-            why = "is in use" if exc.errno == errno.EADDRINUSE else f"cannot be used ({exc.strerror})"
+            why = ("is in use" if exc.errno == errno.EADDRINUSE
+                   else f"cannot be used ({exc.strerror})")
             raise InputError(f"port {port} on {host} {why}; choose another with --port "
                              f"(e.g. --port {port + 1 if port < 65535 else 8050})") from None
 

@@ -17,7 +17,7 @@ LOAD_MSG = "load-message"        #: errors from choosing or uploading a graph (o
 LOAD_NOTE = "load-note"          #: what an upload did when it was a saved plan
 GRAPH_TITLE = "graph-title"      #: the current graph's name and source
 POLICY = "planner-policy"        #: dropdown: priority, xla-cpu, greedy
-DEVICE = "device-profile"        #: dropdown: cpu, h100, h200
+DEVICE = "device-profile"        #: dropdown: every cost-model profile (cpu, h100, h200, a100)
 REPLAN = "replan-button"
 REPLAN_MSG = "replan-message"
 

@@ -18,6 +18,7 @@ LLC). Sizes are what CPU 0 sees: its own L2, and the LLC it shares with other co
 from __future__ import annotations
 
 import os
+import platform
 import time
 from pathlib import Path
 from typing import NamedTuple
@@ -30,6 +31,21 @@ DRAM_ARRAY_MIN_BYTES = 64 << 20
 DRAM_ARRAY_MAX_BYTES = 512 << 20
 #: elements of the arrays the transcendental probe evaluates (64 KiB of float32: L2-resident)
 TRANSCENDENTAL_ELEMENTS = 1 << 14
+
+
+def load_average() -> float | None:
+    """The 1-minute load average (runnable processes), or None where the OS has none."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+
+
+def machine_busy() -> bool:
+    """Whether other processes keep (almost) every CPU busy: the 1-minute load average is at
+    least the CPU count. A probe then measures too low."""
+    load = load_average()
+    return load is not None and load >= (os.cpu_count() or 1)
 
 
 class CacheSizes(NamedTuple):
@@ -179,3 +195,31 @@ def transcendental_flops(t_exp: float, t_tanh: float, t_mul: float,
     if not extra > 0 or not one_core_flops > 0:
         return None
     return extra * one_core_flops
+
+
+def probe_source(best, sets, caches, trans, busy: bool, contended: bool) -> str:
+    """The ``source`` text of a measured profile: what was timed (``sets``: bytes per level),
+    how often (``best``: key -> (seconds, trials)), where the cache sizes came from, and
+    whether the machine was busy."""
+    from workbench.planner.explain import fmt_bytes
+
+    load = load_average()
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime())
+    levels = "".join(f", {fmt_bytes(sets[k])} copy for the {k.upper()} (best of {best[k][1]})"
+                     for k in ("l2", "llc") if k in sets)
+    cache_note = (f"; cache sizes from {caches.source}" if caches.llc_bytes else
+                  "; cache sizes unknown, so DRAM bandwidth for every kernel")
+    trans_note = (f"; transcendental from numpy float32 exp/tanh vs multiply (best of "
+                  f"{best['exp'][1]})" if trans else
+                  "; transcendental = 10 FLOP (its measurement failed)")
+    note = ""
+    if busy:
+        why = (f"load {load:.1f} on {os.cpu_count()} CPUs" if load is not None else "")
+        if contended:
+            why += ("; " if why else "") + "the multi-threaded sgemm was no faster than one thread"
+        note = f"; the machine was busy ({why}), so these may be low"
+    return (f"measured on {platform.node()} ({os.cpu_count()} CPUs) at {when}: "
+            f"{fmt_bytes(sets['dram'])} numpy copy for DRAM (best of {best['bandwidth'][1]})"
+            f"{levels}, the better of a 512^3 sgemm (best of {best['peak'][1]}) and 64 "
+            f"one-thread 64^3 sgemms (best of {best['peak1'][1]}), one-element ufunc call"
+            f"{cache_note}{trans_note}{note}")

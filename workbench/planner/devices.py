@@ -56,9 +56,9 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from workbench.errors import InputError
-from workbench.planner.cpu_probe import (best_time, copy_kernel, read_cache_sizes,
-                                         transcendental_flops, transcendental_kernels,
-                                         working_sets)
+from workbench.planner.cpu_probe import (best_time, copy_kernel, machine_busy, probe_source,
+                                         read_cache_sizes, transcendental_flops,
+                                         transcendental_kernels, working_sets)
 
 #: the memory levels a profile may have, smallest first (names used in CostBreakdown)
 MEMORY_LEVELS = ("l2", "llc", "dram")
@@ -172,8 +172,9 @@ DEVICES = ("cpu", "h100", "h200", "a100")
 #: (version 3 added the cache sizes and bandwidths and the measured transcendental cost)
 _PROBE_VERSION = 3
 
-#: rounds of the probe; each round times the copy, the sgemm and the call overhead in turn, so
-#: that a burst of load from another process spoils some rounds, not a whole measurement
+#: rounds of the probe; each round times every measurement (the copies, the sgemms, the call
+#: overhead, the transcendentals) in turn, so that a burst of load from another process spoils
+#: some rounds, not a whole measurement
 PROBE_ROUNDS = 4
 #: wall-clock budget of each measurement in one round, seconds (about 0.6 s in all, 0.8 s with
 #: the warm-up calls and the allocation of the arrays)
@@ -190,21 +191,6 @@ def cache_dir() -> Path:
 def cpu_profile_path() -> Path:
     """Where the measured ``cpu`` profile is cached."""
     return cache_dir() / "cpu_profile.json"
-
-
-def load_average() -> float | None:
-    """The 1-minute load average (runnable processes), or None where the OS has none."""
-    try:
-        return os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return None
-
-
-def machine_busy() -> bool:
-    """Whether other processes keep (almost) every CPU busy: the 1-minute load average is at
-    least the CPU count. A probe then measures too low."""
-    load = load_average()
-    return load is not None and load >= (os.cpu_count() or 1)
 
 
 #: the probe's timing loop (kept under its old name for callers of this module)
@@ -271,7 +257,8 @@ def measure_cpu() -> tuple[DeviceProfile, bool]:
         for _ in range(200):
             np.add(one, one, out=res)
 
-    fns = {"bandwidth": copies.pop("dram")[0], "peak": lambda: np.matmul(m1, m2, out=out),
+    dram_copy, dram_moved = copies.pop("dram")
+    fns = {"bandwidth": dram_copy, "peak": lambda: np.matmul(m1, m2, out=out),
            "peak1": lambda: np.matmul(s1, s2, out=s_out), "launch": calls,
            **{level: fn for level, (fn, _) in copies.items()}, **transcendental_kernels()}
     best = {key: (float("inf"), 0) for key in fns}
@@ -288,40 +275,13 @@ def measure_cpu() -> tuple[DeviceProfile, bool]:
                 for level, (_, moved) in copies.items()}
     trans = transcendental_flops(best["exp"][0], best["tanh"][0], best["mul"][0], single)
     return DeviceProfile(
-        "cpu", "cpu", bandwidth_Bps=sets["dram"] / best["bandwidth"][0],
+        "cpu", "cpu", bandwidth_Bps=dram_moved / best["bandwidth"][0],
         peak_flops=max(multi, single),
         sm_count=None, registers_per_sm=None, max_registers_per_thread=None,
         launch_overhead_s=launch, transcendental_flops=round(trans, 1) if trans else 10.0,
         l2_bytes=caches.l2_bytes, l2_bandwidth_Bps=cache_bw.get("l2"),
         llc_bytes=caches.llc_bytes, llc_bandwidth_Bps=cache_bw.get("llc"),
-        source=_probe_source(best, sets, caches, trans, busy, contended)), busy
-
-
-def _probe_source(best, sets, caches, trans, busy: bool, contended: bool) -> str:
-    """The ``source`` text of a measured profile: what was timed, how often, and whether the
-    machine was busy."""
-    from workbench.planner.explain import fmt_bytes
-
-    load = load_average()
-    when = time.strftime("%Y-%m-%d %H:%M", time.localtime())
-    levels = "".join(f", {fmt_bytes(sets[k])} copy for the {k.upper()} (best of {best[k][1]})"
-                     for k in ("l2", "llc") if k in sets)
-    cache_note = (f"; cache sizes from {caches.source}" if caches.llc_bytes else
-                  "; cache sizes unknown, so DRAM bandwidth for every kernel")
-    trans_note = (f"; transcendental from numpy float32 exp/tanh vs multiply (best of "
-                  f"{best['exp'][1]})" if trans else
-                  "; transcendental = 10 FLOP (its measurement failed)")
-    note = ""
-    if busy:
-        why = (f"load {load:.1f} on {os.cpu_count()} CPUs" if load is not None else "")
-        if contended:
-            why += ("; " if why else "") + "the multi-threaded sgemm was no faster than one thread"
-        note = f"; the machine was busy ({why}), so these may be low"
-    return (f"measured on {platform.node()} ({os.cpu_count()} CPUs) at {when}: "
-            f"{fmt_bytes(sets['dram'])} numpy copy for DRAM (best of {best['bandwidth'][1]})"
-            f"{levels}, the better of a 512^3 sgemm (best of {best['peak'][1]}) and 64 "
-            f"one-thread 64^3 sgemms (best of {best['peak1'][1]}), one-element ufunc call"
-            f"{cache_note}{trans_note}{note}")
+        source=probe_source(best, sets, caches, trans, busy, contended)), busy
 
 
 def _machine_key() -> str:

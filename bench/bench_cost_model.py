@@ -10,10 +10,11 @@ median over kernels of predicted / measured (the kernel's median time) for the f
 kernels and for the unfused baseline's, and the range over the runs; 1.0 is a perfect
 prediction, above 1 the model is pessimistic. Beside each, the same ratio for the model before
 the memory levels (the same measured profile with DRAM bandwidth for every kernel and a
-transcendental = 10 FLOP, as up to probe version 2), on the same measured times. Kernels that fell back to numpy and offline or dead
-kernels are left out. ``--save DIR`` keeps the JSON of every run, ``--load DIR`` reads runs saved
-before instead of running (to print a table again). This is a report, not a timed test: the
-load average is printed, and on a busy machine the measured times are high.
+transcendental = 10 FLOP, as up to probe version 2) on the same measured times; then the
+median ratio by kind of kernel. Kernels that fell back to numpy and offline or dead kernels are
+left out. ``--save DIR`` keeps the JSON of every run, ``--load DIR`` reads runs saved before
+instead of running (to print the tables again). This is a report, not a timed test: the load
+average is printed, and on a busy machine the measured times are high.
 """
 
 from __future__ import annotations

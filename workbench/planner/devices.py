@@ -138,11 +138,14 @@ class DeviceProfile:
         never slower than the levels beyond it (a probe disturbed by another process could
         measure a cache slower than DRAM): its bandwidth is the largest of its own and theirs.
         """
-        levels = self.memory_levels()
-        for k, (name, size, _) in enumerate(levels):
-            if size is None or nbytes <= size:
-                return name, max(bw for _, _, bw in levels[k:])
-        raise AssertionError("unreachable: the last level holds everything")
+        dram = self.bandwidth_Bps
+        l2 = self.l2_bandwidth_Bps if self.l2_bytes else None
+        llc = self.llc_bandwidth_Bps if self.llc_bytes else None
+        if l2 and nbytes <= self.l2_bytes:
+            return "l2", max(l2, llc or 0.0, dram)
+        if llc and nbytes <= self.llc_bytes:
+            return "llc", max(llc, dram)
+        return "dram", dram
 
     def to_json(self) -> dict:
         return asdict(self)

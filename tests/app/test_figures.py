@@ -296,3 +296,17 @@ def test_dead_groups_are_marked_in_the_drawing_and_the_table():
     row = next(r for r in group_rows(grouping_from_plan(plan)) if r["id"] == dead.id)
     assert row["kind"].split(" · ")[1] == "dead"
     assert {"selector": ".role-dead", "style": {"opacity": 0.45}} in stylesheet()
+
+
+def test_roofline_draws_cache_ceilings_after_the_patched_traces():
+    device = {"name": "cpu", "bandwidth_Bps": 2.5e10, "peak_flops": 2e11,
+              "caches": [{"level": "l2", "bytes": 1 << 20, "bandwidth_Bps": 1e11}]}
+    fig = roofline(device, [{"id": "g0", "ai": 0.5, "flops_per_s": 1e9, "kind": "loop"}])
+    names = [t.name for t in fig.data]
+    assert names[1:3] == ["predicted", "measured"]        # the app patches data[2]
+    assert names[3] == "L2 (1.0 MiB)"
+    l2 = fig.data[3]
+    # the L2 ceiling rises at 1e11 B/s and meets the compute peak at 2e11 / 1e11 = 2 FLOP/B
+    assert l2.x[1] == pytest.approx(2.0) and l2.y[1] == pytest.approx(2e11)
+    assert l2.y[0] == pytest.approx(l2.x[0] * 1e11)
+    assert fig.data[0].x[1] == pytest.approx(8.0)         # the DRAM ridge

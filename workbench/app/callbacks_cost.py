@@ -22,9 +22,13 @@ def cost_card(title: str, rows) -> list:
 
 
 def device_dict(device) -> dict:
-    """The roofline ceilings of a DeviceProfile."""
+    """The roofline ceilings of a DeviceProfile: DRAM/HBM bandwidth, peak, and the cache
+    ceilings the cost model uses for kernels whose bytes fit in a cache (``caches``:
+    ``[{"level", "bytes", "bandwidth_Bps"}]``, smallest level first)."""
+    caches = [{"level": lvl, "bytes": size, "bandwidth_Bps": bw}
+              for lvl, size, bw in device.memory_levels() if lvl != "dram"]
     return {"name": device.name, "bandwidth_Bps": device.bandwidth_Bps,
-            "peak_flops": device.peak_flops}
+            "peak_flops": device.peak_flops, "caches": caches}
 
 
 def register(app, services) -> None:

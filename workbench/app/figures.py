@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from workbench.app.fmt import fmt_count
+from workbench.app.fmt import fmt_bytes, fmt_count
 from workbench.app.graph_figure import KIND_COLORS, SELECT_COLOR
 from workbench.app.tables import as_dict
 
@@ -95,7 +95,9 @@ def roofline(device: Mapping, predicted: Sequence[Mapping],
     ----------
     device : mapping
         ``name``, ``bandwidth_Bps`` (bytes/s) and ``peak_flops`` (FLOP/s): the memory and compute
-        ceilings.
+        ceilings; optional ``caches`` (``level``, ``bytes``, ``bandwidth_Bps``): the ceilings of
+        kernels whose bytes fit in a cache, drawn dashed (the cache-aware roofline, Ilic, Pratas
+        & Sousa, IEEE CAL 2014).
     predicted, measured : sequence of dict
         Points from :func:`roofline_points`.
     left_out : sequence of str
@@ -104,7 +106,8 @@ def roofline(device: Mapping, predicted: Sequence[Mapping],
     bw, peak = float(device["bandwidth_Bps"]), float(device["peak_flops"])
     ridge = peak / bw
     ais = [p["ai"] for p in list(predicted) + list(measured)] or [ridge]
-    lo = 10 ** math.floor(math.log10(min(min(ais), ridge) / 4))
+    ridges = [ridge] + [peak / float(c["bandwidth_Bps"]) for c in device.get("caches", ())]
+    lo = 10 ** math.floor(math.log10(min(min(ais), *ridges) / 4))
     hi = 10 ** math.ceil(math.log10(max(max(ais), ridge) * 4))
     fig = go.Figure()
     fig.add_scatter(x=[lo, ridge, hi], y=[lo * bw, peak, peak], mode="lines",
@@ -112,6 +115,13 @@ def roofline(device: Mapping, predicted: Sequence[Mapping],
                     hovertemplate="intensity %{x:.3g} FLOP/B<br>%{y:.3g} FLOP/s<extra></extra>")
     fig.add_trace(roofline_trace("predicted", predicted))
     fig.add_trace(roofline_trace("measured", measured))
+    for cache in device.get("caches", ()):       # after the three traces the app patches
+        cbw = float(cache["bandwidth_Bps"])
+        fig.add_scatter(x=[lo, peak / cbw], y=[lo * cbw, peak], mode="lines",
+                        name=f"{cache['level'].upper()} ({fmt_bytes(cache['bytes'])})",
+                        line=dict(color="#8c959f", dash="dash"),
+                        hovertemplate=f"{cache['level'].upper()}: {fmt_count(cbw, 'B/s')}"
+                                      "<extra></extra>")
     fig.update_layout(title=f"Roofline ({device.get('name', '')}: {fmt_count(bw, 'B/s')}, "
                             f"{fmt_count(peak, 'FLOP/s')})", **_LAYOUT)
     if left_out:

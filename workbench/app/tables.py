@@ -65,6 +65,8 @@ COST_FIELDS = (
     ("registers / thread", "registers_per_thread", lambda v: "-" if v is None else f"{v:g}"),
     ("occupancy", "occupancy", lambda v: "-" if v is None else f"{100 * v:.0f} %"),
     ("launch overhead", "launch_overhead_s", fmt_seconds),
+    ("memory level", "memory_level", lambda v: {"l2": "L2 cache", "llc": "last-level cache",
+                                                "dram": "DRAM / HBM"}.get(v, v or "-")),
     ("memory time", "memory_s", fmt_seconds),
     ("compute time", "compute_s", fmt_seconds),
     ("predicted time", "predicted_s", fmt_seconds),

@@ -35,7 +35,7 @@
       center: function (found, id) {
         var cy = cyOf(id);
         if (cy && found) {
-          var el = cy.getElementById(found);
+          var el = cy.nodes('[vid = "' + found + '"]');  // an id the workbench made
           if (el && el.length) {
             cy.animate({center: {eles: el}, zoom: Math.max(cy.zoom(), 1.0)}, {duration: 300});
           }

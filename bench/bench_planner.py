@@ -53,8 +53,10 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} CPUs, load average {load:.2f}")
 
     w, _, prof = timed(probe_cpu, 1)
-    print(f"cpu probe: {w:.2f} s (goal < ~1 s) -> {prof.bandwidth_Bps / 1e9:.1f} GB/s, "
-          f"{prof.peak_flops / 1e9:.1f} GFLOP/s, launch {prof.launch_overhead_s * 1e6:.2f} us")
+    levels = ", ".join(f"{name} {bw / 1e9:.1f} GB/s" for name, _, bw in prof.memory_levels())
+    print(f"cpu probe: {w:.2f} s (goal < ~1 s) -> {levels}, "
+          f"{prof.peak_flops / 1e9:.1f} GFLOP/s, launch {prof.launch_overhead_s * 1e6:.2f} us, "
+          f"transcendental = {prof.transcendental_flops:g} FLOP")
     get_device("cpu")  # read or write the cache before any timing
 
     path = HLO / "transformer_block.after_noynn.hlo"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Install everything the test suite needs on a fresh Debian/Ubuntu machine, then run it all.
-#   Debian packages: chromium + chromium-driver (browser tests), graphviz (graph layout)
+# Install everything the test suite needs on a fresh Debian machine, then run it all.
+#   Debian packages: chromium + chromium-driver (browser tests), graphviz (graph layout),
+#   python3-venv when this Python cannot make a virtual environment
 #   Python: a virtual environment in .venv with the project and its [test] extra
+# It needs root or sudo for apt-get; the suite takes about 5 minutes on 2 cores.
 # Extra arguments go to pytest (e.g. `bash scripts/test.sh -k planner -x`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +12,8 @@ need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
 command -v dot >/dev/null 2>&1 || need_apt+=(graphviz)
+PYTHON="${PYTHON:-python3}"
+[ -x .venv/bin/python ] || "$PYTHON" -c "import ensurepip, venv" >/dev/null 2>&1 || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
@@ -18,7 +22,6 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 
-PYTHON="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test]'

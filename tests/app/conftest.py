@@ -79,11 +79,8 @@ def vertex_of(duo, node_id: str) -> str | None:
                    " return r.length ? r[0].id() : null; })(arguments[0])", node_id)
 
 
-def click_vertex(duo, element_id: str, shift: bool = False) -> None:
-    """Click a drawn element at its rendered position (shift held to add to the selection)."""
-    from selenium.webdriver.common.action_chains import ActionChains
-    from selenium.webdriver.common.keys import Keys
-
+def rendered_point(duo, element_id: str) -> tuple[int, int]:
+    """The page coordinates of a drawn element's centre, after centring the view on it."""
     wait_for(duo, lambda: cy_eval(duo, "cy.getElementById(arguments[0]).length", element_id),
              10, f"element {element_id}")
     cy_eval(duo, "(function (id) { cy.center(cy.getElementById(id)); return null; })"
@@ -92,6 +89,27 @@ def click_vertex(duo, element_id: str, shift: bool = False) -> None:
     x, y = cy_eval(duo, "(function (id) { var p = cy.getElementById(id).renderedPosition();"
                    " var r = cy.container().getBoundingClientRect();"
                    " return [r.left + p.x, r.top + p.y]; })(arguments[0])", element_id)
+    return int(x), int(y)
+
+
+def hover_vertex(duo, element_id: str) -> None:
+    """Move the pointer onto a drawn element (cytoscape's mouseover)."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    x, y = rendered_point(duo, element_id)
+    chain = ActionChains(duo.driver)
+    chain.w3c_actions.pointer_action.move_to_location(x - 3, y - 3)
+    chain.w3c_actions.pointer_action.move_to_location(x, y)
+    chain.perform()
+    time.sleep(0.3)
+
+
+def click_vertex(duo, element_id: str, shift: bool = False) -> None:
+    """Click a drawn element at its rendered position (shift held to add to the selection)."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    x, y = rendered_point(duo, element_id)
     chain = ActionChains(duo.driver)
     pointer, keys = chain.w3c_actions.pointer_action, chain.w3c_actions.key_action
     if shift:

@@ -16,8 +16,9 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from tests.app.conftest import choose, click_vertex, cy_eval, group_count, vertex_of, wait_for
-from tests.conftest import SAMPLES_DIR
+from tests.app.conftest import (choose, click_vertex, cy_eval, group_count, hover_vertex,
+                                vertex_of, wait_for)
+from tests.conftest import SAMPLES_DIR, shared_hlo_dir
 from workbench.app import ids
 
 pytestmark = pytest.mark.browser
@@ -260,9 +261,20 @@ def test_compile_and_profile_on_the_cpu_shows_times_and_the_check(dash_duo, make
 
 
 def test_profiling_can_be_cancelled_and_the_app_keeps_running(dash_duo, make_app):
+    from workbench.app.profiling import NO_GPU
+    from workbench.codegen.backend import gpu_available
+
     services = start(dash_duo, make_app())
     open_tab(dash_duo, "Compile & profile")
     dash_duo.wait_for_contains_text(f"#{ids.PROFILE_SUMMARY}", "Not profiled yet")
+    if not gpu_available():  # cuda chosen on a machine without a GPU: said in the app's words
+        choose(dash_duo, ids.PROFILE_BACKEND, "cuda")
+        click(dash_duo, ids.PROFILE_RUN)
+        dash_duo.wait_for_text_to_equal(f"#{ids.PROFILE_MSG}", NO_GPU, timeout=60)
+        wait_for(dash_duo, lambda: dash_duo.find_element(f"#{ids.PROFILE_RUN}").is_enabled(),
+                 30, "the run button enabled again")
+        choose(dash_duo, ids.PROFILE_BACKEND, "auto")  # another backend: the message goes
+        dash_duo.wait_for_text_to_equal(f"#{ids.PROFILE_MSG}", "")
     click(dash_duo, ids.PROFILE_RUN)
     wait_for(dash_duo, lambda: not dash_duo.find_element(f"#{ids.PROFILE_RUN}").is_enabled(),
              20, "the run button disabled while profiling")
@@ -272,6 +284,9 @@ def test_profiling_can_be_cancelled_and_the_app_keeps_running(dash_duo, make_app
     click(dash_duo, ids.PROFILE_CANCEL)
     wait_for(dash_duo, lambda: dash_duo.find_element(f"#{ids.PROFILE_RUN}").is_enabled(), 30,
              "the run button enabled again")
+    dash_duo.wait_for_text_to_equal(f"#{ids.PROFILE_STATUS}", "cancelled: nothing new was "
+                                    "profiled")
+    assert dash_duo.find_element(f"#{ids.PROFILE_PROGRESS}").get_attribute("value") == "0"
     assert services.store.report(session_key(dash_duo)) is None
     assert "Not profiled yet" in text_of(dash_duo, ids.PROFILE_SUMMARY)
     click(dash_duo, ids.DOWNLOAD_REPORT)
@@ -295,3 +310,161 @@ def test_a_second_session_does_not_see_the_first_ones_plan(dash_duo, make_app):
     wait_for(dash_duo, lambda: group_count(dash_duo) == n, 20, "the unedited plan")
     assert services.session(session_key(dash_duo))[0].plan == ws.plan
     assert services.session(first)[0].plan.num_kernels == ws.plan.num_kernels + big.size - 1
+
+
+# ----- the newcomer's findings (issue: app end to end from a fresh clone) -----------------------
+
+def drawn_nodes(dash_duo) -> set:
+    """The graph nodes drawn on the canvas (ops and inputs, by their graph id)."""
+    return set(cy_eval(dash_duo, "cy.nodes().map(function (n) { return n.data('node'); })"
+                                 ".filter(function (x) { return x; })"))
+
+
+def lying_boxes(dash_duo) -> list:
+    """(group, vertex) pairs where a group's drawn box covers an op or input outside it."""
+    return cy_eval(dash_duo, """(function () {
+        var out = [];
+        cy.nodes('.group').filter(function (g) { return g.isParent(); }).forEach(function (g) {
+          var b = g.boundingBox({includeLabels: false});
+          cy.nodes().filter(function (n) { return n.data('node') && !n.isParent()
+                                                  && n.parent().id() !== g.id(); })
+            .forEach(function (n) {
+              var p = n.boundingBox({includeLabels: false});
+              if (p.x1 < b.x2 && p.x2 > b.x1 && p.y1 < b.y2 && p.y2 > b.y1
+                  && !(n.hasClass('source'))) { out.push([g.data('gid'), n.data('node')]); }
+            });
+        });
+        return out; })()""")
+
+
+def test_another_graph_after_xlas_grouping_is_drawn_whole(dash_duo, make_app):
+    """Showing XLA's grouping of an optimised module, then choosing a sample: the canvas draws
+    the sample's plan (nothing of the module left), the toggle is unticked (and hidden: the
+    sample has no XLA tags), and the hover line is cleared."""
+    from workbench.app.drawing import build_drawing
+    from workbench.planner import xla_plan
+
+    hlo = shared_hlo_dir() / "softmax.after_noynn.hlo"
+    services = start(dash_duo, make_app(initial=hlo))
+    _, module = session_state(dash_duo, services)
+    open_tab(dash_duo, "Explain")
+    dash_duo.wait_for_element(f"#{ids.XLA_TOGGLE} input").click()
+    dash_duo.wait_for_contains_text(f"#{ids.BANNER}", "XLA's own grouping")
+    wait_for(dash_duo, lambda: group_count(dash_duo) == multi_groups(xla_plan(module)), 20,
+             "XLA's groups drawn")
+    op = next(n.id for n in module.topo_nodes() if n.op == "exponential")
+    hover_vertex(dash_duo, vertex_of(dash_duo, op))
+    wait_for(dash_duo, lambda: text_of(dash_duo, ids.HOVER_INFO).startswith(op), 10, "hover")
+    dash_duo.find_element(f"#{ids.SEARCH}").send_keys(op, Keys.ENTER)
+    dash_duo.wait_for_contains_text(f"#{ids.SEARCH_MSG}", f"found {op}")
+    choose(dash_duo, ids.GRAPH_CHOICE, "sample: chain10")
+    ws, graph = wait_for(dash_duo, lambda: (lambda s: s if s[1].name == "chain10" else None)(
+        session_state(dash_duo, services)), 20, "chain10 opened")
+    expected = {v.node for v in build_drawing(graph, [g.nodes for g in ws.plan.groups]).vertices}
+    wait_for(dash_duo, lambda: drawn_nodes(dash_duo) == expected, 20, "chain10 drawn whole")
+    wait_for(dash_duo, lambda: group_count(dash_duo) == multi_groups(ws.plan), 20,
+             "chain10's plan, not XLA's grouping")
+    assert text_of(dash_duo, ids.BANNER) == ""  # not "no XLA fusion tags"
+    assert dash_duo.find_elements(f"#{ids.XLA_TOGGLE} input") == []
+    assert text_of(dash_duo, ids.HOVER_INFO) == ""
+    wait_for(dash_duo, lambda: dash_duo.find_element(f"#{ids.SEARCH}").get_attribute("value")
+             == "" and text_of(dash_duo, ids.SEARCH_MSG) == "", 10, "the search cleared")
+    # back to the module: its toggle is offered again, unticked
+    choose(dash_duo, ids.GRAPH_CHOICE, "file: softmax.after_noynn.hlo")
+    box = dash_duo.wait_for_element(f"#{ids.XLA_TOGGLE} input")
+    assert not box.is_selected()
+    wait_for(dash_duo, lambda: drawn_nodes(dash_duo) >= {op}, 20, "the module drawn")
+
+
+def test_rows_select_groups_edits_are_marked_and_a_saved_plan_loads_back(dash_duo, make_app,
+                                                                       tmp_path):
+    services, ws, n = start_drawn(dash_duo, make_app())
+    saved = tmp_path / "transformer_block.plan.json"
+    saved.write_text(ws.plan.dumps())  # what the Plan JSON button downloads
+    big = max(ws.plan.groups, key=lambda g: g.size)
+    row = [g.id for g in ws.plan.groups].index(big.id)
+    dash_duo.find_elements(f"#{ids.GROUP_TABLE} td[data-dash-column=kind]")[row].click()
+    dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}",
+                                    f"Selected group {big.id} ({big.kind}, {big.size} ops)")
+    wait_for(dash_duo, lambda: cy_eval(dash_duo, "cy.style().json().slice(-2)[0].selector")
+             == f'node[gid = "{big.id}"]', 10, "the group highlighted on the graph")
+    wait_for(dash_duo, lambda: not dash_duo.find_elements(f"#{ids.GROUP_TABLE} td.focused"),
+             10, "no focused (pink) cell left")
+    # Reject: its ops run alone, marked in the table and on the graph
+    click(dash_duo, ids.REJECT)
+    kernels = ws.plan.num_kernels + big.size - 1
+    dash_duo.wait_for_contains_text(f"#{ids.PLAN_SUMMARY}", f"{kernels} kernels")
+    rejected, _ = session_state(dash_duo, services)
+    states = [c.text for c in dash_duo.find_elements(
+        f"#{ids.GROUP_TABLE} td[data-dash-column=state]")]
+    assert states == ["rejected" if g.size == 1 and g.nodes[0] in big.nodes else ""
+                      for g in rejected.plan.groups][:40]
+    assert cy_eval(dash_duo, "cy.nodes('.rejected').length") == big.size
+    # the selection follows its node through the renumbering
+    mine = rejected.plan.group_of(big.nodes[0])
+    dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}",
+                                    f"Selected group {mine.id} ({mine.kind}, 1 op)")
+    click(dash_duo, ids.ACCEPT_ALL)
+    wait_for(dash_duo, lambda: "pinned" in [c.text for c in dash_duo.find_elements(
+        f"#{ids.GROUP_TABLE} td[data-dash-column=state]")], 20, "pinned groups marked")
+    click(dash_duo, ids.ACCEPT_ALL)
+    multi = sum(1 for g in rejected.plan.groups if g.size > 1)
+    dash_duo.wait_for_text_to_equal(
+        f"#{ids.EDIT_MSG}", f"all {multi} groups of two or more ops are already pinned")
+    # the saved plan, uploaded: the current plan again (an undoable step)
+    dash_duo.find_element(f"#{ids.UPLOAD} input[type=file]").send_keys(str(saved))
+    dash_duo.wait_for_contains_text(f"#{ids.LOAD_NOTE}", "transformer_block.plan.json: applied "
+                                    f"the saved plan to transformer_block ({ws.plan.num_kernels}"
+                                    " kernels; Undo goes back)")
+    assert session_state(dash_duo, services)[0].plan == ws.plan
+    assert text_of(dash_duo, ids.LOAD_MSG) == ""
+    wait_for(dash_duo, lambda: group_count(dash_duo) == n, 20, "the saved plan drawn")
+    click(dash_duo, ids.UNDO)
+    wait_for(dash_duo, lambda: session_state(dash_duo, services)[0].plan != ws.plan, 20,
+             "undo")
+
+
+def test_replay_steps_are_numbered_as_the_log_and_boxes_hold_only_their_members(dash_duo,
+                                                                             make_app):
+    from workbench.app.callbacks_view import find_nodes
+    from workbench.planner import replay
+
+    services = start(dash_duo, make_app())
+    choose(dash_duo, ids.GRAPH_CHOICE, "sample: chain10")
+    wait_for(dash_duo, lambda: vertex_of(dash_duo, "sqrt1"), 20, "chain10 drawn")
+    ws, graph = session_state(dash_duo, services)
+    n = len(ws.plan.decisions)
+    # nodes are labelled by id first (as the table and log name them), then op and type
+    assert cy_eval(dash_duo, "cy.getElementById(arguments[0]).data('label')",
+                   vertex_of(dash_duo, "mul1")) == f"mul1\nmultiply\n{graph.node('mul1').type}"
+    open_tab(dash_duo, "Explain")
+    handle = dash_duo.wait_for_element(f"#{ids.STEP_SLIDER} [role=slider]")
+    handle.send_keys(Keys.HOME)
+    wait_for(dash_duo, lambda: group_count(dash_duo) == 0, 20, "every op alone at step 0")
+    for k in range(1, 7):
+        handle.send_keys(Keys.ARROW_RIGHT)
+        d = ws.plan.decisions[k - 1]
+        dash_duo.wait_for_contains_text(f"#{ids.STEP_TEXT}",
+                                        f"Step {k} of {n}: {d.action} {', '.join(d.nodes)}")
+        dash_duo.wait_for_contains_text(f"#{ids.BANNER}", f"step {k} of {n}")
+        multi = sum(1 for s in replay(ws.plan, graph, k) if len(s) > 1)
+        wait_for(dash_duo, lambda: group_count(dash_duo) == multi, 20, f"step {k} drawn")
+        assert lying_boxes(dash_duo) == []
+        bold = [c.text for c in dash_duo.find_elements(
+            f"#{ids.DECISION_LOG} td[data-dash-column=step]")
+            if c.value_of_css_property("font-weight") in ("600", "bold")]
+        assert bold == [str(k)]  # the log row the slider's step replays
+    # clicking log row 3 (its "step" cell says 3) shows step 3
+    cell = next(c for c in dash_duo.find_elements(f"#{ids.DECISION_LOG} td[data-dash-column=step]")
+                if c.text == "3")
+    cell.click()
+    dash_duo.wait_for_contains_text(f"#{ids.STEP_TEXT}", f"Step 3 of {n}")
+    # search by op name: the multiplies, one after another
+    matches = find_nodes(graph, "multiply")
+    assert len(matches) > 1 and matches[0] == "mul1"
+    search = dash_duo.find_element(f"#{ids.SEARCH}")
+    search.send_keys("multiply", Keys.ENTER)
+    dash_duo.wait_for_text_to_equal(f"#{ids.SEARCH_MSG}",
+                                    f"found mul1 (1 of {len(matches)}; Enter for the next)")
+    search.send_keys(Keys.ENTER)
+    dash_duo.wait_for_contains_text(f"#{ids.SEARCH_MSG}", f"found {matches[1]} (2 of ")

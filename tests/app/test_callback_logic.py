@@ -9,7 +9,8 @@ import pytest
 from tests.conftest import SAMPLES_DIR, shared_hlo_dir
 from workbench.app import controller
 from workbench.app.callbacks_load import decode_upload
-from workbench.app.callbacks_view import collapsed_ids, collapsed_record, find_node
+from workbench.app.callbacks_view import (collapsed_ids, collapsed_record, find_nodes,
+                                          next_collapsed, next_match, search_text)
 from workbench.app.graph_figure import grouping_from_plan
 from workbench.app.server import AppConfig, Services
 from workbench.errors import InputError, PlanError, WorkbenchError
@@ -56,11 +57,30 @@ def test_collapsed_groups_are_remembered_by_member_across_renumbering():
     assert collapsed_ids(record, "other", g, groups) == []
 
 
-def test_find_node_exact_then_substring():
+def test_search_finds_ids_then_ops_and_steps_through_the_matches():
     g = load_graph(SAMPLES_DIR / "transformer_block.json")
-    assert find_node(g, "qkv") == "qkv"
-    assert find_node(g, "  FFN1 ") == "ffn1"  # case-insensitive substring, trimmed
-    assert find_node(g, "no-such-node") is None and find_node(g, "") is None
+    assert find_nodes(g, "qkv")[0] == "qkv"
+    assert find_nodes(g, "  FFN1 ")[0] == "ffn1"  # case-insensitive, trimmed, exact id first
+    assert find_nodes(g, "no-such-node") == [] and find_nodes(g, "") == []
+    # an op name, as the canvas shows it, finds the nodes of that op (ln1, ln2)
+    norms = [n.id for n in g.topo_nodes() if n.op == "layer_norm"]
+    assert find_nodes(g, "layer_norm") == norms == ["ln1", "ln2"]
+    assert next_match(norms, None) == "ln1" and next_match(norms, "ln1") == "ln2"
+    assert next_match(norms, "ln2") == "ln1" and next_match([], None) is None
+    assert search_text("layer_norm", norms, "ln2") == "found ln2 (2 of 2; Enter for the next)"
+    assert search_text("qkv", ["qkv"], "qkv") == "found qkv"
+    assert search_text("zz", [], None) == "no node id or op matches 'zz'"
+
+
+def test_collapse_selected_folds_the_group_holding_the_selected_node():
+    groups = [{"id": "g0", "nodes": ["a", "b"]}, {"id": "g1", "nodes": ["c"]},
+              {"id": "g2", "nodes": ["d", "e", "f"]}]
+    assert next_collapsed("toggle", [], groups, "e") == {"g2"}
+    assert next_collapsed("toggle", ["g2", "g0"], groups, "f") == {"g0"}
+    assert next_collapsed("toggle", [], groups, "c") is None  # a one-op kernel
+    assert next_collapsed("toggle", [], groups, None) is None
+    assert next_collapsed("all", [], groups, None) == {"g0", "g2"}
+    assert next_collapsed("none", ["g0"], groups, "a") == set()
 
 
 def test_selection_nodes_from_canvas_data():

@@ -76,7 +76,7 @@ def test_accept_all_pins_every_group_and_replan_keeps_them(transformer):
     g, ws = transformer
     accepted = run_edit(ws, g, ids.ACCEPT_ALL, [], None, None)
     assert all(grp.pinned for grp in accepted.plan.groups if grp.size > 1)
-    with pytest.raises(PlanError, match="already accepted"):
+    with pytest.raises(PlanError, match=r"all \d+ groups of two or more ops are already pinned"):
         controller.accept_all(accepted, g)
     again = controller.replan(accepted, g, "greedy", "cpu")
     kept = {frozenset(grp.nodes) for grp in accepted.plan.groups if grp.size > 1}
@@ -109,12 +109,35 @@ def test_xla_view_and_agreement_for_an_optimised_module():
     assert controller.has_xla_grouping(g)
     view = controller.current_view(ws, g, None, show_xla=True)
     assert view.mode == "xla" and "XLA's own grouping" in view.banner
-    text = controller.xla_agreement_text(g, ws.plan)
-    assert text.startswith("Agreement with XLA's fusions") and "F1 " in text
     before = load_graph(shared_hlo_dir() / "transformer_block.before.hlo")
     assert not controller.has_xla_grouping(before)
-    with pytest.raises(PlanError, match="no XLA fusion tags"):
-        controller.current_view(controller.open_workspace("k", before, "b"), before, None, True)
+    # the toggle left on from another graph: the plan is drawn, and the banner says why
+    ws_b = controller.open_workspace("k", before, "b")
+    view = controller.current_view(ws_b, before, None, True)
+    assert view.mode == "plan" and [x["id"] for x in view.groups] == [
+        grp.id for grp in ws_b.plan.groups]
+    assert "no XLA fusion tags" in view.banner
+
+
+def test_the_agreement_names_its_policy_and_gives_the_xla_cpu_figure_beside_it():
+    """``workbench compare-xla`` compares the xla-cpu policy's plan by default; the app says
+    which plan its F1 is for and gives that figure too, so the two agree visibly."""
+    from workbench.planner import plan_graph
+    from workbench.planner.compare import compare_with_xla
+
+    g = load_graph(shared_hlo_dir() / "softmax.after_noynn.hlo")
+    ws = controller.open_workspace(graph_key(g), g, "after")  # policy priority
+    mine = compare_with_xla(g, ws.plan).f1
+    cli = compare_with_xla(g, plan_graph(g, "xla-cpu", "cpu")).f1
+    text = controller.xla_agreement_text(ws, g)
+    assert "of the current plan (policy priority): precision" in text
+    assert f"F1 {mine:.3f};" in text
+    assert ("The xla-cpu policy's plan (what `workbench compare-xla` reports by default): "
+            f"F1 {cli:.3f}") in text
+    xws = controller.open_workspace(graph_key(g), g, "after", "xla-cpu")
+    text = controller.xla_agreement_text(xws, g)
+    assert "(policy xla-cpu): precision" in text and f"F1 {cli:.3f};" in text
+    assert "The xla-cpu policy's plan" not in text  # it is the current plan
 
 
 def test_a_merge_moves_no_node(tmp_path):
@@ -133,3 +156,91 @@ def test_a_merge_moves_no_node(tmp_path):
     again = services.drawing_for(controller.relayout(merged), g,
                                  grouping_from_plan(merged.plan), [])[1]
     assert again.positions != before.positions  # Re-layout: laid out for the new groups
+
+
+def test_edit_marks_pinned_rejected_and_kept_apart(transformer):
+    from workbench.editing import Forbid, Pin, Reject, apply_edits
+
+    g, ws = transformer
+    multi = [grp for grp in ws.plan.groups if grp.size > 1]
+    a, b, c = multi[0], multi[1], multi[2]
+    plan = apply_edits(g, ws.plan, [Reject(a.nodes[0]), Pin(b.nodes[0]),
+                                    Forbid(c.nodes[0], c.nodes[1])])
+    marks = controller.group_marks(plan)
+    assert {plan.group_of(n).id for n in a.nodes} == {
+        gid for gid, m in marks.items() if m == "rejected"}
+    assert marks[plan.group_of(b.nodes[0]).id] == "pinned"
+    assert marks[plan.group_of(c.nodes[0]).id] == "kept apart"
+    assert controller.group_marks(ws.plan) == {}
+    view = controller.current_view(ws.replace(history=(plan,), position=0), g)
+    assert {x["id"]: x.get("mark") for x in view.groups if x.get("mark")} == marks
+
+
+def test_accept_all_says_why_when_there_is_nothing_to_accept():
+    g = load_graph(SAMPLES_DIR / "chain10.json")
+    ws = controller.open_workspace(graph_key(g), g, "chain10")
+    big = max(ws.plan.groups, key=lambda grp: grp.size)
+    from workbench.editing import Reject
+
+    assert sum(1 for grp in ws.plan.groups if grp.size > 1) == 1  # one loop fusion
+    rejected = controller.apply_user_edit(ws, g, Reject(big.nodes[0]))
+    with pytest.raises(PlanError, match="nothing to accept: every op runs as its own kernel"):
+        controller.accept_all(rejected, g)
+
+
+def test_a_saved_plan_is_applied_to_its_own_graph_only(transformer):
+    from workbench.app.callbacks_load import plan_document
+
+    g, ws = transformer
+    split = run_edit(ws, g, "split-group", [], max(ws.plan.groups, key=lambda x: x.size).nodes[0],
+                     None)
+    data = ws.plan.dumps().encode()
+    doc = plan_document(data)
+    assert doc is not None and doc["format"] == "fusion-workbench-plan"
+    back = controller.apply_plan_file(split, g, doc)
+    assert back.plan == ws.plan and len(back.history) == len(split.history) + 1
+    assert controller.undo(back).plan == split.plan
+    with pytest.raises(PlanError, match="current plan already"):
+        controller.apply_plan_file(back, g, doc)
+    other = load_graph(SAMPLES_DIR / "mlp.json")
+    mlp = controller.open_workspace(graph_key(other), other, "mlp")
+    with pytest.raises(PlanError, match="made for graph 'transformer_block'"):
+        controller.apply_plan_file(mlp, other, doc)
+    # graphs and other files are not plans: the importers read those
+    assert plan_document((SAMPLES_DIR / "mlp.json").read_bytes()) is None
+    assert plan_document(b"HloModule m") is None
+    assert plan_document(b'{"format": "fusion-workbench-plan", ') is None
+
+
+def test_the_move_list_leaves_out_the_nodes_own_group(transformer):
+    from workbench.app.callbacks_plan import move_options, row_styles
+
+    g, ws = transformer
+    own = ws.plan.group_of("qkv").id
+    values = [o["value"] for o in move_options(ws.plan, ["qkv"])]
+    assert own not in values and len(values) == len(ws.plan.groups) - 1
+    assert len(move_options(ws.plan, [])) == len(ws.plan.groups)
+    assert move_options(ws.plan, ["no-such-node"])[0]["value"] == ws.plan.groups[0].id
+    one = next(grp for grp in ws.plan.groups if grp.size == 1)
+    assert f"({one.kind}, 1 op)" in move_options(ws.plan, [])[ws.plan.groups.index(one)]["label"]
+    assert row_styles("g4")[0]["if"] == {"filter_query": '{id} = "g4"'}
+    assert row_styles('g4" || {id} = "x') == [] and row_styles(None) == []
+
+
+def test_replay_steps_get_a_layout_whose_boxes_hold_only_their_members(tmp_path):
+    """The final plan's positions are kept for a step only when its boxes tell the truth."""
+    from workbench.app.drawing import build_drawing
+    from workbench.app.graph_layout import boxes_tell_the_truth
+
+    services = Services(AppConfig(store_dir=str(tmp_path)))
+    g = load_graph(SAMPLES_DIR / "chain10.json")
+    ws = controller.open_workspace(graph_key(g), g, "chain10")
+    for step in range(len(ws.plan.decisions) + 1):
+        view = controller.current_view(ws, g, step)
+        drawing, layout = services.drawing_for(ws, g, view.groups, [])
+        assert boxes_tell_the_truth(drawing, layout), step
+    # the proposal's own positions would lie at some step (the newcomer's overlapping boxes)
+    _, final = services.drawing_for(ws, g, controller.current_view(ws, g).groups, [])
+    lies = [k for k in range(len(ws.plan.decisions)) if not boxes_tell_the_truth(
+        build_drawing(g, [x["nodes"] for x in controller.current_view(ws, g, k).groups]), final)]
+    assert lies

@@ -126,3 +126,26 @@ def test_collapsing_a_group_takes_in_the_parameters_only_it_reads():
     assert box.node == "matmul1" and box.id == "c0"
     assert [(e.source, e.target) for e in d.edges if e.source == "c0"] == [
         ("c0", vertex_ids(g)["matmul2"])]
+
+
+def test_boxes_tell_the_truth_only_when_no_box_covers_an_outsider():
+    """diamond: x -> a -> (b, c) -> d, drawn in a column (vertex ids by topological order)."""
+    from workbench.app.graph_layout import boxes_tell_the_truth
+
+    g = diamond()
+    vid = vertex_ids(g)
+    column = {vid[n]: (0.0, 60.0 * k) for k, n in enumerate(["x", "a", "b", "c", "d"])}
+    # {a, c} in one box: b lies between them, inside the box
+    d = build_drawing(g, [["a", "c"], ["b"], ["d"]])
+    assert not boxes_tell_the_truth(d, Layout(column, "test"))
+    # {a, b} adjacent: the box holds only them; x above is read by a alone, so it may touch
+    d = build_drawing(g, [["a", "b"], ["c"], ["d"]])
+    tight = dict(column, **{vid["x"]: (0.0, 40.0)})  # overlaps the top of a's box
+    assert boxes_tell_the_truth(d, Layout(tight, "test"))
+    # two boxes that overlap each other
+    d = build_drawing(g, [["a", "c"], ["b", "d"]])
+    side = {vid["x"]: (0, 0), vid["a"]: (0, 60), vid["c"]: (0, 180), vid["b"]: (0, 120),
+            vid["d"]: (0, 240)}
+    assert not boxes_tell_the_truth(d, Layout(side, "test"))
+    apart = dict(side, **{vid["b"]: (300, 120), vid["d"]: (300, 240)})
+    assert boxes_tell_the_truth(d, Layout(apart, "test"))

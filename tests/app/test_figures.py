@@ -6,9 +6,10 @@ import pytest
 
 from tests.conftest import SAMPLES_DIR, shared_hlo_dir
 from workbench.app.drawing import build_drawing, collapse
-from workbench.app.figures import (cost_bars, empty_figure, profile_bars, roofline,
-                                   roofline_points)
-from workbench.app.graph_figure import (COLLAPSE_ABOVE_OPS, KIND_COLORS, default_collapsed,
+from workbench.app.figures import (cost_bars, empty_figure, off_the_roofline, profile_bars,
+                                   roofline, roofline_points)
+from workbench.app.graph_figure import (COLLAPSE_ABOVE_OPS, KIND_COLORS, SELECT_COLOR,
+                                        default_collapsed,
                                         edge_width, graph_elements, group_node_id,
                                         grouping_from_plan, grouping_from_sets, stylesheet)
 from workbench.app.graph_layout import Layout, layered_positions
@@ -64,8 +65,31 @@ def test_labels_show_op_and_type_and_inline_scalar_constants():
     assert labels[x.id] == f"{x.id}\n{x.type}"
     reduce_id = next(n.id for n in g.nodes if n.op == "reduce")
     node = g.node(reduce_id)
-    assert labels[reduce_id].startswith("reduce(") and labels[reduce_id].endswith(str(node.type))
+    consts = ", ".join(f"{g.node(o).attrs['value']:.4g}" for o in node.operands
+                       if g.node(o).op == "constant")
+    assert labels[reduce_id] == f"{reduce_id}\nreduce({consts})\n{node.type}"
     assert not any(g.node(n).op == "constant" and g.node(n).type.size == 1 for n in labels)
+
+
+def test_labels_name_the_node_by_its_id_as_the_table_and_log_do():
+    """``ln1`` over ``layer_norm`` over its type; the op line is left out when the id says it
+    (an HLO ``multiply.3``), and a long id is cut with an ellipsis."""
+    from workbench.app.graph_figure import _op_label
+    from workbench.ir import GraphBuilder
+
+    g = load_graph(SAMPLES_DIR / "transformer_block.json")
+    assert _op_label(g, "ln1") == f"ln1\nlayer_norm\n{g.node('ln1').type}"
+    h = load_graph(shared_hlo_dir() / "softmax.after_noynn.hlo")
+    mul, sub = h.node("multiply.1"), h.node("sub.1")  # JAX names sub.1 a broadcast
+    assert (mul.op, sub.op) == ("multiply", "broadcast")
+    assert _op_label(h, "multiply.1") == f"multiply.1\n{mul.type}"
+    assert _op_label(h, "sub.1") == f"sub.1\nbroadcast\n{sub.type}"
+    assert _op_label(h, "broadcast.4").split("\n")[:2] == ["broadcast.4", "broadcast(1)"]
+    b = GraphBuilder("t")
+    x = b.parameter("x", (4,), "f32")
+    y = b.op("exponential", [x], "a_very_long_node_name_from_a_file")
+    assert _op_label(b.build([y]), y).split("\n")[:2] == [
+        "a_very_long_node_na…", "exponential"]
 
 
 def test_edges_are_sized_by_bytes():
@@ -124,7 +148,11 @@ def test_stylesheet_colours_kinds_and_highlights_selection():
     assert rules[-2]["selector"] == rules[-1]["selector"] == "node.none"  # unused slots
     hi = stylesheet("g3", "v7")
     assert len(hi) == len(rules)  # the highlight slots are patched in place
-    assert hi[-2]["selector"] == 'node[gid = "g3"]' and hi[-1]["selector"] == 'node[id = "v7"]'
+    assert hi[-2]["selector"] == 'node[gid = "g3"]' and hi[-1]["selector"] == 'node[vid = "v7"]'
+    # the selection is not drawn in the duplicated producer's red (nor dashed)
+    assert hi[-2]["style"]["border-color"] == SELECT_COLOR != by_sel["node.dup"]["border-color"]
+    assert hi[-2]["style"]["border-style"] == "solid"
+    assert by_sel["node.rejected"]["border-style"] == "dotted"
 
 
 COST = {"bytes_read": 4096, "bytes_written": 2048, "flops": 1_000_000, "transcendentals": 100,
@@ -154,7 +182,9 @@ def test_group_rows_carry_kind_size_time_and_flags(xla_module):
     assert rows[0]["predicted"] == "12 µs" and rows[0]["saving"] == "11 µs"
     assert all(r["n_ops"] == len(x["nodes"]) for r, x in zip(rows, groups))
     pinned = group_rows([dict(groups[0], pinned=True)])[0]
-    assert pinned["kind"].endswith("pinned") and pinned["predicted"] == "-"
+    assert pinned["state"] == "pinned" and pinned["predicted"] == "-"
+    marked = group_rows(groups[:2], marks={groups[1]["id"]: "rejected"})
+    assert [r["state"] for r in marked] == ["", "rejected"]
 
 
 def test_cost_bars_stack_roofline_time_and_launch():
@@ -179,6 +209,9 @@ def test_roofline_has_both_ceilings_and_one_point_per_group():
     costs = {"g0": COST, "g1": dict(COST, flops=10**9), "g2": dict(COST, flops=0)}
     pts = roofline_points(groups, costs)
     assert [p["id"] for p in pts] == ["g0", "g1"]  # no FLOPs: not on a roofline
+    assert off_the_roofline(groups, costs) == ["g2"]  # ... but named under it
+    note = roofline(device, pts, (), ["g2"]).layout.annotations[0].text
+    assert note == "Not drawn, no FLOPs (data movement only): g2"
     assert pts[0]["ai"] == pytest.approx(1e6 / 6144)
     assert pts[0]["flops_per_s"] == pytest.approx(1e6 / 1.2e-5)
     measured = roofline_points(groups, costs, {"g0": 1e-4, "g1": 1e-3})
@@ -203,12 +236,13 @@ def test_profile_bars_and_empty_figure():
 def test_decision_rows_and_step_text():
     ds = [Decision(0, "fuse", True, "benefit", "saves 12 µs", ("a", "b")),
           Decision(1, "fuse", False, "cycle", "would make a cycle", ("c", "d"))]
-    assert decision_rows(ds)[1] == {"step": 1, "action": "fuse", "fused": "no",
+    assert decision_rows(ds)[1] == {"step": 2, "action": "fuse", "fused": "no",
                                     "reason": "cycle", "message": "would make a cycle",
                                     "nodes": "c, d"}
     assert decision_text(ds, 0)[0] == ""
     assert decision_text(ds, 1) == ("fused", "Step 1 of 2: fuse a, b", "benefit: saves 12 µs")
-    assert decision_text(ds, 2)[0] == "refused"
+    assert decision_text(ds, 2) == ("refused", "Step 2 of 2: fuse c, d",
+                                    "cycle: would make a cycle")  # row 2 of the log
 
 
 def test_a_duplicated_producer_is_drawn_in_every_group_that_recomputes_it():
@@ -262,3 +296,17 @@ def test_dead_groups_are_marked_in_the_drawing_and_the_table():
     row = next(r for r in group_rows(grouping_from_plan(plan)) if r["id"] == dead.id)
     assert row["kind"].split(" · ")[1] == "dead"
     assert {"selector": ".role-dead", "style": {"opacity": 0.45}} in stylesheet()
+
+
+def test_roofline_draws_cache_ceilings_after_the_patched_traces():
+    device = {"name": "cpu", "bandwidth_Bps": 2.5e10, "peak_flops": 2e11,
+              "caches": [{"level": "l2", "bytes": 1 << 20, "bandwidth_Bps": 1e11}]}
+    fig = roofline(device, [{"id": "g0", "ai": 0.5, "flops_per_s": 1e9, "kind": "loop"}])
+    names = [t.name for t in fig.data]
+    assert names[1:3] == ["predicted", "measured"]        # the app patches data[2]
+    assert names[3] == "L2 (1.0 MiB)"
+    l2 = fig.data[3]
+    # the L2 ceiling rises at 1e11 B/s and meets the compute peak at 2e11 / 1e11 = 2 FLOP/B
+    assert l2.x[1] == pytest.approx(2.0) and l2.y[1] == pytest.approx(2e11)
+    assert l2.y[0] == pytest.approx(l2.x[0] * 1e11)
+    assert fig.data[0].x[1] == pytest.approx(8.0)         # the DRAM ridge

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.conftest import SAMPLES_DIR
 from workbench.app import profiling
 from workbench.importers import load_graph
@@ -38,7 +40,8 @@ def test_rows_summary_and_sources(tmp_path):
     plan = plan_graph(g)
     rows = profiling.kernel_rows(doc, plan)
     assert rows[0] == {"group": "g0", "kind": "output", "measured_s": 1.5e-3,
-                       "predicted_s": 5e-4, "measured": "1.5 ms", "predicted": "500 µs",
+                       "predicted_s": 5e-4, "spread_s": None, "noisy": False,
+                       "measured": "1.5 ms", "predicted": "500 µs",
                        "ratio": "3.00", "gbps": "1.25", "note": "cached"}
     assert rows[1]["measured"] == "-" and rows[1]["note"] == "numpy fallback"
     assert profiling.correctness_rows(doc) == [{"output": "out0 relu3", "max_abs_error": "0",
@@ -76,3 +79,38 @@ def test_measured_times_only_for_the_plan_profiled(tmp_path):
     assert profiling.download("trace", record)[0] == "trace.json"
     name, text = profiling.download("report", record)
     assert name == "report.json" and json.loads(text)["backend"] == "cpu"
+
+
+def test_noisy_kernels_are_flagged_in_the_table_the_chart_and_the_summary(tmp_path):
+    """A spread (interquartile range) above the fastest run: the time can flip from run to
+    run on a busy machine."""
+    from workbench.app.figures import profile_bars
+
+    doc = report(tmp_path)
+    doc["kernels"][0].update(min_s=1.0e-3, spread_s=1.2e-3)  # noisy
+    doc["kernels"][1].update(median_s=2e-4, min_s=1.9e-4, spread_s=1e-5)  # steady
+    g = load_graph(SAMPLES_DIR / "mlp.json")
+    rows = profiling.kernel_rows(doc, plan_graph(g))
+    assert rows[0]["noisy"] and rows[0]["note"] == "noisy: spread 1.2 ms, min 1 ms · cached"
+    assert not rows[1]["noisy"] and rows[1]["note"] == "numpy fallback"
+    text = profiling.summary_text(doc)
+    assert " · noisy: 1 kernel (marked in the table) vary widely from run to run" in text
+    fig = profile_bars(rows)
+    assert fig.data[0].marker.pattern.shape == ("/", "")
+    assert fig.data[0].error_y.array == pytest.approx((1200.0, 10.0))  # µs
+    assert fig.layout.title.text.endswith("hatched: noisy")
+    steady = dict(doc, kernels=doc["kernels"][1:])
+    assert "noisy" not in profiling.summary_text(steady)
+
+
+def test_choosing_cuda_without_a_gpu_is_explained_in_the_apps_words(monkeypatch):
+    import workbench.codegen.backend as backend
+    from workbench.errors import CompileError
+
+    monkeypatch.setattr(backend, "gpu_available", lambda: False)
+    g = load_graph(SAMPLES_DIR / "mlp.json")
+    with pytest.raises(CompileError) as info:
+        profiling.run_profile(g, plan_graph(g), "cuda")
+    text = str(info.value)
+    assert text == profiling.NO_GPU and "choose auto or cpu" in text
+    assert "--backend" not in text and "cuda-sim" not in text

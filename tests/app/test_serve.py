@@ -8,7 +8,7 @@ import sys
 import time
 import urllib.request
 
-from tests.conftest import REPO_ROOT, shared_hlo_dir
+from tests.conftest import REPO_ROOT, SAMPLES_DIR, shared_hlo_dir
 from workbench.cli import _load_extra_commands, build_parser
 
 
@@ -66,4 +66,47 @@ def test_serve_opens_a_real_hlo_module(tmp_path):
         assert "sample: transformer_block" in page
     finally:
         proc.terminate()
-        proc.wait(10)
+        out, err = proc.communicate(timeout=10)
+    assert out.startswith(f"Fusion Workbench on http://127.0.0.1:{port}/")
+    assert "_dash-layout" not in err  # werkzeug's line per request is off by default
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_bad_or_busy_port_is_one_line_and_exit_2(tmp_path):
+    import socket
+
+    proc = run("--port", "99999", cache=tmp_path)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and out == ""
+    assert err == "error: --port 99999: a port is a number from 1 to 65535 (default 8050)\n"
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        proc = run("--port", port, cache=tmp_path)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and out == ""  # no URL printed for a server that cannot start
+    assert err == (f"error: port {port} on 127.0.0.1 is in use; choose another with --port "
+                   f"(e.g. --port {port + 1})\n")
+
+
+def test_plain_serve_offers_the_shared_modules_beside_the_repository():
+    from workbench.app import cli_commands
+    from workbench.app.cli_commands import graph_choices
+
+    assert cli_commands.shared_hlo_dir() == shared_hlo_dir()
+    files = graph_choices(None, [])
+    assert str(shared_hlo_dir() / "softmax.after_noynn.hlo") in files
+    assert len(files) == len([f for f in shared_hlo_dir().iterdir()
+                              if f.suffix in (".hlo", ".json", ".txt")])
+    # a file given on the command line comes first, its neighbours next, no file twice
+    mlp = str(SAMPLES_DIR / "mlp.json")
+    files = graph_choices(mlp, [str(shared_hlo_dir())])
+    assert files[0] == mlp and len(files) == len(set(files))

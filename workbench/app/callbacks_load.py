@@ -8,6 +8,7 @@ nothing.
 from __future__ import annotations
 
 import base64
+import json
 import time
 
 from dash import ClientsideFunction, Input, Output, State, ctx, no_update
@@ -15,7 +16,8 @@ from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids
 from workbench.app.state import new_session_id
-from workbench.errors import InputError, WorkbenchError
+from workbench.app.fmt import plural
+from workbench.errors import InputError, PlanError, WorkbenchError
 from workbench.importers import load_bytes
 
 
@@ -42,6 +44,37 @@ def decode_upload(contents: str, filename: str | None, max_bytes: int) -> bytes:
         return base64.b64decode(data, validate=True)
     except ValueError:
         raise InputError("the upload is not valid base64", file=filename or "<upload>") from None
+
+
+def plan_document(data: bytes) -> dict | None:
+    """The saved plan in an upload (the *Plan JSON* download: a JSON object whose ``format`` is
+    ``fusion-workbench-plan``), or None when the upload is something else (a graph, or not
+    JSON at all: the graph importers then say what is wrong with it)."""
+    from workbench.planner.plan import PLAN_FORMAT
+
+    head = data[:4096].lstrip()
+    if not head.startswith(b"{") or PLAN_FORMAT.encode() not in data[:1 << 16]:
+        return None
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) and doc.get("format") == PLAN_FORMAT else None
+
+
+def apply_plan_upload(services, sid: str, doc: dict, name: str) -> tuple[dict, str]:
+    """Make an uploaded plan the session's current plan (undoable); returns the new
+    ``ids.VERSION`` value and the line to show. Raises WorkbenchError (a plan for another
+    graph, a malformed plan) with the file's name."""
+    with services.lock(sid):
+        ws, graph = services.session(sid)
+        try:
+            new = controller.apply_plan_file(ws, graph, doc)
+        except WorkbenchError as exc:
+            raise PlanError(f"{name}: a saved plan, not applied: {exc}") from None
+        services.store.put_workspace(sid, new)
+    return version(sid), (f"{name}: applied the saved plan to {graph.name} "
+                          f"({plural(new.plan.num_kernels, 'kernel')}; Undo goes back)")
 
 
 def open_graph(services, sid: str, graph, label: str, policy: str = controller.DEFAULT_POLICY,
@@ -79,7 +112,7 @@ def register(app, services, upload_max_bytes: int) -> None:
         raise PreventUpdate
 
     @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
-                  Output(ids.LOAD_MSG, "children"),
+                  Output(ids.LOAD_MSG, "children"), Output(ids.LOAD_NOTE, "children"),
                   Input(ids.GRAPH_CHOICE, "value"), State(ids.SESSION, "data"),
                   State(ids.POLICY, "value"), State(ids.DEVICE, "value"),
                   prevent_initial_call=True)
@@ -89,9 +122,9 @@ def register(app, services, upload_max_bytes: int) -> None:
             raise PreventUpdate
         try:
             graph, label = services.load_choice(choice)
-            return open_graph(services, sid, graph, label, policy, device, choice), ""
+            return open_graph(services, sid, graph, label, policy, device, choice), "", ""
         except WorkbenchError as exc:
-            return no_update, controller.error_text(exc)
+            return no_update, controller.error_text(exc), ""
 
     # the browser refuses a file over the cap before sending it (assets/workbench.js)
     app.clientside_callback(ClientsideFunction("workbench", "checkUpload"),
@@ -102,6 +135,7 @@ def register(app, services, upload_max_bytes: int) -> None:
 
     @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
                   Output(ids.LOAD_MSG, "children", allow_duplicate=True),
+                  Output(ids.LOAD_NOTE, "children", allow_duplicate=True),
                   Output(ids.GRAPH_CHOICE, "value"), Output(ids.UPLOAD, "contents"),
                   Input(ids.UPLOAD_CHECKED, "data"), State(ids.SESSION, "data"),
                   State(ids.POLICY, "value"), State(ids.DEVICE, "value"),
@@ -111,11 +145,16 @@ def register(app, services, upload_max_bytes: int) -> None:
             raise PreventUpdate
         contents, name = upload.get("contents"), str(upload.get("filename") or "upload")
         try:
-            graph = load_bytes(decode_upload(contents, name, upload_max_bytes), name)
-            return (open_graph(services, sid, graph, f"upload {name}", policy, device), "", None,
-                    None)  # cleared, so that the same file can be uploaded again
+            data = decode_upload(contents, name, upload_max_bytes)
+            doc = plan_document(data)
+            if doc is not None:  # a plan saved from the app: for the current graph
+                new_version, note = apply_plan_upload(services, sid, doc, name)
+                return new_version, "", note, no_update, None
+            graph = load_bytes(data, name)
+            return (open_graph(services, sid, graph, f"upload {name}", policy, device), "", "",
+                    None, None)  # cleared, so that the same file can be uploaded again
         except WorkbenchError as exc:
-            return no_update, controller.error_text(exc), no_update, None
+            return no_update, controller.error_text(exc), "", no_update, None
 
     @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
                   Output(ids.REPLAN_MSG, "children"),
@@ -147,5 +186,5 @@ def register(app, services, upload_max_bytes: int) -> None:
             raise PreventUpdate
         ws, graph = s
         n_ops = sum(1 for n in graph.nodes if n.op not in ("parameter", "constant"))
-        title = f"{graph.name} — {ws.source} · {n_ops} ops"
+        title = f"{graph.name} — {ws.source} · {plural(n_ops, 'op')}"
         return title, ws.choice, ws.policy, ws.device

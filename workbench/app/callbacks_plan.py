@@ -2,25 +2,29 @@
 
 from __future__ import annotations
 
+import re
+
 from dash import Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids
 from workbench.app.callbacks_load import version
-from workbench.app.fmt import fmt_seconds
+from workbench.app.fmt import fmt_seconds, plural
 from workbench.app.tables import group_rows
-from workbench.errors import WorkbenchError
+from workbench.errors import PlanError, WorkbenchError
 
 #: edit buttons -> controller actions
 EDIT_BUTTONS = {ids.MERGE: "merge", ids.SPLIT: "split", ids.MOVE: "move", ids.FORBID: "forbid",
                 ids.PIN: "pin", ids.REJECT: "reject"}
 HISTORY_BUTTONS = {ids.UNDO: controller.undo, ids.REDO: controller.redo,
                    ids.RESET: controller.reset}
+#: a group id as the planner makes them (safe inside a table's filter query)
+GROUP_ID = re.compile(r"^g\d+$")
 
 
 def plan_summary(plan, cost) -> str:
     """One line: kernels, predicted time fused vs unfused, and the saving."""
-    text = f"{plan.num_kernels} kernels (policy {plan.policy}, device {plan.device})"
+    text = f"{plural(plan.num_kernels, 'kernel')} (policy {plan.policy}, device {plan.device})"
     if cost is not None:
         ratio = cost.unfused_total.predicted_s / cost.total.predicted_s
         text += (f" · predicted {fmt_seconds(cost.total.predicted_s)} per call vs "
@@ -31,6 +35,26 @@ def plan_summary(plan, cost) -> str:
     if extra:
         text += " · not per call: " + ", ".join(extra)
     return text
+
+
+def move_options(plan, nodes: list[str]) -> list[dict]:
+    """The *Move to* list: every group but the one the selected node is in already."""
+    own = None
+    if len(nodes) == 1:
+        try:
+            own = plan.group_of(nodes[0]).id
+        except PlanError:
+            own = None  # a node this plan does not know (a stale selection)
+    return [{"label": f"{g.id} ({g.kind}, {plural(g.size, 'op')})", "value": g.id}
+            for g in plan.groups if g.id != own]
+
+
+def row_styles(gid: str | None) -> list[dict]:
+    """The plan table's conditional styles: the selected group's row highlighted."""
+    if not gid or not GROUP_ID.match(gid):
+        return []
+    return [{"if": {"filter_query": f'{{id}} = "{gid}"'}, "backgroundColor": "#ddf4ff",
+             "fontWeight": "600"}]
 
 
 def run_edit(ws, graph, trigger, nodes, selected, target):
@@ -47,7 +71,7 @@ def register(app, services) -> None:
     """Attach the plan panel's callbacks to ``app``."""
 
     @app.callback(Output(ids.GROUP_TABLE, "data"), Output(ids.PLAN_SUMMARY, "children"),
-                  Output(ids.MOVE_TARGET, "options"), Input(ids.VERSION, "data"))
+                  Input(ids.VERSION, "data"))
     def show_plan(version_):
         s = services.session((version_ or {}).get("sid"))
         if s is None:
@@ -55,30 +79,46 @@ def register(app, services) -> None:
         ws, graph = s
         cost = controller.plan_costs(ws, graph)
         groups = [g.to_json() for g in ws.plan.groups]
-        rows = group_rows(groups, cost.groups, cost.unfused)
-        options = [{"label": f"{g['id']} ({g['kind']}, {len(g['nodes'])} ops)",
-                    "value": g["id"]} for g in groups]
-        return rows, plan_summary(ws.plan, cost), options
+        rows = group_rows(groups, cost.groups, cost.unfused, controller.group_marks(ws.plan))
+        return rows, plan_summary(ws.plan, cost)
 
-    @app.callback(Output(ids.SELECTED, "data"),
-                  Input(ids.GROUP_TABLE, "selected_rows"), Input(ids.CYTO, "tapNodeData"),
-                  State(ids.GROUP_TABLE, "data"), State(ids.VERSION, "data"),
-                  prevent_initial_call=True)
-    def select(rows, tapped, data, version_):
+    @app.callback(Output(ids.MOVE_TARGET, "options"), Input(ids.VERSION, "data"),
+                  Input(ids.CYTO, "selectedNodeData"))
+    def show_move_targets(version_, selected_data):
+        s = services.session((version_ or {}).get("sid"))
+        if s is None:
+            raise PreventUpdate
+        return move_options(s[0].plan, controller.selection_nodes(selected_data))
+
+    @app.callback(Output(ids.SELECTED, "data"), Output(ids.GROUP_TABLE, "active_cell"),
+                  Output(ids.GROUP_TABLE, "selected_cells"),
+                  Input(ids.GROUP_TABLE, "selected_rows"), Input(ids.GROUP_TABLE, "active_cell"),
+                  Input(ids.CYTO, "tapNodeData"), State(ids.GROUP_TABLE, "data"),
+                  State(ids.VERSION, "data"), prevent_initial_call=True)
+    def select(rows, cell, tapped, data, version_):
+        """A group chosen by its radio button, by a click anywhere in its row (the cell's
+        focus is cleared: the row is highlighted instead), or by a click on the graph."""
         s = services.session((version_ or {}).get("sid"))
         if s is None:
             raise PreventUpdate
         ws, _ = s
-        if ctx.triggered_id == ids.GROUP_TABLE:
+        trigger = ctx.triggered[0]["prop_id"] if ctx.triggered else ""
+        if trigger == f"{ids.GROUP_TABLE}.active_cell":
+            gid = (cell or {}).get("row_id")
+            if gid is None or gid not in {g.id for g in ws.plan.groups}:
+                raise PreventUpdate
+            return ws.plan.group(gid).nodes[0], None, []
+        if trigger == f"{ids.GROUP_TABLE}.selected_rows":
             if not rows or not data or rows[0] >= len(data):
                 raise PreventUpdate
-            return ws.plan.group(data[rows[0]]["id"]).nodes[0]
+            return ws.plan.group(data[rows[0]]["id"]).nodes[0], no_update, no_update
         if not tapped or not tapped.get("gid"):
-            return None  # a parameter or constant: nothing to select
-        return tapped.get("node") or tapped.get("rep")
+            return None, no_update, no_update  # a parameter or constant: nothing to select
+        return tapped.get("node") or tapped.get("rep"), no_update, no_update
 
     @app.callback(Output(ids.SELECTION_INFO, "children"), Output(ids.GROUP_TABLE,
                                                                  "selected_rows"),
+                  Output(ids.GROUP_TABLE, "style_data_conditional"),
                   Input(ids.SELECTED, "data"), Input(ids.CYTO, "selectedNodeData"),
                   Input(ids.GROUP_TABLE, "data"), State(ids.VERSION, "data"),
                   State(ids.GROUP_TABLE, "selected_rows"))
@@ -92,7 +132,7 @@ def register(app, services) -> None:
         parts = []
         if group:
             parts.append(f"Selected group {group['id']} ({group['kind']}, "
-                         f"{len(group['nodes'])} ops)")
+                         f"{plural(len(group['nodes']), 'op')})")
         if nodes:
             parts.append(f"selected on the graph: {', '.join(nodes[:8])}"
                          + (" …" if len(nodes) > 8 else ""))
@@ -101,7 +141,7 @@ def register(app, services) -> None:
         if sel_rows == (current_rows or []):
             sel_rows = no_update  # unchanged: do not trigger the selection callback again
         return ("; ".join(parts) or "Click a group or a node; shift-click to select several."
-                ), sel_rows
+                ), sel_rows, row_styles(group["id"] if group else None)
 
     @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
                   Output(ids.EDIT_MSG, "children"),

@@ -54,6 +54,27 @@ def register(app, services, manager) -> None:
         set_progress(("1", "1", "done"))
         return {"sid": sid, "t": time.time_ns()}, profiling.mismatch_text(record["report"])
 
+    @app.callback(Output(ids.PROFILE_STATUS, "children", allow_duplicate=True),
+                  Output(ids.PROFILE_PROGRESS, "value", allow_duplicate=True),
+                  Input(ids.PROFILE_CANCEL, "n_clicks"), prevent_initial_call=True)
+    def cancelled(n):
+        """*Cancel* stops the job (Dash ends its process); say so, and empty the bar."""
+        if not n:
+            raise PreventUpdate
+        return "cancelled: nothing new was profiled", "0"
+
+    @app.callback(Output(ids.PROFILE_MSG, "children", allow_duplicate=True),
+                  Output(ids.PROFILE_STATUS, "children", allow_duplicate=True),
+                  Output(ids.PROFILE_PROGRESS, "value", allow_duplicate=True),
+                  Input(ids.VERSION, "data"), Input(ids.PROFILE_BACKEND, "value"),
+                  prevent_initial_call=True)
+    def clear_message(version_, _backend):
+        """A message beside the button is about the last run: another backend or another
+        plan clears it (and another graph the status line and the bar too)."""
+        if ctx.triggered_id == ids.VERSION and (version_ or {}).get("graph"):
+            return "", "", "0"
+        return "", no_update, no_update
+
     @app.callback(Output(ids.PROFILE_SUMMARY, "children"), Output(ids.PROFILE_TABLE, "data"),
                   Output(ids.PROFILE_BARS, "figure"), Output(ids.CORRECTNESS, "data"),
                   Input(ids.PROFILE_VERSION, "data"), Input(ids.VERSION, "data"),

@@ -9,16 +9,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from workbench.app.fmt import plural
 from workbench.app.graph_figure import grouping_from_plan, grouping_from_sets
 from workbench.app.state import Workspace
 from workbench.errors import PlanError, WorkbenchError
 from workbench.ir.graph import Graph
 from workbench.planner.plan import Plan, replay, xla_plan
 
-#: planner policies and device profiles offered in the app (docs/architecture.md)
+#: the planner policy and device profile a new session starts with
 DEFAULT_POLICY = "priority"
 DEFAULT_DEVICE = "cpu"
-DEVICE_CHOICES = ("cpu", "h100", "h200")
+#: the policy whose plan ``workbench compare-xla`` compares by default (XLA:CPU's rules)
+XLA_POLICY = "xla-cpu"
+
+
+def device_choices() -> tuple[str, ...]:
+    """Every device profile of the cost model (``workbench.planner.cost_model.DEVICES``, the
+    profiles ``workbench devices`` lists)."""
+    from workbench.planner.cost_model import DEVICES
+
+    return tuple(DEVICES)
 
 
 def policies() -> tuple[str, ...]:
@@ -125,6 +135,9 @@ def current_view(ws: Workspace, graph: Graph, step: int | None = None,
                  show_xla: bool = False) -> View:
     """The groups to draw: the current plan, a step of the planner's replay, or XLA's grouping.
 
+    Always a view of ``graph``: asked for XLA's grouping of a graph without XLA fusion tags
+    (a toggle left on from another graph), it draws the current plan and says why.
+
     Parameters
     ----------
     step : int, optional
@@ -133,22 +146,40 @@ def current_view(ws: Workspace, graph: Graph, step: int | None = None,
         current plan.
     show_xla : bool
         Draw XLA's own grouping (an optimised HLO module only).
-
-    Raises
-    ------
-    PlanError
-        If ``show_xla`` is set for a graph without XLA fusion tags.
     """
-    if show_xla:
+    banner = ""
+    if show_xla and has_xla_grouping(graph):
         xp = xla_plan(graph, ws.device)
-        return View(grouping_from_plan(xp), f"XLA's own grouping: {xp.num_kernels} kernels",
-                    "xla")
+        return View(grouping_from_plan(xp),
+                    f"XLA's own grouping: {plural(xp.num_kernels, 'kernel')}", "xla")
+    if show_xla:
+        banner = (f"graph {graph.name!r} has no XLA fusion tags (only an optimised module, "
+                  "*.after*.hlo, has them): showing the plan")
     n = len(ws.plan.decisions)
     if step is not None and 0 <= step < n:
         sets = replay(ws.plan, graph, step)
         return View(grouping_from_sets(graph, sets),
-                    f"Planner replay: step {step} of {n} ({len(sets)} kernels)", "replay")
-    return View(grouping_from_plan(ws.plan), "", "plan")
+                    f"Planner replay: step {step} of {n} ({plural(len(sets), 'kernel')})",
+                    "replay")
+    return View(grouping_from_plan(ws.plan, group_marks(ws.plan)), banner, "plan")
+
+
+def group_marks(plan: Plan) -> dict[str, str]:
+    """Group id -> what the user's edits made of it: ``pinned`` (kept as it is when
+    re-planning), ``rejected`` (an op of a group the user rejected, now alone), or
+    ``kept apart`` (holds an op the user forbade fusing with another)."""
+    rejected = {n for d in plan.decisions if d.action == "edit" and d.reason == "reject"
+                for m in d.members for n in m}
+    forbidden = {n for pair in plan.constraints.forbidden for n in pair}
+    marks = {}
+    for g in plan.groups:
+        if g.pinned:
+            marks[g.id] = "pinned"
+        elif g.size == 1 and g.nodes[0] in rejected:
+            marks[g.id] = "rejected"
+        elif forbidden.intersection(g.nodes):
+            marks[g.id] = "kept apart"
+    return marks
 
 
 def has_xla_grouping(graph: Graph) -> bool:
@@ -233,10 +264,32 @@ def accept_all(ws: Workspace, graph: Graph) -> Workspace:
     """Accept every group of the current plan: pin each multi-op group not pinned yet."""
     from workbench.editing import Pin, apply_edits
 
-    pins = [Pin(g.nodes[0]) for g in ws.plan.groups if g.size > 1 and not g.pinned]
+    multi = [g for g in ws.plan.groups if g.size > 1]
+    pins = [Pin(g.nodes[0]) for g in multi if not g.pinned]
+    if not multi:
+        raise PlanError("nothing to accept: every op runs as its own kernel (no group of two "
+                        "or more ops)")
     if not pins:
-        raise PlanError("every group is already accepted (pinned)")
+        raise PlanError(f"all {plural(len(multi), 'group')} of two or more ops are already "
+                        "pinned")
     return push(ws, apply_edits(graph, ws.plan, pins))
+
+
+def apply_plan_file(ws: Workspace, graph: Graph, doc: dict) -> Workspace:
+    """Make a saved plan (the *Plan JSON* download, ``Plan.to_json()``) the current plan; an
+    undoable step.
+
+    Raises
+    ------
+    PlanError
+        If the document is not a plan, or was made for another graph (the message names both).
+    """
+    from workbench.planner.plan import plan_from_json
+
+    plan = plan_from_json(doc, graph)
+    if plan == ws.plan:
+        raise PlanError("the uploaded plan is the current plan already")
+    return push(ws, plan)
 
 
 def plan_costs(ws: Workspace, graph: Graph, plan: Plan | None = None):
@@ -247,11 +300,25 @@ def plan_costs(ws: Workspace, graph: Graph, plan: Plan | None = None):
     return plan_cost(graph, plan or ws.plan, get_device(ws.device))
 
 
-def xla_agreement_text(graph: Graph, plan: Plan) -> str:
-    """How far the plan agrees with XLA's own fusions (``planner.compare.compare_with_xla``)."""
+def xla_agreement_text(ws: Workspace, graph: Graph, planner=make_proposal) -> str:
+    """How far the current plan agrees with XLA's own fusions
+    (``planner.compare.compare_with_xla``), saying which plan that is; and, unless it is the
+    xla-cpu policy's proposal already, the same for that proposal: the figure
+    ``workbench compare-xla`` prints by default.
+
+    ``planner(graph, policy, device, constraints)`` makes the xla-cpu plan (a cache in the app).
+    """
     from workbench.planner.compare import compare_with_xla
 
-    a = compare_with_xla(graph, plan)
-    return (f"Agreement with XLA's fusions (pairs of ops in one kernel): precision "
-            f"{a.precision:.2f}, recall {a.recall:.2f}, F1 {a.f1:.2f}; {len(a.extra_pairs)} "
-            f"pairs only this plan fuses, {len(a.missing_pairs)} only XLA fuses.")
+    a = compare_with_xla(graph, ws.plan)
+    edited = "" if ws.plan == ws.proposal else ", with your edits"
+    text = (f"Agreement with XLA's fusions (pairs of ops in one kernel) of the current plan "
+            f"(policy {ws.plan.policy}{edited}): precision {a.precision:.3f}, recall "
+            f"{a.recall:.3f}, F1 {a.f1:.3f}; {len(a.extra_pairs)} pairs only this plan fuses, "
+            f"{len(a.missing_pairs)} only XLA fuses.")
+    if ws.plan.policy != XLA_POLICY or edited:
+        x = compare_with_xla(graph, planner(graph, XLA_POLICY, ws.device, None))
+        text += (f" The {XLA_POLICY} policy's plan (what `workbench compare-xla` reports by "
+                 f"default): F1 {x.f1:.3f} (precision {x.precision:.3f}, recall "
+                 f"{x.recall:.3f}).")
+    return text

@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from workbench.app.fmt import fmt_count
-from workbench.app.graph_figure import KIND_COLORS
+from workbench.app.fmt import fmt_bytes, fmt_count
+from workbench.app.graph_figure import KIND_COLORS, SELECT_COLOR
 from workbench.app.tables import as_dict
 
 US = 1e6  #: seconds -> microseconds
@@ -48,11 +48,11 @@ def cost_bars(groups: Sequence[Mapping], costs: Mapping, unfused: Mapping,
     line = [2 if i == selected else 0 for i in ids]
     fig = go.Figure()
     fig.add_bar(x=ids, y=mem, name="memory-bound time", marker_color="#4C78A8",
-                marker_line_width=line, marker_line_color="#d73a49")
+                marker_line_width=line, marker_line_color=SELECT_COLOR)
     fig.add_bar(x=ids, y=comp, name="compute-bound time", marker_color="#F58518",
-                marker_line_width=line, marker_line_color="#d73a49")
+                marker_line_width=line, marker_line_color=SELECT_COLOR)
     fig.add_bar(x=ids, y=launch, name="launch overhead", marker_color="#BAB0AC",
-                marker_line_width=line, marker_line_color="#d73a49")
+                marker_line_width=line, marker_line_color=SELECT_COLOR)
     fig.add_scatter(x=ids, y=[x.get("predicted_s", 0.0) * US for x in u], mode="markers",
                     name="same ops unfused", marker=dict(symbol="line-ew-open", size=14,
                                                          color="#1f2328", line_width=2))
@@ -80,22 +80,34 @@ def roofline_points(groups: Sequence[Mapping], costs: Mapping,
     return pts
 
 
+def off_the_roofline(groups: Sequence[Mapping], costs: Mapping) -> list[str]:
+    """The groups :func:`roofline_points` leaves out: no FLOPs (pure data movement: copies,
+    transposes, broadcasts, gathers), which have no place on a log-scale FLOP/s axis."""
+    kept = {p["id"] for p in roofline_points(groups, costs)}
+    return [g["id"] for g in groups if g["id"] not in kept]
+
+
 def roofline(device: Mapping, predicted: Sequence[Mapping],
-             measured: Sequence[Mapping] = ()) -> go.Figure:
+             measured: Sequence[Mapping] = (), left_out: Sequence[str] = ()) -> go.Figure:
     """Arithmetic intensity vs FLOP/s, log-log, under the device's roofs.
 
     Parameters
     ----------
     device : mapping
         ``name``, ``bandwidth_Bps`` (bytes/s) and ``peak_flops`` (FLOP/s): the memory and compute
-        ceilings.
+        ceilings; optional ``caches`` (``level``, ``bytes``, ``bandwidth_Bps``): the ceilings of
+        kernels whose bytes fit in a cache, drawn dashed (the cache-aware roofline, Ilic, Pratas
+        & Sousa, IEEE CAL 2014).
     predicted, measured : sequence of dict
         Points from :func:`roofline_points`.
+    left_out : sequence of str
+        Groups not drawn (:func:`off_the_roofline`), named in a note under the chart.
     """
     bw, peak = float(device["bandwidth_Bps"]), float(device["peak_flops"])
     ridge = peak / bw
     ais = [p["ai"] for p in list(predicted) + list(measured)] or [ridge]
-    lo = 10 ** math.floor(math.log10(min(min(ais), ridge) / 4))
+    ridges = [ridge] + [peak / float(c["bandwidth_Bps"]) for c in device.get("caches", ())]
+    lo = 10 ** math.floor(math.log10(min(min(ais), *ridges) / 4))
     hi = 10 ** math.ceil(math.log10(max(max(ais), ridge) * 4))
     fig = go.Figure()
     fig.add_scatter(x=[lo, ridge, hi], y=[lo * bw, peak, peak], mode="lines",
@@ -103,8 +115,22 @@ def roofline(device: Mapping, predicted: Sequence[Mapping],
                     hovertemplate="intensity %{x:.3g} FLOP/B<br>%{y:.3g} FLOP/s<extra></extra>")
     fig.add_trace(roofline_trace("predicted", predicted))
     fig.add_trace(roofline_trace("measured", measured))
+    for cache in device.get("caches", ()):       # after the three traces the app patches
+        cbw = float(cache["bandwidth_Bps"])
+        fig.add_scatter(x=[lo, peak / cbw], y=[lo * cbw, peak], mode="lines",
+                        name=f"{cache['level'].upper()} ({fmt_bytes(cache['bytes'])})",
+                        line=dict(color="#8c959f", dash="dash"),
+                        hovertemplate=f"{cache['level'].upper()}: {fmt_count(cbw, 'B/s')}"
+                                      "<extra></extra>")
     fig.update_layout(title=f"Roofline ({device.get('name', '')}: {fmt_count(bw, 'B/s')}, "
                             f"{fmt_count(peak, 'FLOP/s')})", **_LAYOUT)
+    if left_out:
+        names = ", ".join(left_out[:8]) + (f" and {len(left_out) - 8} more"
+                                           if len(left_out) > 8 else "")
+        fig.add_annotation(text=f"Not drawn, no FLOPs (data movement only): {names}",
+                           showarrow=False, x=0, y=1.0, xref="paper", yref="paper",
+                           xanchor="left", yanchor="bottom", font=dict(size=10,
+                                                                       color="#57606a"))
     fig.update_xaxes(type="log", title_text="arithmetic intensity (FLOP/byte)",
                      exponentformat="SI")
     fig.update_yaxes(type="log", title_text="FLOP/s", exponentformat="SI")
@@ -134,18 +160,26 @@ def time_unit(seconds: Sequence[float]) -> tuple[float, str]:
 def profile_bars(rows: Sequence[Mapping]) -> go.Figure:
     """Measured vs predicted time per kernel, grouped bars (µs, or ms for slow kernels).
 
-    ``rows``: dicts with ``group``, ``measured_s`` and ``predicted_s``.
+    ``rows``: dicts with ``group``, ``measured_s`` and ``predicted_s``, and optionally
+    ``spread_s`` (drawn as an error bar on the measured time) and ``noisy`` (the bar hatched).
     """
     ids = [r["group"] for r in rows]
     measured = [r.get("measured_s") or 0.0 for r in rows]
     predicted = [r.get("predicted_s") or 0.0 for r in rows]
     scale, unit = time_unit(measured + predicted)
+    spread = [(r.get("spread_s") or 0.0) * scale for r in rows]
     fig = go.Figure()
-    fig.add_bar(x=ids, y=[t * scale for t in measured], name="measured", marker_color="#1f883d")
+    fig.add_bar(x=ids, y=[t * scale for t in measured], name="measured", marker_color="#1f883d",
+                marker_pattern_shape=["/" if r.get("noisy") else "" for r in rows],
+                error_y=dict(type="data", array=spread, visible=any(spread), color="#57606a",
+                             thickness=1),
+                hovertemplate="%{x}: %{y:.3g} " + unit + "<extra>measured (bar: spread)</extra>")
     fig.add_bar(x=ids, y=[t * scale for t in predicted], name="predicted",
                 marker_color="#8c959f")
-    fig.update_layout(barmode="group", title=f"Measured vs predicted time per kernel ({unit})",
-                      **_LAYOUT)
+    title = f"Measured vs predicted time per kernel ({unit})"
+    if any(r.get("noisy") for r in rows):
+        title += "; hatched: noisy"
+    fig.update_layout(barmode="group", title=title, **_LAYOUT)
     fig.update_xaxes(type="category", tickangle=-60 if len(ids) > 12 else 0)
     fig.update_yaxes(title_text=unit)
     return fig

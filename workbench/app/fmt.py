@@ -1,40 +1,39 @@
-"""Number formatting for the app's labels and tables (bytes, seconds, FLOPs, rates)."""
+"""Number formatting for the app's labels and tables (bytes, seconds, FLOPs, rates, plurals).
+
+The formats are the planner's (:mod:`workbench.planner.explain`), so that the app, the decision
+log and ``workbench plan`` print the same numbers the same way (``1 µs``, not ``1e+03 ns``);
+this module only adds ``-`` for a missing value.
+"""
 
 from __future__ import annotations
 
 import math
 
+from workbench.planner.explain import fmt_bytes as _bytes
+from workbench.planner.explain import fmt_rate as _rate
+from workbench.planner.explain import fmt_time as _time
+from workbench.planner.explain import plural
+
+__all__ = ["fmt_bytes", "fmt_count", "fmt_seconds", "plural"]
+
+
+def _missing(v) -> bool:
+    return v is None or (isinstance(v, float) and not math.isfinite(v))
+
 
 def fmt_bytes(n: float | None) -> str:
-    """Bytes with a binary prefix: ``512 B``, ``64.0 KiB``, ``1.5 MiB``."""
-    if n is None:
-        return "-"
-    n = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if abs(n) < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} TiB"  # pragma: no cover - the loop always returns
+    """Bytes with a binary prefix: ``512 B``, ``64.0 KiB``, ``1.5 MiB``; ``-`` if unknown."""
+    return "-" if _missing(n) else _bytes(n)
 
 
 def fmt_seconds(s: float | None) -> str:
-    """A duration with the unit that keeps 3 significant digits: ``12.3 µs``, ``1.20 ms``."""
-    if s is None or (isinstance(s, float) and math.isnan(s)):
-        return "-"
-    a = abs(s)
-    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
-        if a >= scale:
-            return f"{s / scale:.3g} {unit}"
-    return f"{s / 1e-9:.3g} ns"
+    """A duration with three significant digits in the unit that keeps it at least 1:
+    ``12.3 µs``, ``1.2 ms``, ``1 µs`` for 999.6 ns; ``-`` if unknown."""
+    return "-" if _missing(s) else _time(s)
 
 
 def fmt_count(n: float | None, unit: str = "") -> str:
-    """A count with an SI prefix: ``1.23 G`` + unit (``FLOP``, ``FLOP/s``)."""
-    if n is None:
+    """A count with a decimal prefix: ``1.23 GFLOP``, ``1 kFLOP`` for 999.6; ``-`` if unknown."""
+    if _missing(n):
         return "-"
-    a = abs(float(n))
-    for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if a >= scale:
-            return f"{n / scale:.3g} {prefix}{unit}"
-    return f"{n:.3g} {unit}".rstrip()
-
+    return _rate(float(n), unit).rstrip()

@@ -1,12 +1,13 @@
 """The graph view as data: cytoscape elements and stylesheet (pure functions, no Dash).
 
-Ops are nodes labelled with their op and result type; tensors are edges whose width grows with
+Ops are nodes labelled with their id, op and result type; tensors are edges whose width grows with
 their size in bytes (and whose label, shown when zoomed in, is that size). Each fusion group of two
 or more drawn ops is a compound node coloured by its fusion kind; a one-op group is the op alone,
 its border in the kind's colour. A duplicated producer is drawn in every group that recomputes it
 (dashed border). Opaque ops are dark octagons. A collapsed group is one box.
 
-Groups come in as plain dicts (``id``, ``kind``, ``nodes``, optional ``pinned``, ``pattern``):
+Groups come in as plain dicts (``id``, ``kind``, ``nodes``, optional ``pinned``, ``pattern``,
+``role``, ``mark``):
 :meth:`FusionGroup.to_json` gives them for a plan, :func:`grouping_from_sets` for a replay step.
 """
 
@@ -17,8 +18,9 @@ import math
 from collections.abc import Iterable, Sequence
 
 from workbench.app.drawing import Drawing, scalar_constant
-from workbench.app.fmt import fmt_bytes
-from workbench.app.graph_layout import OP_SIZE, Layout
+from workbench.app.fmt import fmt_bytes, plural
+from workbench.app.graph_layout import (DRAWN_BOX, DRAWN_OP, DRAWN_SOURCE, GROUP_PADDING, Layout,
+                                        position_of)
 from workbench.ir.graph import Graph
 from workbench.ir.ops import Category, get_op
 from workbench.planner.plan import group_kind
@@ -45,6 +47,12 @@ KIND_HELP = {
 }
 #: groups larger than this many ops start collapsed on big graphs
 COLLAPSE_ABOVE_OPS = 300
+#: the longest id or pattern name a label shows whole (the hover line and tables show all)
+LABEL_CHARS = 20
+#: the selected group's colour and the colour of the node found by search (neither is a
+#: fusion kind's colour, nor the red of a duplicated producer)
+SELECT_COLOR = "#0969da"
+FOUND_COLOR = "#bf8700"
 
 
 def group_node_id(gid: str) -> str:
@@ -52,9 +60,16 @@ def group_node_id(gid: str) -> str:
     return f"grp-{gid}"
 
 
-def grouping_from_plan(plan) -> list[dict]:
-    """The plan's groups as the dicts this module draws."""
-    return [g.to_json() for g in plan.groups]
+def grouping_from_plan(plan, marks: dict | None = None) -> list[dict]:
+    """The plan's groups as the dicts this module draws; ``marks`` (group id -> ``pinned``,
+    ``rejected`` or ``kept apart``) is added to them as ``mark``."""
+    out = []
+    for g in plan.groups:
+        d = g.to_json()
+        if (marks or {}).get(g.id):
+            d["mark"] = marks[g.id]
+        out.append(d)
+    return out
 
 
 def grouping_from_sets(graph: Graph, sets: Sequence[Iterable[str]], prefix: str = "s") -> list[dict]:
@@ -81,16 +96,26 @@ def _constant_text(graph: Graph, node_id: str) -> str:
     return f"{v:.4g}"
 
 
+def short(text: str, limit: int = LABEL_CHARS) -> str:
+    """``text``, cut to ``limit`` characters with an ellipsis when longer."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
 def _op_label(graph: Graph, node_id: str) -> str:
-    """``op`` (with the values of scalar constant operands) over the result type."""
+    """The node's id, its op (with the values of scalar constant operands), its result type.
+
+    The op line is left out when it would only repeat the id (``exp`` called ``exp``, or an
+    HLO name such as ``multiply.3`` for a multiply without constant operands).
+    """
     node = graph.node(node_id)
-    if node.op == "parameter":
-        return f"{node_id}\n{node.type}"
-    if node.op == "constant":
-        return f"constant\n{node.type}"
+    if node.op in ("parameter", "constant"):
+        return f"{short(node_id)}\n{node.type}"
     consts = [_constant_text(graph, o) for o in node.operands if scalar_constant(graph, o)]
     head = f"{node.op}({', '.join(consts)})" if consts else node.op
-    return f"{head}\n{node.type}"
+    lines = [short(node_id)]
+    if not (node_id == head or (not consts and node_id.startswith(node.op + "."))):
+        lines.append(short(head))
+    return "\n".join(lines + [str(node.type)])
 
 
 def _vertex_classes(graph: Graph, node_id: str, copy: bool, dup: bool) -> list[str]:
@@ -112,21 +137,32 @@ def _vertex_classes(graph: Graph, node_id: str, copy: bool, dup: bool) -> list[s
 
 
 def _position(layout: Layout, vid: str) -> dict:
-    """The vertex's position; a copy the layout has not seen goes beside its home vertex."""
-    p = layout.positions.get(vid)
-    if p is None and "@" in vid:
-        base = layout.positions.get(vid.split("@", 1)[0])
-        if base is not None:
-            p = (base[0] + OP_SIZE[0] * 0.6, base[1] + OP_SIZE[1] * 0.6)
-    return {"x": p[0], "y": p[1]} if p is not None else {"x": 0.0, "y": 0.0}
+    """The vertex's position (:func:`~workbench.app.graph_layout.position_of`) for cytoscape."""
+    x, y = position_of(layout, vid)
+    return {"x": x, "y": y}
 
 
-def _group_data(g: dict) -> tuple[dict, list[str]]:
-    gid, kind = g["id"], g["kind"]
-    label = f"{gid} · {kind}" + (f" · {g['pattern']}" if g.get("pattern") else "")
-    classes = ["group", f"kind-{kind}"] + (["pinned"] if g.get("pinned") else [])
+def _mark_classes(g: dict) -> list[str]:
+    """Classes for a group's edit state: ``pinned``, ``rejected`` (``mark``), its ``role``."""
+    classes = ["pinned"] if g.get("pinned") or g.get("mark") == "pinned" else []
+    if g.get("mark") == "rejected":
+        classes.append("rejected")
     if g.get("role"):
         classes.append(f"role-{g['role']}")  # offline (folded weights) or dead
+    return classes
+
+
+def _group_data(g: dict, collapsed: bool = False) -> tuple[dict, list[str]]:
+    """A group node's data and classes; a collapsed group's label has its size, on lines of
+    their own so that the box's width does not cut its id off."""
+    gid, kind = g["id"], g["kind"]
+    pattern = short(g["pattern"]) if g.get("pattern") else ""
+    if collapsed:
+        label = "\n".join([f"{gid} · {kind}"] + ([pattern] if pattern else [])
+                          + [plural(len(g["nodes"]), "op")])
+    else:
+        label = f"{gid} · {kind}" + (f" · {pattern}" if pattern else "")
+    classes = ["group", f"kind-{kind}"] + _mark_classes(g)
     data = {"id": group_node_id(gid), "gid": gid, "kind": kind, "n_ops": len(g["nodes"]),
             "rep": g["nodes"][0], "label": label}
     return data, classes
@@ -164,9 +200,8 @@ def graph_elements(graph: Graph, groups: Sequence[dict], drawing: Drawing,
     for v in drawing.vertices:
         g = groups[v.group] if v.group is not None else None
         if v.box:
-            data, classes = _group_data(g)
+            data, classes = _group_data(g, collapsed=True)
             rename[v.id] = data["id"]
-            data["label"] += f"\n{data['n_ops']} ops"
             elements.append({"data": data, "position": _position(layout, v.id),
                              "classes": " ".join(classes + ["collapsed"])})
             continue
@@ -174,38 +209,73 @@ def graph_elements(graph: Graph, groups: Sequence[dict], drawing: Drawing,
         classes = _vertex_classes(graph, v.node, v.copy, v.node in dup_nodes)
         if g is not None:
             data.update(gid=g["id"], kind=g["kind"])
-            if g.get("role"):
-                classes.append(f"role-{g['role']}")
             if counts[v.group] > 1:
                 data["parent"] = group_node_id(g["id"])
+                classes += [f"role-{g['role']}"] if g.get("role") else []
             else:
-                classes += ["single", f"kind-{g['kind']}"]
+                classes += ["single", f"kind-{g['kind']}"] + _mark_classes(g)
         ops.append({"data": data, "position": _position(layout, v.id),
                     "classes": " ".join(classes)})
+    titles = []
     for gi, n in sorted(counts.items()):
         if n > 1:
             data, classes = _group_data(groups[gi])
             elements.append({"data": data, "classes": " ".join(classes)})
-    return elements + ops + _edges(drawing, rename)
+            titles.append(_title(groups[gi], data["label"], [
+                position_of(layout, v.id) for v in drawing.vertices if v.group == gi]))
+    return elements + ops + titles + _edges(drawing, rename)
 
 
-def generation(groups: Sequence[dict], collapsed: Iterable[str]) -> str:
-    """A short tag of a grouping and its collapsed groups, prefixed to every element id.
+#: a group title's distance above its box's top edge (pixels, to the label's centre line)
+TITLE_RISE = 10.0
+
+
+def _title(g: dict, label: str, member_xy) -> dict:
+    """The title of an expanded group: a label-only node just above the group's box.
+
+    A compound node's own label is drawn beneath the edges that cross it (cytoscape draws a
+    parent before its children and their edges); a separate node drawn on top keeps the id and
+    kind readable. It takes no pointer events (clicks reach the box beneath), carries no
+    ``gid`` (the selection highlight is for the box and its ops) and sits where cytoscape puts
+    the box: the members' bounding box plus the compound padding.
+    """
+    xs = [x for x, _ in member_xy]
+    top = min(y for _, y in member_xy) - DRAWN_OP[1] / 2 - GROUP_PADDING
+    return {"data": {"id": f"ttl-{g['id']}", "title_of": g["id"], "label": label},
+            "position": {"x": (min(xs) + max(xs)) / 2, "y": top - TITLE_RISE},
+            "classes": " ".join(["title", f"kind-{g['kind']}"] + (
+                [f"role-{g['role']}"] if g.get("role") else []))}
+
+
+def generation(groups: Sequence[dict], collapsed: Iterable[str], salt: str = "") -> str:
+    """A short tag of a drawing, prefixed to every element id: its grouping (members, ids,
+    kinds, marks), its collapsed groups, and ``salt`` (the app passes the graph's key, the view
+    and a tag of the layout).
 
     dash-cytoscape updates the canvas by element id; removing a compound node removes its
     children with it, and an op that stays (same id) would then be lost. Giving every element
-    of a different grouping a different id makes cytoscape replace the drawing whole, while
-    redrawing the same grouping (a new highlight, a search) changes no id.
+    of another drawing (another graph, grouping, view or layout) another id makes cytoscape
+    replace the drawing whole, so the canvas cannot keep a stale part of an earlier one, while
+    redrawing the same drawing (a new highlight, a search) changes no id.
     """
-    key = repr((sorted(tuple(sorted(g["nodes"])) for g in groups), sorted(collapsed)))
-    return hashlib.sha256(key.encode()).hexdigest()[:6] + ":"
+    key = repr((salt, [(g["id"], g["kind"], tuple(g["nodes"]), g.get("mark"), g.get("pinned"),
+                        g.get("role"), g.get("pattern")) for g in groups], sorted(collapsed)))
+    return hashlib.sha256(key.encode()).hexdigest()[:8] + ":"
+
+
+def layout_tag(layout: Layout) -> str:
+    """A short tag of a layout's positions (for :func:`generation`'s ``salt``)."""
+    return hashlib.sha256(repr(sorted(layout.positions.items())).encode()).hexdigest()[:8]
 
 
 def with_prefix(elements: list[dict], prefix: str) -> list[dict]:
-    """The elements with ``prefix`` in front of every id and every reference to one."""
+    """The elements with ``prefix`` in front of every id and every reference to one; each
+    node keeps its unprefixed id as ``vid`` (search and highlights find it by that)."""
     out = []
     for e in elements:
         data = dict(e["data"])
+        if "source" not in data:
+            data["vid"] = data["id"]
         for key in ("id", "parent", "source", "target"):
             if key in data:
                 data[key] = prefix + data[key]
@@ -242,14 +312,16 @@ def stylesheet(selected_gid: str | None = None, found: str | None = None) -> lis
     rules = [
         {"selector": "node", "style": {
             "label": "data(label)", "text-wrap": "wrap", "text-valign": "center",
-            "text-halign": "center", "font-size": 12, "font-family": "Inter, Helvetica, sans-serif",
-            "width": OP_SIZE[0] - 8, "height": OP_SIZE[1] - 8, "shape": "round-rectangle",
-            "background-color": "#ffffff", "border-width": 1, "border-color": "#8a8f98",
-            "color": "#1f2328", "min-zoomed-font-size": 5}},
+            "text-halign": "center", "font-size": 11, "font-family": "Inter, Helvetica, sans-serif",
+            "width": DRAWN_OP[0], "height": DRAWN_OP[1], "shape": "round-rectangle",
+            "text-max-width": DRAWN_OP[0] - 4, "background-color": "#ffffff",
+            "border-width": 1, "border-color": "#8a8f98", "color": "#1f2328",
+            "min-zoomed-font-size": 5}},
         {"selector": "node.source", "style": {
-            "shape": "ellipse", "width": 80, "height": 24, "background-color": "#eef1f4",
-            "font-size": 10, "color": "#57606a", "border-color": "#c5cad1"}},
-        {"selector": "node.const", "style": {"width": 40, "height": 18, "border-style": "dotted"}},
+            "shape": "ellipse", "width": DRAWN_SOURCE[0], "height": DRAWN_SOURCE[1],
+            "background-color": "#eef1f4", "font-size": 9, "color": "#57606a",
+            "border-color": "#c5cad1"}},
+        {"selector": "node.const", "style": {"border-style": "dotted"}},
         {"selector": "node.opaque", "style": {
             "shape": "octagon", "background-color": "#3b3f45", "color": "#ffffff",
             "border-color": "#000000", "border-width": 2}},
@@ -258,20 +330,25 @@ def stylesheet(selected_gid: str | None = None, found: str | None = None) -> lis
         {"selector": "node.graph-output", "style": {"border-width": 3, "border-color": "#1f2328"}},
         {"selector": "node.group", "style": {
             "shape": "round-rectangle", "background-opacity": 0.12, "border-width": 2,
-            "text-valign": "top", "text-halign": "center", "font-size": 14, "font-weight": "bold",
-            "padding": 10, "min-zoomed-font-size": 4, "text-background-color": "#ffffff",
-            "text-background-opacity": 0.85, "text-background-padding": 2}},
+            "label": "", "padding": GROUP_PADDING}},  # titled by a node of its own (_title)
         {"selector": "node.group.collapsed", "style": {
-            "width": 150, "height": 50, "background-opacity": 0.85, "color": "#ffffff",
-            "text-valign": "center", "text-background-opacity": 0}},
-        {"selector": "node.pinned", "style": {"border-style": "double", "border-width": 5}},
+            "label": "data(label)", "width": DRAWN_BOX[0], "height": DRAWN_BOX[1],
+            "background-opacity": 0.85, "font-size": 12, "font-weight": "bold",
+            "text-valign": "center", "text-max-width": DRAWN_BOX[0] - 6}},
+        {"selector": "node.title", "style": {
+            "width": 1, "height": 1, "background-opacity": 0, "border-width": 0,
+            "font-size": 14, "font-weight": "bold", "text-max-width": 600,
+            "text-background-color": "#ffffff", "text-background-opacity": 0.9,
+            "text-background-padding": 2, "min-zoomed-font-size": 4, "events": "no",
+            "z-compound-depth": "top", "z-index": 10}},
         {"selector": "edge", "style": {
             "width": "data(width)", "curve-style": "bezier", "target-arrow-shape": "triangle",
             "arrow-scale": 0.8, "line-color": "#9aa3ad", "target-arrow-color": "#9aa3ad",
-            "label": "data(label)", "font-size": 9, "color": "#57606a",
-            "text-background-color": "#ffffff", "text-background-opacity": 0.8,
-            "min-zoomed-font-size": 9}},
-        {"selector": ":selected", "style": {"overlay-color": "#0969da", "overlay-opacity": 0.25}},
+            "label": "data(label)", "font-size": 9,
+            "color": "#57606a", "text-background-color": "#ffffff",
+            "text-background-opacity": 0.8, "min-zoomed-font-size": 9}},
+        {"selector": ":selected", "style": {"overlay-color": SELECT_COLOR,
+                                            "overlay-opacity": 0.25}},
         {"selector": ".role-dead", "style": {"opacity": 0.45}},
         {"selector": "node.group.role-offline", "style": {"border-style": "dashed"}},
     ]
@@ -281,7 +358,13 @@ def stylesheet(selected_gid: str | None = None, found: str | None = None) -> lis
                                 "color": color}})
         rules.append({"selector": f"node.single.kind-{kind}",
                       "style": {"border-color": color, "border-width": 3}})
-    rules.append({"selector": "node.group.collapsed", "style": {"color": "#ffffff"}})
+        rules.append({"selector": f"node.title.kind-{kind}", "style": {"color": color}})
+    rules += [
+        {"selector": "node.group.collapsed", "style": {"color": "#ffffff"}},
+        {"selector": "node.pinned", "style": {"border-style": "double", "border-width": 6}},
+        {"selector": "node.rejected", "style": {"border-style": "dotted", "border-width": 3,
+                                                "border-color": "#57606a"}},
+    ]
     return rules + highlight_rules(selected_gid, found)
 
 
@@ -290,15 +373,18 @@ HIGHLIGHT_SLOTS = 2
 
 
 def highlight_rules(selected_gid: str | None, found: str | None) -> list[dict]:
-    """The two highlight rules: the selected group, the vertex found by search.
+    """The two highlight rules: the selected group (a solid blue border on its box and ops),
+    the vertex found by search (an amber glow); neither looks like the red dashes of a
+    duplicated producer.
 
-    An unused slot gets a selector that matches nothing, so the stylesheet keeps its length and
+    ``found`` is an unprefixed drawing id (``v12``, ``grp-g3``: the elements' ``vid``). An
+    unused slot gets a selector that matches nothing, so the stylesheet keeps its length and
     the app can replace just these entries (``dash.Patch``).
     """
     return [
         {"selector": f'node[gid = "{selected_gid}"]' if selected_gid else "node.none",
-         "style": {"border-width": 4, "border-color": "#d73a49", "background-opacity": 0.3}},
-        {"selector": f'node[id = "{found}"]' if found else "node.none",
-         "style": {"border-width": 5, "border-color": "#d73a49", "overlay-color": "#d73a49",
-                   "overlay-opacity": 0.2}},
+         "style": {"border-width": 4, "border-color": SELECT_COLOR, "border-style": "solid"}},
+        {"selector": f'node[vid = "{found}"]' if found else "node.none",
+         "style": {"underlay-color": FOUND_COLOR, "underlay-opacity": 0.45,
+                   "underlay-padding": 10}},
     ]

@@ -26,10 +26,16 @@ from workbench.app.drawing import Drawing
 
 #: points per inch: ``dot -Tplain`` reports inches, cytoscape wants pixels at zoom 1
 POINTS_PER_INCH = 72.0
-#: drawn size of an op vertex and of a parameter/constant vertex (pixels), width x height
-OP_SIZE = (120.0, 44.0)
+#: the room dot gives an op vertex, a parameter/constant vertex and a collapsed group
+#: (pixels, width x height); each is drawn a little smaller (``DRAWN_*``, the stylesheet's sizes)
+OP_SIZE = (130.0, 56.0)
 SOURCE_SIZE = (90.0, 30.0)
-BOX_SIZE = (160.0, 54.0)  #: a collapsed group
+BOX_SIZE = (180.0, 66.0)
+DRAWN_OP = (OP_SIZE[0] - 8, OP_SIZE[1] - 8)
+DRAWN_SOURCE = (80.0, 24.0)
+DRAWN_BOX = (BOX_SIZE[0] - 8, BOX_SIZE[1] - 8)
+#: a group's box reaches this far beyond its members (pixels; cytoscape's compound padding)
+GROUP_PADDING = 10.0
 #: give up on ``dot`` after this many seconds and use the Python layering
 DOT_TIMEOUT_S = 20.0
 
@@ -158,6 +164,67 @@ def compute_layout(drawing: Drawing, timeout_s: float = DOT_TIMEOUT_S) -> Layout
     except OSError as exc:
         note = f"{exc}; using a simple layered layout"
     return Layout(layered_positions(drawing), "layered", note)
+
+
+def position_of(layout: Layout, vid: str) -> tuple[float, float]:
+    """Where vertex ``vid`` is drawn: its position in ``layout``; a duplicated producer's copy
+    that the layout has not placed (it was made for another grouping) goes beside its home
+    vertex; (0, 0) for a vertex the layout lacks."""
+    p = layout.positions.get(vid)
+    if p is None and "@" in vid:
+        base = layout.positions.get(vid.split("@", 1)[0])
+        if base is not None:
+            p = (base[0] + OP_SIZE[0] * 0.6, base[1] + OP_SIZE[1] * 0.6)
+    return (float(p[0]), float(p[1])) if p is not None else (0.0, 0.0)
+
+
+def _drawn_size(v) -> tuple[float, float]:
+    return DRAWN_BOX if v.box else DRAWN_OP if v.group is not None else DRAWN_SOURCE
+
+
+def boxes_tell_the_truth(drawing: Drawing, layout: Layout, padding: float = GROUP_PADDING) -> bool:
+    """True when, at these positions, every group's box (its members' bounding box plus
+    ``padding``, as cytoscape draws a compound node) covers no vertex outside the group and no
+    other group's box. A parameter or constant read by that group alone may lie inside its box
+    (it is that kernel's input; collapsing the group puts it in the box too).
+
+    The app keeps a layout made for an earlier grouping (so that an edit moves no node) only
+    while this holds; a replay step or an edit that would draw a box around ops it does not hold
+    gets a layout of its own.
+    """
+    import numpy as np
+
+    if not drawing.vertices:
+        return True
+    xy = np.array([position_of(layout, v.id) for v in drawing.vertices])
+    half = np.array([_drawn_size(v) for v in drawing.vertices]) / 2.0
+    group = np.array([-1 if v.group is None else v.group for v in drawing.vertices])
+    readers: dict[str, set] = {}
+    index = {v.id: k for k, v in enumerate(drawing.vertices)}
+    for e in drawing.edges:
+        readers.setdefault(e.source, set()).add(group[index[e.target]])
+    sole = np.array([next(iter(readers.get(v.id, {-2}))) if v.group is None
+                     and len(readers.get(v.id, ())) == 1 else -2 for v in drawing.vertices])
+    lo, hi = xy - half, xy + half
+    boxes = []
+    for g in np.unique(group[group >= 0]):
+        inside = group == g
+        if inside.sum() < 2:
+            continue
+        b_lo, b_hi = lo[inside].min(axis=0) - padding, hi[inside].max(axis=0) + padding
+        hits = (~inside) & (sole != g) & np.all((lo < b_hi) & (hi > b_lo), axis=1)
+        if hits.any():
+            return False
+        boxes.append((b_lo, b_hi))
+    if len(boxes) > 1:
+        b_lo = np.array([b[0] for b in boxes])
+        b_hi = np.array([b[1] for b in boxes])
+        overlap = np.all((b_lo[:, None, :] < b_hi[None, :, :])
+                         & (b_hi[:, None, :] > b_lo[None, :, :]), axis=2)
+        np.fill_diagonal(overlap, False)
+        if overlap.any():
+            return False
+    return True
 
 
 class LruCache:

@@ -13,10 +13,11 @@ GRAPH_CHOICE = "graph-choice"    #: dropdown of sample graphs and HLO files
 UPLOAD = "graph-upload"          #: dcc.Upload of a JSON or HLO file
 UPLOAD_LIMIT = "upload-limit"    #: dcc.Store: the upload size cap (bytes), for the browser
 UPLOAD_CHECKED = "upload-checked"  #: dcc.Store: an upload within the cap, passed to the server
-LOAD_MSG = "load-message"        #: errors from choosing or uploading a graph
+LOAD_MSG = "load-message"        #: errors from choosing or uploading a graph (or a plan)
+LOAD_NOTE = "load-note"          #: what an upload did when it was a saved plan
 GRAPH_TITLE = "graph-title"      #: the current graph's name and source
 POLICY = "planner-policy"        #: dropdown: priority, xla-cpu, greedy
-DEVICE = "device-profile"        #: dropdown: cpu, h100, h200
+DEVICE = "device-profile"        #: dropdown: every cost-model profile (cpu, h100, h200, a100)
 REPLAN = "replan-button"
 REPLAN_MSG = "replan-message"
 

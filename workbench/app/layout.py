@@ -6,8 +6,9 @@ import dash_cytoscape as cyto
 from dash import dash_table, dcc, html
 
 from workbench.app import ids
-from workbench.app.controller import DEFAULT_DEVICE, DEFAULT_POLICY, DEVICE_CHOICES
+from workbench.app.controller import DEFAULT_DEVICE, DEFAULT_POLICY, device_choices
 from workbench.app.graph_figure import KIND_COLORS, KIND_HELP, ROLE_HELP, stylesheet
+from workbench.app.tables import LOG_STYLES
 
 #: code generator backends offered (docs/architecture.md: compile_plan's backends)
 BACKENDS = ("auto", "cpu", "cuda")
@@ -30,17 +31,20 @@ def header(choices: list[dict], initial_choice: str | None, policies: tuple) -> 
                          className="graph-choice"),
             dcc.Upload(id=ids.UPLOAD, multiple=False,
                        className="upload", children=html.Div(
-                           ["Drop or ", html.A("upload"), " a .json / .hlo file"])),
+                           ["Drop or ", html.A("upload"), " a .json / .hlo graph or a saved plan"],
+                           title="A graph (.hlo, .json) opens it; a plan saved with the Plan "
+                                 "JSON button is applied to the current graph")),
             html.Label("Policy", className="ctl-label"),
             dcc.Dropdown(id=ids.POLICY, options=list(policies), value=DEFAULT_POLICY,
                          clearable=False, className="small-dd"),
             html.Label("Device", className="ctl-label"),
-            dcc.Dropdown(id=ids.DEVICE, options=list(DEVICE_CHOICES), value=DEFAULT_DEVICE,
+            dcc.Dropdown(id=ids.DEVICE, options=list(device_choices()), value=DEFAULT_DEVICE,
                          clearable=False, className="small-dd"),
             _button(ids.REPLAN, "Re-plan", "Run the planner again, keeping forbidden pairs "
                     "and pinned groups"),
         ]),
         html.Div([html.Div(id=ids.LOAD_MSG, className="msg error", role="alert"),
+                  html.Div(id=ids.LOAD_NOTE, className="msg note", role="status"),
                   html.Div(id=ids.REPLAN_MSG, className="msg error", role="alert")]),
     ])
 
@@ -118,9 +122,9 @@ def plan_tab() -> html.Div:
         html.Div(id=ids.SELECTION_INFO, className="selection"),
         edits, history,
         html.Div(id=ids.EDIT_MSG, className="msg error", role="alert"),
-        _table(ids.GROUP_TABLE, [("id", "group"), ("kind", "kind"), ("n_ops", "ops"),
-                                 ("predicted", "predicted"), ("bound", "bound"),
-                                 ("saving", "saving"), ("ops", "members")],
+        _table(ids.GROUP_TABLE, [("id", "group"), ("kind", "kind"), ("state", "state"),
+                                 ("n_ops", "ops"), ("predicted", "predicted"),
+                                 ("bound", "bound"), ("saving", "saving"), ("ops", "members")],
                row_selectable="single", height="420px", sort_action="native"),
     ])
 
@@ -143,15 +147,14 @@ def explain_tab() -> html.Div:
                  className="hint"),
         dcc.Slider(id=ids.STEP_SLIDER, min=0, max=0, step=1, value=0, marks=None,
                    tooltip={"placement": "bottom", "always_visible": False},
-                   updatemode="drag"),
+                   updatemode="mouseup"),
         html.Div(id=ids.STEP_TEXT, className="step-text"),
         dcc.Checklist(id=ids.XLA_TOGGLE, options=[], value=[], className="xla-toggle"),
         html.Div(id=ids.XLA_AGREEMENT, className="summary"),
         _table(ids.DECISION_LOG, [("step", "step"), ("action", "action"), ("fused", "taken"),
                                   ("reason", "reason"), ("message", "why"),
                                   ("nodes", "nodes")],
-               height="420px", page_size=25, style_data_conditional=[
-                   {"if": {"filter_query": "{fused} = no"}, "color": "#8a8f98"}],
+               height="420px", page_size=25, style_data_conditional=LOG_STYLES,
                style_cell_conditional=[
                    {"if": {"column_id": "message"}, "whiteSpace": "normal",
                     "minWidth": 260, "height": "auto"}]),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from workbench.app.fmt import fmt_seconds
+from workbench.app.fmt import fmt_seconds, plural
 
 
 def plan_key(plan) -> str:
@@ -48,6 +48,11 @@ def read_sources(doc: dict, limit: int = 1 << 20) -> dict:
     return out
 
 
+#: a kernel is flagged noisy when its timings' spread (interquartile range) is more than this
+#: times its fastest run: on a busy machine a time can then flip from run to run
+NOISY_SPREAD = 1.0
+
+
 def run_profile(graph, plan, backend="auto", progress=None, cancel=None):
     """Profile ``plan`` on this machine (``workbench.profiler.profile``).
 
@@ -56,11 +61,23 @@ def run_profile(graph, plan, backend="auto", progress=None, cancel=None):
     Raises
     ------
     WorkbenchError
-        A compile error, a resource limit, or a cancellation, with its message.
+        A compile error, a resource limit, or a cancellation, with its message; ``cuda`` on
+        a machine without a usable GPU says so in the app's words (the backends it offers).
     """
+    from workbench.errors import CompileError
     from workbench.profiler import profile
 
+    if backend == "cuda":
+        from workbench.codegen.backend import gpu_available
+
+        if not gpu_available():
+            raise CompileError(NO_GPU)
     return profile(graph, plan, backend=backend, progress=progress, cancel=cancel)
+
+
+#: what the app says when ``cuda`` is chosen on a machine without a usable GPU
+NO_GPU = ("backend cuda: the machine running the workbench has no usable CUDA GPU; choose "
+          "auto or cpu beside the button")
 
 
 def progress_text(stage: str, k: int, n: int, message: str = "") -> str:
@@ -74,15 +91,30 @@ def _num(v):
     return v if isinstance(v, (int, float)) else None
 
 
+def noisy(timing: dict) -> bool:
+    """True when a timing's spread (``spread_s``, the interquartile range) is more than
+    :data:`NOISY_SPREAD` times its fastest run (``min_s``)."""
+    spread, fastest = _num(timing.get("spread_s")), _num(timing.get("min_s"))
+    return spread is not None and fastest is not None and spread > NOISY_SPREAD * fastest
+
+
 def kernel_rows(report: dict, plan) -> list[dict]:
-    """Rows of the profile table and chart: one per kernel of the fused plan."""
+    """Rows of the profile table and chart: one per kernel of the fused plan.
+
+    A noisy kernel (:func:`noisy`) says so in its note, with its spread; ``spread_s`` and
+    ``noisy`` are kept for the chart.
+    """
     rows = []
     for k in report.get("kernels", ()):
         measured, predicted = _num(k.get("median_s")), _num(k.get("predicted_s"))
         ratio = measured / predicted if measured and predicted else None
         note = "numpy fallback" if k.get("fallback") else ("cached" if k.get("cached") else "")
+        if noisy(k):
+            note = " · ".join(x for x in (f"noisy: spread {fmt_seconds(k['spread_s'])}, "
+                                          f"min {fmt_seconds(k['min_s'])}", note) if x)
         rows.append({"group": k.get("group_id"), "kind": k.get("kind", "?"),
                      "measured_s": measured, "predicted_s": predicted,
+                     "spread_s": _num(k.get("spread_s")), "noisy": noisy(k),
                      "measured": fmt_seconds(measured), "predicted": fmt_seconds(predicted),
                      "ratio": f"{ratio:.2f}" if ratio else "-",
                      "gbps": f"{k['gbps']:.2f}" if _num(k.get("gbps")) else "-",
@@ -122,6 +154,13 @@ def summary_text(report: dict, requested: str = "auto") -> str:
     pf, pu = _num(totals.get("predicted_s")), _num(totals.get("predicted_unfused_s"))
     if pf and pu:
         text += f" · predicted {fmt_seconds(pf)} vs {fmt_seconds(pu)} ({pu / pf:.2f}x)"
+    shaky = [k.get("group_id") for k in report.get("kernels", ()) if noisy(k)]
+    what = [f"{plural(len(shaky), 'kernel')} (marked in the table)"] if shaky else []
+    if noisy(totals.get("fused", {})) or noisy(totals.get("unfused", {})):
+        what.append("the totals")
+    if what:
+        text += (f" · noisy: {' and '.join(what)} vary widely from run to run (spread above "
+                 "the fastest run), as on a busy machine; profile again to compare")
     notes = report.get("notes") or ()
     if notes:
         text += " · " + " ".join(str(n) for n in notes)

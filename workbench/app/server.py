@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.app.drawing import build_drawing, collapse
-from workbench.app.graph_layout import LruCache, compute_layout, grouping_key
+from workbench.app.graph_layout import (LruCache, boxes_tell_the_truth, compute_layout,
+                                        grouping_key)
 from workbench.app.state import SessionStore, Workspace, graph_key
 from workbench.errors import InputError
 from workbench.importers import load_graph
@@ -82,7 +83,7 @@ class Services:
         self.samples = sorted(p.stem for p in sample_dir().glob("*.json"))
         store_dir = config.store_dir or str(cache_root() / "sessions")
         self.store = SessionStore(store_dir)
-        self.layouts = LruCache()
+        self.layouts = LruCache(max_entries=128)
         self.proposals = LruCache()
         self.graphs = LruCache(max_entries=16)
         self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
@@ -146,24 +147,30 @@ class Services:
         key = (graph_key(graph), policy, device, constraints)
         return self.proposals.get(key, lambda: make_proposal(graph, policy, device, constraints))
 
-    def drawing_for(self, ws: Workspace, graph: Graph, groups: list, collapsed,
-                    own_layout: bool = False) -> tuple:
+    def drawing_for(self, ws: Workspace, graph: Graph, groups: list, collapsed) -> tuple:
         """The drawing of ``groups`` (dicts) with the groups ``collapsed`` (ids) as boxes, and
         its positions.
 
         With nothing collapsed, positions come from the layout made for ``ws.layout_plan`` (the
-        planner's proposal, until the user asks for a re-layout), so an edit moves no node —
-        unless ``own_layout`` asks for a layout of ``groups`` themselves (XLA's grouping); with
-        groups collapsed, the collapsed drawing itself is laid out. Layouts are cached.
+        planner's proposal, until the user asks for a re-layout), so that an edit moves no
+        node, as long as the group boxes drawn at those positions tell the truth
+        (:func:`~workbench.app.graph_layout.boxes_tell_the_truth`: no box covers an op outside
+        it or another box); otherwise (a replay step, XLA's grouping, an edit that a box could
+        not follow) the drawing is laid out for ``groups`` themselves. With groups collapsed,
+        the collapsed drawing itself is laid out. Layouts are cached.
         """
         sets = [g["nodes"] for g in groups]
         drawing = build_drawing(graph, sets)
         boxes = {i for i, g in enumerate(groups) if g["id"] in set(collapsed)}
-        if not boxes:
-            basis = sets if own_layout else [g.nodes for g in ws.layout_plan.groups]
-            key = (graph.fingerprint, grouping_key(basis))
-            layout = self.layouts.get(key, lambda: compute_layout(build_drawing(graph, basis)))
-            return drawing, layout
-        drawing = collapse(drawing, boxes)
-        key = (graph.fingerprint, grouping_key(sets), grouping_key(sets[i] for i in boxes))
-        return drawing, self.layouts.get(key, lambda: compute_layout(drawing))
+        own = (graph.fingerprint, grouping_key(sets))
+        if boxes:
+            drawing = collapse(drawing, boxes)
+            key = own + (grouping_key(sets[i] for i in boxes),)
+            return drawing, self.layouts.get(key, lambda: compute_layout(drawing))
+        basis = [g.nodes for g in ws.layout_plan.groups]
+        kept = (graph.fingerprint, grouping_key(basis))
+        layout = self.layouts.get(kept, lambda: compute_layout(build_drawing(graph, basis)))
+        if kept != own and not self.layouts.get(
+                ("fits",) + own + kept[1:], lambda: boxes_tell_the_truth(drawing, layout)):
+            layout = self.layouts.get(own, lambda: compute_layout(drawing))
+        return drawing, layout

@@ -21,7 +21,7 @@ def as_dict(obj) -> dict:
 
 
 def group_rows(groups: Sequence[Mapping], costs: Mapping | None = None,
-               unfused: Mapping | None = None) -> list[dict]:
+               unfused: Mapping | None = None, marks: Mapping | None = None) -> list[dict]:
     """One row per group for the plan table.
 
     Parameters
@@ -30,17 +30,22 @@ def group_rows(groups: Sequence[Mapping], costs: Mapping | None = None,
         ``FusionGroup.to_json()`` dicts (``id``, ``kind``, ``nodes``, ``pinned`` ...).
     costs, unfused : mapping, optional
         Group id -> CostBreakdown (or its dict): fused, and the same ops unfused.
+    marks : mapping, optional
+        Group id -> what the user's edits made of it (``pinned``, ``rejected``, ``kept apart``:
+        :func:`workbench.app.controller.group_marks`), shown in the ``state`` column.
     """
     rows = []
     for g in groups:
         c = as_dict((costs or {}).get(g["id"]))
         u = as_dict((unfused or {}).get(g["id"]))
         flags = [f for f, on in ((g.get("role") or "", g.get("role")),
-                                 ("pinned", g.get("pinned")), ("dup", g.get("duplicated")),
+                                 ("dup", g.get("duplicated")),
                                  (g.get("pattern") or "", g.get("pattern"))) if on]
         saving = (u["predicted_s"] - c["predicted_s"]) if c and u else None
+        state = (marks or {}).get(g["id"]) or ("pinned" if g.get("pinned") else "")
         rows.append({
-            "id": g["id"], "kind": " · ".join([g["kind"], *flags]), "n_ops": len(g["nodes"]),
+            "id": g["id"], "kind": " · ".join([g["kind"], *flags]), "state": state,
+            "n_ops": len(g["nodes"]),
             "predicted": fmt_seconds(c.get("predicted_s")) if c else "-",
             "bound": c.get("bound", "-") if c else "-",
             "saving": fmt_seconds(saving) if saving is not None else "-",
@@ -60,6 +65,8 @@ COST_FIELDS = (
     ("registers / thread", "registers_per_thread", lambda v: "-" if v is None else f"{v:g}"),
     ("occupancy", "occupancy", lambda v: "-" if v is None else f"{100 * v:.0f} %"),
     ("launch overhead", "launch_overhead_s", fmt_seconds),
+    ("memory level", "memory_level", lambda v: {"l2": "L2 cache", "llc": "last-level cache",
+                                                "dram": "DRAM / HBM"}.get(v, v or "-")),
     ("memory time", "memory_s", fmt_seconds),
     ("compute time", "compute_s", fmt_seconds),
     ("predicted time", "predicted_s", fmt_seconds),
@@ -80,20 +87,33 @@ def cost_rows(fused, unfused=None) -> list[tuple[str, str, str]]:
 
 
 def decision_rows(decisions) -> list[dict]:
-    """One row per planner decision for the explain panel's log."""
-    return [{"step": d.step, "action": d.action, "fused": "yes" if d.fused else "no",
+    """One row per planner decision for the explain panel's log, numbered from 1 as the
+    slider counts them: row ``k`` is the decision that slider step ``k`` replays."""
+    return [{"step": k + 1, "action": d.action, "fused": "yes" if d.fused else "no",
              "reason": d.reason, "message": d.message, "nodes": ", ".join(d.nodes)}
-            for d in decisions]
+            for k, d in enumerate(decisions)]
 
 
 def decision_text(decisions, step: int) -> tuple[str, str, str]:
     """What the explain slider shows at ``step``: (status, headline, reason).
 
     At step k the canvas shows the groups after the first k decisions, so the text is about
-    decision k-1, the one just replayed; ``status`` is ``fused``, ``refused``, or ``""`` at step 0.
+    the k-th decision (row ``k`` of :func:`decision_rows`), the one just replayed; ``status`` is
+    ``fused``, ``refused``, or ``""`` at step 0.
     """
     if step <= 0 or not decisions:
         return "", f"Step 0 of {len(decisions)}: every op is its own kernel.", ""
     d = decisions[min(step, len(decisions)) - 1]
     head = f"Step {step} of {len(decisions)}: {d.action} {', '.join(d.nodes)}"
     return ("fused" if d.fused else "refused"), head, f"{d.reason}: {d.message}"
+
+
+#: the decision log's rows: refused decisions greyed
+LOG_STYLES = [{"if": {"filter_query": "{fused} = no"}, "color": "#8a8f98"}]
+
+
+def log_styles(step: int) -> list[dict]:
+    """The decision log's conditional styles, with the row of slider step ``step`` (the
+    decision just replayed) highlighted."""
+    return LOG_STYLES + [{"if": {"filter_query": f"{{step}} = {int(step)}"},
+                          "backgroundColor": "#ddf4ff", "fontWeight": "600"}]

@@ -103,40 +103,14 @@ class _Cursor:
         self.pos = m.end()
         return m.group(1) if m.groups() else m.group(0)
 
-    def balanced(self, opening: str, closing: str) -> str:
-        """Consume ``opening ... closing`` (nesting and quoted strings respected); return inside."""
-        self.expect(opening)
-        start = self.pos
-        depth = 1
-        pairs = {"(": ")", "{": "}", "[": "]"}
-        stack = [closing]
-        i = self.pos
-        text = self.text
-        while i < len(text):
-            c = text[i]
-            if c == '"':
-                i = _skip_string(text, i, self)
-                continue
-            if c in pairs:
-                stack.append(pairs[c])
-                depth += 1
-            elif c in ")}]":
-                if c != stack[-1]:
-                    raise self.error(f"unbalanced {c!r}", i)
-                stack.pop()
-                depth -= 1
-                if depth == 0:
-                    self.pos = i + 1
-                    return text[start:i]
-            i += 1
-        raise self.error(f"missing {closing!r} (line ends inside {opening}...{closing})", start - 1)
+    def _scan(self, stack: list[str], stop_at_comma: bool) -> int:
+        """Advance over text with brackets and quoted strings; return where the scan stopped.
 
-    def until_top_level_comma(self) -> str:
-        """Consume up to (not including) the next comma outside brackets and strings."""
-        start = i = self.pos
-        text = self.text
-        stack = []
+        Stops after the bracket that empties ``stack`` (when it starts non-empty), or at a comma
+        outside brackets (``stop_at_comma``), or at the end of the line.
+        """
         pairs = {"(": ")", "{": "}", "[": "]"}
+        text, i = self.text, self.pos
         while i < len(text):
             c = text[i]
             if c == '"':
@@ -148,13 +122,34 @@ class _Cursor:
                 if not stack or c != stack[-1]:
                     raise self.error(f"unbalanced {c!r}", i)
                 stack.pop()
-            elif c == "," and not stack:
-                break
+                if not stack and not stop_at_comma:
+                    return i
+            elif c == "," and not stack and stop_at_comma:
+                return i
             i += 1
+        return i
+
+    def balanced(self, opening: str, closing: str) -> str:
+        """Consume ``opening ... closing`` (nesting and quoted strings respected); return inside."""
+        self.expect(opening)
+        start = self.pos
+        stack = [closing]
+        end = self._scan(stack, stop_at_comma=False)
+        if stack:
+            raise self.error(f"missing {closing!r} (line ends inside {opening}...{closing})",
+                             start - 1)
+        self.pos = end + 1
+        return self.text[start:end]
+
+    def until_top_level_comma(self) -> str:
+        """Consume up to (not including) the next comma outside brackets and strings."""
+        start = self.pos
+        stack: list[str] = []
+        end = self._scan(stack, stop_at_comma=True)
         if stack:
             raise self.error(f"missing {stack[-1]!r} in attribute value", start)
-        self.pos = i
-        return text[start:i].strip()
+        self.pos = end
+        return self.text[start:end].strip()
 
 
 def _skip_string(text: str, i: int, cur: _Cursor) -> int:

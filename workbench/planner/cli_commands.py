@@ -121,7 +121,7 @@ def cmd_compare_xla(args) -> int:
 
 def cmd_devices(args) -> int:
     from workbench.planner.devices import all_profiles, cpu_profile_path
-    from workbench.planner.explain import fmt_rate, fmt_time
+    from workbench.planner.explain import fmt_rate, fmt_time, memory_ceilings
 
     profiles = all_profiles(refresh=args.refresh)
     if args.json:
@@ -135,6 +135,9 @@ def cmd_devices(args) -> int:
               f"{fmt_rate(p.peak_flops, 'FLOP/s'):>14s} FP32  launch "
               f"{fmt_time(p.launch_overhead_s)}, transcendental = {p.transcendental_flops:g} "
               f"FLOP{regs}")
+        if len(p.memory_levels()) > 1:
+            print(f"      memory ceilings: {memory_ceilings(p)} (a kernel streams at the "
+                  "ceiling of the smallest level that holds the bytes it moves)")
         print(f"      source: {p.source}")
     print(f"the cpu profile is cached in {cpu_profile_path()}"
           + ("; just measured again" if args.refresh else
@@ -179,6 +182,6 @@ def register(subparsers) -> None:
     s = subparsers.add_parser("devices", help="list the cost model's device profiles with their "
                                               "numbers and sources")
     s.add_argument("--refresh", action="store_true",
-                   help="measure the cpu profile again (about 0.7 s) and replace the cache")
+                   help="measure the cpu profile again (about 0.8 s) and replace the cache")
     s.add_argument("--json", action="store_true", help="print the profiles as JSON")
     s.set_defaults(func=cmd_devices)

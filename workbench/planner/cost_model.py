@@ -24,12 +24,23 @@ For a group of ops run as one kernel:
   xla/service/gpu/model/gpu_performance_model_base.cc)::
 
       compute = (FLOPs + transcendental_flops * transcendentals) / peak
-      memory  = (bytes read + bytes written) / bandwidth
+      memory  = (bytes read + bytes written) / bandwidth(level)
       time    = compute + memory - 0.95 * min(compute, memory) + launch overhead
 
   0.95 is ``kMemoryComputeParallelism``: compute and memory traffic overlap almost entirely, so a
   kernel costs about the larger of the two. The *bound* is whichever of compute, memory and
   launch overhead is largest.
+* **memory level** — on a profile with cache ceilings (the measured ``cpu`` profile), the
+  bandwidth is that of the smallest level that holds the bytes the kernel moves, read plus
+  written: L2, else the last-level cache, else DRAM
+  (:meth:`~workbench.planner.devices.DeviceProfile.memory_level`). This is the cache-aware
+  roofline (Ilic, Pratas and Sousa, "Cache-aware Roofline model: Upgrading the loft", IEEE
+  Computer Architecture Letters 13(1), 2014), used as a step: a kernel whose data fit in a level
+  streams them at that level's measured bandwidth. A step rather than a blend of levels, because
+  it is explainable in one sentence and needs no guess of which values are already in cache; it
+  takes the data to be warm (written by the kernel before, or by the previous call), which is
+  how the profiler times kernels and how a plan's kernels pass values that fit. GPU profiles have
+  one level, HBM (XLA's model). The breakdown records the level (``memory_level``).
 * **register pressure** (GPU profiles) — the peak number of values live at once while one thread
   evaluates the fused expression for one element (operands loaded, intermediates not yet dead),
   times registers per value (1 for 32-bit, 2 for 64-bit), plus :data:`BASE_REGISTERS` for
@@ -75,9 +86,11 @@ def combine_times(compute_s: float, memory_s: float) -> float:
 
 
 def kernel_time(flops: float, trans: float, nbytes: float, device: DeviceProfile) -> float:
-    """Predicted seconds of one kernel: combined compute and memory time plus launch overhead."""
+    """Predicted seconds of one kernel: combined compute and memory time plus launch overhead
+    (memory at the bandwidth of the level that holds ``nbytes``, see the module notes)."""
     compute = (flops + device.transcendental_flops * trans) / device.peak_flops
-    return combine_times(compute, nbytes / device.bandwidth_Bps) + device.launch_overhead_s
+    memory = nbytes / device.memory_level(nbytes)[1]
+    return combine_times(compute, memory) + device.launch_overhead_s
 
 
 def registers_and_occupancy(live_regs: int, device: DeviceProfile):
@@ -122,6 +135,10 @@ class CostBreakdown:
     flop_equivalents : float
         ``flops + transcendental_flops * transcendentals`` on the device (what compute time
         counts).
+    memory_level : str
+        The memory level whose bandwidth ``memory_s`` assumes: ``"l2"``, ``"llc"`` (last-level
+        cache) or ``"dram"`` (DRAM or HBM; always on GPU profiles); for a sum of kernels, their
+        common level or ``"mixed"``.
     """
 
     bytes_read: int
@@ -139,6 +156,7 @@ class CostBreakdown:
     live_values: int = 0
     kernels: int = 1
     flop_equivalents: float = 0.0
+    memory_level: str = "dram"
 
     @property
     def bytes_total(self) -> int:
@@ -158,13 +176,15 @@ class CostBreakdown:
         regs = [c.registers_per_thread for c in items if c.registers_per_thread is not None]
         occ = [c.occupancy for c in items if c.occupancy is not None]
         moved = s["bytes_read"] + s["bytes_written"]
+        levels = {c.memory_level for c in items}
         return CostBreakdown(
             s["bytes_read"], s["bytes_written"], s["flops"], s["transcendentals"],
             s["flop_equivalents"] / moved if moved else 0.0, max(regs) if regs else None,
             min(occ) if occ else None, s["launch_overhead_s"], s["compute_s"], s["memory_s"],
             s["predicted_s"], _bound(s["compute_s"], s["memory_s"], s["launch_overhead_s"]),
             max((c.live_values for c in items), default=0), s["kernels"],
-            s["flop_equivalents"])
+            s["flop_equivalents"], levels.pop() if len(levels) == 1 else
+            "mixed" if levels else "dram")
 
 
 def _bound(compute: float, memory: float, launch: float) -> str:
@@ -178,14 +198,15 @@ def estimate(flops: int, trans: int, bytes_read: int, bytes_written: int, live: 
     """A :class:`CostBreakdown` from raw counts (one kernel)."""
     work = flops + device.transcendental_flops * trans
     compute = work / device.peak_flops
-    memory = (bytes_read + bytes_written) / device.bandwidth_Bps
+    moved = bytes_read + bytes_written
+    level, bandwidth = device.memory_level(moved)
+    memory = moved / bandwidth
     launch = device.launch_overhead_s
     regs, occ = registers_and_occupancy(live, device)
-    moved = bytes_read + bytes_written
     return CostBreakdown(bytes_read, bytes_written, flops, trans, work / moved if moved else 0.0,
                          regs, occ, launch, compute, memory,
                          combine_times(compute, memory) + launch, _bound(compute, memory, launch),
-                         live, 1, work)
+                         live, 1, work, level)
 
 
 def peak_live(index: GraphIndex, members) -> int:

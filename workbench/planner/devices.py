@@ -21,17 +21,29 @@ kernels run on):
   special-function (exp2, log2, rsqrt, sin, cos) results: one transcendental costs 8 FLOPs on
   Hopper and 4 on Ampere.
 
-The ``cpu`` profile is measured by :func:`probe_cpu` (a 64 MiB copy for bandwidth, a 512^3 BLAS
-sgemm for peak, a one-element ufunc call for the per-kernel overhead; each the best of many short
-trials in interleaved rounds, about 0.7 s in all), once per machine (again when it was measured
-on a busy machine and the machine is idle), and cached as JSON in ``$WORKBENCH_CACHE_DIR``
-(default ``~/.cache/fusion-workbench``); ``workbench devices`` shows every profile and
-``workbench devices --refresh`` measures the CPU again. A
-transcendental is charged 10 FLOPs on the CPU: a vectorised ``exp``/``tanh`` is a range reduction
-plus a polynomial of about that many multiply-adds (XLA:CPU's polynomial approximations,
-xla/service/cpu/polynomial_approximations.cc). The CPU has no register-file occupancy model:
-its profile's register fields are ``None`` and the cost model reports registers and occupancy
-as not applicable.
+The ``cpu`` profile is measured by :func:`measure_cpu` (each number the best of many short trials
+in interleaved rounds, about 0.8 s in all), once per machine (again when it was measured on a
+busy machine and the machine is idle), and cached as JSON in ``$WORKBENCH_CACHE_DIR`` (default
+``~/.cache/fusion-workbench``); ``workbench devices`` shows every profile and ``workbench devices
+--refresh`` measures the CPU again. It has three memory ceilings, not one: the bandwidth of a
+copy whose working set stays in the L2, one that stays in the last-level cache (LLC), and one
+that goes to DRAM, with the cache sizes the OS reports (:mod:`~workbench.planner.cpu_probe`); a
+kernel's memory time uses the ceiling of the smallest level that holds the bytes it moves
+(:meth:`DeviceProfile.memory_level`). This is the cache-aware roofline of Ilic, Pratas and Sousa
+("Cache-aware Roofline model: Upgrading the loft", IEEE Computer Architecture Letters 13(1),
+2014): one bandwidth ceiling per memory level, measured from the core.
+
+A transcendental costs, in FLOPs, what the probe measures: the extra time of numpy's vectorised
+float32 ``exp``/``tanh`` over a multiply, in one-core sgemm FLOPs
+(:func:`~workbench.planner.cpu_probe.transcendental_flops`; about 35 on the AMD EPYC test
+machine); 10 when that measurement fails (a range reduction plus a polynomial of about ten
+multiply-adds, XLA:CPU's xla/service/cpu/polynomial_approximations.cc). The CPU has no
+register-file occupancy model: its profile's register fields are ``None`` and the cost model
+reports registers and occupancy as not applicable.
+
+GPU profiles keep XLA's model, one ceiling (HBM): NVIDIA publishes no L2 bandwidth for the H100
+or H200 (their datasheets and the Hopper whitepaper give the L2's size, 50 MB, not its
+bandwidth), so their cache fields are ``None``.
 """
 
 from __future__ import annotations
@@ -44,6 +56,12 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from workbench.errors import InputError
+from workbench.planner.cpu_probe import (best_time, copy_kernel, machine_busy, probe_source,
+                                         read_cache_sizes, transcendental_flops,
+                                         transcendental_kernels, working_sets)
+
+#: the memory levels a profile may have, smallest first (names used in CostBreakdown)
+MEMORY_LEVELS = ("l2", "llc", "dram")
 
 
 @dataclass(frozen=True)
@@ -73,6 +91,12 @@ class DeviceProfile:
         Resident threads per SM (GPU), for occupancy.
     transcendental_flops : float
         FLOP-equivalents charged per transcendental (exp, tanh, rsqrt ...).
+    l2_bytes, llc_bytes : int or None
+        Size of the L2 (per core) and of the last-level cache, bytes, as the OS reports them;
+        ``None`` when unknown, when the L2 is the last level (``l2_bytes``), and on GPUs.
+    l2_bandwidth_Bps, llc_bandwidth_Bps : float or None
+        Measured copy bandwidth, bytes per second, of a working set that stays in the L2 / in
+        the LLC; ``None`` where the size is. ``bandwidth_Bps`` is the DRAM (HBM) ceiling.
     """
 
     name: str
@@ -86,10 +110,42 @@ class DeviceProfile:
     source: str
     max_threads_per_sm: int | None = None
     transcendental_flops: float = 8.0
+    l2_bytes: int | None = None
+    l2_bandwidth_Bps: float | None = None
+    llc_bytes: int | None = None
+    llc_bandwidth_Bps: float | None = None
 
     @property
     def is_gpu(self) -> bool:
         return self.kind == "gpu"
+
+    def memory_levels(self) -> list[tuple[str, int | None, float]]:
+        """The memory ceilings, smallest level first: ``(level, bytes it holds or None,
+        bandwidth in B/s)``, ending with ``("dram", None, bandwidth_Bps)``. A cache level is
+        listed when both its size and its bandwidth are known; the app draws one roofline
+        ceiling per entry."""
+        out = [(name, size, bw) for name, size, bw in (
+            ("l2", self.l2_bytes, self.l2_bandwidth_Bps),
+            ("llc", self.llc_bytes, self.llc_bandwidth_Bps)) if size and bw]
+        return out + [("dram", None, self.bandwidth_Bps)]
+
+    def memory_level(self, nbytes: float) -> tuple[str, float]:
+        """(level, bandwidth in B/s) for a kernel moving ``nbytes`` (read + written).
+
+        The smallest level that holds all of them (``nbytes <= size``), else DRAM: a step, not
+        a blend. The kernel's data are taken to be warm: written by the kernel before it, or
+        by the previous call, as when the profiler times a kernel again and again. A level is
+        never slower than the levels beyond it (a probe disturbed by another process could
+        measure a cache slower than DRAM): its bandwidth is the largest of its own and theirs.
+        """
+        dram = self.bandwidth_Bps
+        l2 = self.l2_bandwidth_Bps if self.l2_bytes else None
+        llc = self.llc_bandwidth_Bps if self.llc_bytes else None
+        if l2 and nbytes <= self.l2_bytes:
+            return "l2", max(l2, llc or 0.0, dram)
+        if llc and nbytes <= self.llc_bytes:
+            return "llc", max(llc, dram)
+        return "dram", dram
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -115,14 +171,18 @@ GPU_PROFILES = {
 #: names accepted by :func:`get_device`
 DEVICES = ("cpu", "h100", "h200", "a100")
 
-_PROBE_VERSION = 2
+#: the probe's format; a cached profile of another version is measured again, not misread
+#: (version 3 added the cache sizes and bandwidths and the measured transcendental cost)
+_PROBE_VERSION = 3
 
-#: rounds of the probe; each round times the copy, the sgemm and the call overhead in turn, so
-#: that a burst of load from another process spoils some rounds, not a whole measurement
+#: rounds of the probe; each round times every measurement (the copies, the sgemms, the call
+#: overhead, the transcendentals) in turn, so that a burst of load from another process spoils
+#: some rounds, not a whole measurement
 PROBE_ROUNDS = 4
-#: wall-clock budget of each measurement in one round, seconds (about 0.5 s in all, 0.7 s with
+#: wall-clock budget of each measurement in one round, seconds (about 0.6 s in all, 0.8 s with
 #: the warm-up calls and the allocation of the arrays)
-PROBE_BUDGET_S = {"bandwidth": 0.04, "peak": 0.05, "peak1": 0.025, "launch": 0.01}
+PROBE_BUDGET_S = {"bandwidth": 0.035, "l2": 0.006, "llc": 0.012, "peak": 0.045, "peak1": 0.025,
+                  "launch": 0.01, "exp": 0.004, "tanh": 0.004, "mul": 0.004}
 
 
 def cache_dir() -> Path:
@@ -136,40 +196,8 @@ def cpu_profile_path() -> Path:
     return cache_dir() / "cpu_profile.json"
 
 
-def load_average() -> float | None:
-    """The 1-minute load average (runnable processes), or None where the OS has none."""
-    try:
-        return os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return None
-
-
-def machine_busy() -> bool:
-    """Whether other processes keep (almost) every CPU busy: the 1-minute load average is at
-    least the CPU count. A probe then measures too low."""
-    load = load_average()
-    return load is not None and load >= (os.cpu_count() or 1)
-
-
-def _best_time(fn, budget_s: float, min_trials: int = 3, max_trials: int = 200,
-               warm_up: bool = True):
-    """(best seconds of one call, trials run): ``fn`` once to warm up (page faults, BLAS
-    threads, caches), then repeated until ``budget_s`` has passed (at least ``min_trials``).
-
-    The best trial is the estimate: on a shared machine interference only ever slows a trial
-    down, so the fastest is the closest to what the hardware sustains.
-    """
-    if warm_up:
-        fn()
-    best, trials = float("inf"), 0
-    start = time.perf_counter()
-    while trials < min_trials or (time.perf_counter() - start < budget_s
-                                  and trials < max_trials):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-        trials += 1
-    return best, trials
+#: the probe's timing loop (kept under its old name for callers of this module)
+_best_time = best_time
 
 
 def probe_cpu() -> DeviceProfile:
@@ -178,14 +206,20 @@ def probe_cpu() -> DeviceProfile:
 
 
 def measure_cpu() -> tuple[DeviceProfile, bool]:
-    """Measure this machine in about 0.7 s (under 1 s): bandwidth, FP32 peak, per-call overhead.
+    """Measure this machine in about 0.8 s (under 1 s): memory bandwidth per level, FP32 peak,
+    per-call overhead and the cost of a transcendental.
 
     Each number is the best of many short trials after a warm-up call (see
-    :func:`_best_time`), taken in :data:`PROBE_ROUNDS` interleaved rounds, so a slow trial, or a
-    burst of load from another process, does not set it.
+    :func:`~workbench.planner.cpu_probe.best_time`), taken in :data:`PROBE_ROUNDS` interleaved
+    rounds, so a slow trial, or a burst of load from another process, does not set it.
 
-    * Bandwidth: copying a 64 MiB float32 array into another (``np.copyto``; 128 MiB moved per
-      trial, read and write counted), larger than any last-level cache.
+    * Bandwidth per memory level: copying one float32 array into another (``np.copyto``, one
+      thread; read and write counted), with the working sets of
+      :func:`~workbench.planner.cpu_probe.working_sets`: half the L2, a quarter of the LLC
+      (cache sizes from the OS, :func:`~workbench.planner.cpu_probe.read_cache_sizes`), and
+      two arrays of 64 MiB or more for DRAM. A cache copy takes microseconds, so the per-call
+      overhead (below) is taken off its time: the cost model adds that overhead to every
+      kernel apart.
     * Peak: float32 matrix products through numpy's BLAS sgemm (2 n^3 FLOP each), compute-bound
       on any CPU (n / 6 FLOP per byte): one 512^3 product, which the BLAS spreads over all
       cores, and a batch of 64 products of 64^3, each run on one thread (OpenBLAS splits a
@@ -194,6 +228,8 @@ def measure_cpu() -> tuple[DeviceProfile, bool]:
       core it can run ten times slower, while the one-thread batch still measures a core.
     * Launch overhead: a ufunc on a one-element array, the cost of dispatching a compiled kernel
       from Python: best mean of 200 calls.
+    * Transcendental cost: numpy's float32 ``exp`` and ``tanh`` against a multiply, in the
+      one-thread sgemm's FLOPs (:func:`~workbench.planner.cpu_probe.transcendental_flops`).
 
     Returns
     -------
@@ -206,8 +242,9 @@ def measure_cpu() -> tuple[DeviceProfile, bool]:
     import numpy as np
 
     busy = machine_busy()
-    a = np.ones(16 << 20, dtype=np.float32)
-    b = np.empty_like(a)
+    caches = read_cache_sizes()
+    sets = working_sets(caches)
+    copies = {level: copy_kernel(nbytes) for level, nbytes in sets.items()}
     n = 512
     m1 = np.full((n, n), 0.5, dtype=np.float32)
     m2 = np.full((n, n), 0.25, dtype=np.float32)
@@ -223,34 +260,31 @@ def measure_cpu() -> tuple[DeviceProfile, bool]:
         for _ in range(200):
             np.add(one, one, out=res)
 
-    fns = {"bandwidth": lambda: np.copyto(b, a), "peak": lambda: np.matmul(m1, m2, out=out),
-           "peak1": lambda: np.matmul(s1, s2, out=s_out), "launch": calls}
+    dram_copy, dram_moved = copies.pop("dram")
+    fns = {"bandwidth": dram_copy, "peak": lambda: np.matmul(m1, m2, out=out),
+           "peak1": lambda: np.matmul(s1, s2, out=s_out), "launch": calls,
+           **{level: fn for level, (fn, _) in copies.items()}, **transcendental_kernels()}
     best = {key: (float("inf"), 0) for key in fns}
     for r in range(PROBE_ROUNDS):
         for key, fn in fns.items():
-            t, trials = _best_time(fn, PROBE_BUDGET_S[key], min_trials=2, warm_up=r == 0)
+            t, trials = best_time(fn, PROBE_BUDGET_S[key], min_trials=2, warm_up=r == 0)
             best[key] = (min(best[key][0], t), best[key][1] + trials)
     multi = 2 * n ** 3 / best["peak"][0]
     single = 2 * small ** 3 * batch / best["peak1"][0]
     contended = (os.cpu_count() or 1) > 1 and multi < 1.2 * single
     busy = busy or machine_busy() or contended
-    load = load_average()
-    when = time.strftime("%Y-%m-%d %H:%M", time.localtime())
-    note = ""
-    if busy:
-        why = (f"load {load:.1f} on {os.cpu_count()} CPUs" if load is not None else "")
-        if contended:
-            why += ("; " if why else "") + "the multi-threaded sgemm was no faster than one thread"
-        note = f"; the machine was busy ({why}), so these may be low"
+    launch = max(best["launch"][0] / 200, 1e-7)
+    cache_bw = {level: moved / max(best[level][0] - launch, best[level][0] / 2)
+                for level, (_, moved) in copies.items()}
+    trans = transcendental_flops(best["exp"][0], best["tanh"][0], best["mul"][0], single)
     return DeviceProfile(
-        "cpu", "cpu", bandwidth_Bps=2 * a.nbytes / best["bandwidth"][0],
+        "cpu", "cpu", bandwidth_Bps=dram_moved / best["bandwidth"][0],
         peak_flops=max(multi, single),
         sm_count=None, registers_per_sm=None, max_registers_per_thread=None,
-        launch_overhead_s=max(best["launch"][0] / 200, 1e-7), transcendental_flops=10.0,
-        source=f"measured on {platform.node()} ({os.cpu_count()} CPUs) at {when}: 64 MiB numpy "
-               f"copy (best of {best['bandwidth'][1]}), the better of a 512^3 sgemm (best of "
-               f"{best['peak'][1]}) and 64 one-thread 64^3 sgemms (best of {best['peak1'][1]}), "
-               f"one-element ufunc call{note}"), busy
+        launch_overhead_s=launch, transcendental_flops=round(trans, 1) if trans else 10.0,
+        l2_bytes=caches.l2_bytes, l2_bandwidth_Bps=cache_bw.get("l2"),
+        llc_bytes=caches.llc_bytes, llc_bandwidth_Bps=cache_bw.get("llc"),
+        source=probe_source(best, sets, caches, trans, busy, contended)), busy
 
 
 def _machine_key() -> str:
@@ -263,8 +297,9 @@ def write_cpu_profile(profile: DeviceProfile, directory=None, busy: bool = False
     ``busy`` marks a profile measured on a busy machine (replaced when it is idle)."""
     path = Path(directory or cache_dir()) / "cpu_profile.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"machine": _machine_key(), "measured_at": time.time(),
-                                "busy": bool(busy), "profile": profile.to_json()}, indent=1))
+    path.write_text(json.dumps({"machine": _machine_key(), "probe_version": _PROBE_VERSION,
+                                "measured_at": time.time(), "busy": bool(busy),
+                                "profile": profile.to_json()}, indent=1))
     return path
 
 
@@ -273,10 +308,13 @@ REPROBE_AFTER_S = 600
 
 
 def _read_cache():
-    """(profile, busy, measured_at) from the cache for this machine, or None."""
+    """(profile, busy, measured_at) from the cache for this machine, or None: another
+    machine's profile, or one an older probe wrote (another ``probe_version``: version 2 had no
+    cache fields, and would read as a DRAM-only profile), is not read."""
     try:
         doc = json.loads(cpu_profile_path().read_text())
-        if doc.get("machine") == _machine_key():
+        if doc.get("machine") == _machine_key() and \
+                doc.get("probe_version") == _PROBE_VERSION:
             return (DeviceProfile(**doc["profile"]), bool(doc.get("busy", False)),
                     float(doc.get("measured_at", 0)))
     except (OSError, ValueError, KeyError, TypeError):
@@ -294,12 +332,19 @@ def cached_cpu_profile() -> DeviceProfile | None:
 def _better(old: DeviceProfile, new: DeviceProfile) -> DeviceProfile:
     """Each number the better of two measurements of one machine (interference only makes a
     measurement worse)."""
-    if new.bandwidth_Bps >= old.bandwidth_Bps and new.peak_flops >= old.peak_flops:
+    def most(a, b):
+        return max(x for x in (a, b) if x is not None) if (a, b) != (None, None) else None
+
+    better = replace(new, bandwidth_Bps=max(old.bandwidth_Bps, new.bandwidth_Bps),
+                     peak_flops=max(old.peak_flops, new.peak_flops),
+                     launch_overhead_s=min(old.launch_overhead_s, new.launch_overhead_s),
+                     l2_bandwidth_Bps=most(old.l2_bandwidth_Bps, new.l2_bandwidth_Bps)
+                     if new.l2_bytes else None,
+                     llc_bandwidth_Bps=most(old.llc_bandwidth_Bps, new.llc_bandwidth_Bps)
+                     if new.llc_bytes else None)
+    if better == new:
         return new
-    return replace(new, bandwidth_Bps=max(old.bandwidth_Bps, new.bandwidth_Bps),
-                   peak_flops=max(old.peak_flops, new.peak_flops),
-                   launch_overhead_s=min(old.launch_overhead_s, new.launch_overhead_s),
-                   source=new.source + "; the better of two probes")
+    return replace(better, source=new.source + "; the better of two probes")
 
 
 def cpu_profile(refresh: bool = False) -> DeviceProfile:

@@ -9,7 +9,8 @@ from workbench.ir.graph import Graph
 from workbench.ir.attrs import Attrs
 from workbench.planner.cost_model import BASE_REGISTERS, MEMORY_COMPUTE_PARALLELISM
 from workbench.planner.devices import get_device
-from workbench.planner.explain import describe, fmt_bytes, fmt_time, name_list
+from workbench.planner.explain import (bound_label, describe, fmt_bytes, fmt_time,
+                                       name_list)
 from workbench.planner.index import graph_index
 from workbench.planner.legality import (MAX_OPERANDS_AND_OUTPUTS, GroupView, Refusal,
                                         check_view)
@@ -129,12 +130,15 @@ class PlannerRun:
             self.state.exact_live(g)
 
     def bound_of(self, flops, trans, nbytes) -> str:
+        """What limits a kernel, as the log says it: ``launch-bound``, ``compute-bound``,
+        ``memory-bound`` or, on a profile with cache ceilings, ``memory-bound (L2)``."""
         d = self.dev
         c = (flops + d.transcendental_flops * trans) / d.peak_flops
-        m = nbytes / d.bandwidth_Bps
+        level, bandwidth = d.memory_level(nbytes)
+        m = nbytes / bandwidth
         if d.launch_overhead_s >= max(c, m):
-            return "launch"
-        return "compute" if c > m else "memory"
+            return bound_label("launch", level, d)
+        return bound_label("compute" if c > m else "memory", level, d)
 
     def kind(self, g: Group) -> str:
         ix = self.ix

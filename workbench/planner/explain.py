@@ -92,17 +92,34 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def breakdown_line(c: CostBreakdown) -> str:
+#: how the text names the memory levels of CostBreakdown.memory_level
+LEVEL_NAMES = {"l2": "L2", "llc": "LLC", "dram": "DRAM"}
+
+
+def bound_label(bound: str, level: str, device=None) -> str:
+    """``memory-bound (LLC)``: the bound, and for a memory-bound kernel on a profile with
+    cache ceilings, the memory level its bandwidth is that of; ``compute-bound``,
+    ``launch-bound``, or ``memory-bound`` on a profile with one ceiling (GPUs)."""
+    text = f"{bound}-bound"
+    cached = device is None or len(device.memory_levels()) > 1
+    if bound == "memory" and cached and level in LEVEL_NAMES:
+        text += f" ({LEVEL_NAMES[level]})"
+    return text
+
+
+def breakdown_line(c: CostBreakdown, device=None) -> str:
     """One line of cost numbers for a kernel or a total. The arithmetic intensity counts
-    FLOP-equivalents (transcendentals at the device's cost, as compute time does)."""
+    FLOP-equivalents (transcendentals at the device's cost, as compute time does); a
+    memory-bound kernel names its memory level when ``device`` has cache ceilings (or is not
+    given)."""
     regs = "" if c.registers_per_thread is None else \
         f", {c.registers_per_thread} regs ({c.occupancy:.0%} occupancy)"
     unit = "FLOP-eq/B" if c.transcendentals else "FLOP/B"
     return (f"read {fmt_bytes(c.bytes_read)}, write {fmt_bytes(c.bytes_written)}, "
             f"{fmt_count(c.flops)} FLOP" + (f" + {fmt_count(c.transcendentals)} transc."
                                              if c.transcendentals else "")
-            + f", AI {c.arithmetic_intensity:.2f} {unit}{regs} -> {fmt_time(c.predicted_s)} "
-            f"({c.bound}-bound)")
+            + f", AI {c.arithmetic_intensity:.2f} {unit}{regs} -> {fmt_time(c.predicted_s)}, "
+            f"{bound_label(c.bound, c.memory_level, device)}")
 
 
 def fmt_rate(x: float, unit: str) -> str:
@@ -113,12 +130,22 @@ def fmt_rate(x: float, unit: str) -> str:
     return f"{x:.3g} {unit}"
 
 
+def memory_ceilings(d) -> str:
+    """A profile's memory ceilings: ``27 GB/s`` (one level), or ``L2 (up to 1.0 MiB) 103 GB/s,
+    LLC (up to 32.0 MiB) 97 GB/s, DRAM 27 GB/s``."""
+    levels = d.memory_levels()
+    if len(levels) == 1:
+        return fmt_rate(d.bandwidth_Bps, "B/s")
+    return ", ".join(f"{LEVEL_NAMES[name]}" + (f" (up to {fmt_bytes(size)})" if size else "")
+                     + f" {fmt_rate(bw, 'B/s')}" for name, size, bw in levels)
+
+
 def device_line(device) -> str:
     """The device profile the costs use, with its numbers and where they come from."""
     from workbench.planner.devices import get_device
 
     d = get_device(device)
-    text = (f"{d.name} profile: {fmt_rate(d.bandwidth_Bps, 'B/s')}, "
+    text = (f"{d.name} profile: {memory_ceilings(d)}, "
             f"{fmt_rate(d.peak_flops, 'FLOP/s')} FP32, {fmt_time(d.launch_overhead_s)} per "
             f"launch, a transcendental = {d.transcendental_flops:g} FLOP; {d.source}")
     if d.kind == "cpu":
@@ -135,7 +162,10 @@ def plan_report(graph, plan, cost: PlanCost, explain: bool = False) -> str:
     """The text ``workbench plan`` prints: the device, groups with their breakdowns, totals, and
     (with ``explain``) an account of the decisions. Offline and dead groups are marked and
     summed apart from the per-call total."""
+    from workbench.planner.devices import get_device
+
     t, b = cost.total, cost.unfused_total
+    dev = get_device(cost.device)
     extra = "".join(f", {plural(c.kernels, what)}" for c, what in (
         (cost.offline_total, "offline kernel"), (cost.dead_total, "dead kernel"))
         if c is not None and c.kernels)
@@ -151,7 +181,7 @@ def plan_report(graph, plan, cost: PlanCost, explain: bool = False) -> str:
         lines.append(f"{g.id} {g.kind}{tag}{pin}{g.note()}  ->  writes "
                      f"{', '.join(g.outputs) or '-'}")
         lines.append(f"   ops: {ops}")
-        lines.append(f"   fused:   {breakdown_line(c)}")
+        lines.append(f"   fused:   {breakdown_line(c, dev)}")
         if g.size > 1:
             lines.append(f"   unfused: {plural(u.kernels, 'kernel')}, {fmt_time(u.predicted_s)}; "
                          f"saving {fmt_time(u.predicted_s - c.predicted_s)}")

@@ -224,7 +224,7 @@ class PriorityRun(PlannerRun):
         bound = self.bound_of(flops, trans, nbytes)
         if cand.k == 1:
             msg = (f"fused {pdesc} into {cdescs[0]}: saves "
-                   f"{fmt_time(cand.benefit)} ({saved_bytes_text(saved)}) — {bound}-bound "
+                   f"{fmt_time(cand.benefit)} ({saved_bytes_text(saved)}) — {bound} "
                    f"{kind} fusion")
         else:
             extra = (f"; its {_count(ptrans)} transcendentals are computed {cand.k}x"
@@ -232,7 +232,7 @@ class PriorityRun(PlannerRun):
             msg = (f"fused {pdesc} into its {cand.k} consumers "
                    f"({name_list(cdescs)}), duplicating it: saves "
                    f"{fmt_time(cand.benefit)} ({saved_bytes_text(saved)}{extra}) — "
-                   f"{bound}-bound {kind} fusions")
+                   f"{bound} {kind} fusions")
         self.log("fuse", True, "benefit" if cand.k == 1 else "duplicate", msg,
                  nodes=(ix.ids[max(p.roots)],) + tuple(ix.ids[max(c.roots)] for c in consumers),
                  members=consumers, removed=before,

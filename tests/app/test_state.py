@@ -97,3 +97,27 @@ def test_a_restarted_server_does_not_resume_old_sessions(tmp_path):
     assert first.workspace(sid) is not None
     assert SessionStore(str(tmp_path)).workspace(sid) is None  # a new server start
     assert SessionStore(str(tmp_path), namespace=first.namespace).workspace(sid) is not None
+
+
+def test_a_forked_job_reads_its_session_even_when_the_servers_lock_was_held(tmp_path):
+    """Dash forks background jobs from the threaded server; a lock a request thread held at
+    that instant stays held in the child. The profile job reads through ``reopened()``."""
+    from workbench.app.server import AppConfig, Services
+
+    services = Services(AppConfig(store_dir=str(tmp_path)))
+    g = load_graph(SAMPLES_DIR / "mlp.json")
+    sid = new_session_id()
+    services.store.put_workspace(sid, workspace(g, "parent"))
+    services.store.put_graph(g)
+    ctx = mp.get_context("fork")
+    with services.store._lock:  # as if a request thread were inside store.graph() at the fork
+        q = ctx.Queue()
+        p = ctx.Process(target=_read_through_reopened, args=(services, sid, q))
+        p.start()
+        p.join(60)
+    assert p.exitcode == 0 and q.get(timeout=5) == ("parent", g.name)
+
+
+def _read_through_reopened(services, sid, q):
+    ws, graph = services.session(sid, services.store.reopened())
+    q.put((ws.source, graph.name))

@@ -31,7 +31,9 @@ def register(app, services, manager) -> None:
                             Output(ids.PROFILE_STATUS, "children")],
                   cancel=[Input(ids.PROFILE_CANCEL, "n_clicks")])
     def run(set_progress, _n, sid, backend):
-        s = services.session(sid)
+        # a forked process: its own store, not the server's (whose lock may be held forever)
+        store = services.store.reopened()
+        s = services.session(sid, store)
         if s is None:
             raise PreventUpdate
         ws, graph = s
@@ -50,7 +52,7 @@ def register(app, services, manager) -> None:
             set_progress(("0", "1", "failed"))
             return no_update, f"the profiler failed unexpectedly: {type(exc).__name__}: {exc}"
         record = profiling.report_record(ws.plan, report, backend or "auto")
-        services.store.put_report(sid, record)
+        store.put_report(sid, record)
         set_progress(("1", "1", "done"))
         return {"sid": sid, "t": time.time_ns()}, profiling.mismatch_text(record["report"])
 

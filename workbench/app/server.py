@@ -132,12 +132,14 @@ class Services:
         chosen by the key: bounded, and sessions rarely share one)."""
         return self._locks[hash(sid) % LOCK_STRIPES]
 
-    def session(self, sid) -> tuple[Workspace, Graph] | None:
-        """The session's workspace and graph, or None if the session is unknown or expired."""
-        ws = self.store.workspace(sid)
+    def session(self, sid, store=None) -> tuple[Workspace, Graph] | None:
+        """The session's workspace and graph, or None if the session is unknown or expired
+        (read from ``store``, by default the server's :class:`SessionStore`)."""
+        store = store or self.store
+        ws = store.workspace(sid)
         if ws is None:
             return None
-        graph = self.store.graph(ws.graph_key)
+        graph = store.graph(ws.graph_key)
         return (ws, graph) if graph is not None else None
 
     def propose(self, graph: Graph, policy: str, device: str, constraints=None):

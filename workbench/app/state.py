@@ -138,6 +138,14 @@ class SessionStore:
         self.__init__(state["directory"], state["expire_s"], state["size_limit"],
                       state["namespace"])
 
+    def reopened(self) -> "SessionStore":
+        """The same store (directory and namespace) with its own lock, graph memo and
+        connection, for a process forked from the server: Dash's background jobs are forked
+        from the threaded server, and a lock that a request thread held at the instant of the
+        fork stays held in the child forever (POSIX ``fork()`` copies only the calling thread).
+        """
+        return SessionStore(self.directory, self.expire_s, self.cache.size_limit, self.namespace)
+
     def _key(self, kind: str, name: str) -> str:
         return f"{self.namespace}:{kind}:{name}"
 

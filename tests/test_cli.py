@@ -65,3 +65,24 @@ def test_errors_are_one_line_exit_2_no_traceback(tmp_path):
 def test_python_dash_m_and_help():
     r = cli("--help")
     assert r.returncode == 0 and "inspect" in r.stdout and "eval" in r.stdout
+
+
+@pytest.mark.parametrize("argv, message", [
+    (("frob",), "invalid choice: 'frob'"),
+    (("inspect",), "the following arguments are required: file"),
+    (("eval", "chain10", "--max-memory-mib", "lots"), "--max-memory-mib"),
+    (("plan", "chain10", "--policy", "bogus"), "invalid choice: 'bogus'"),
+    (("compare-xla", "x.hlo", "--limit", "-1"), "--limit"),
+    (("run", "chain10", "--repeat", "x"), "expected a whole number, got 'x'"),
+    (("serve", "--port", "port"), "--port"),
+])
+def test_every_command_reports_a_bad_argument_on_one_line(argv, message, capsys):
+    from workbench.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(list(argv))
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and "usage:" not in err
+    assert err.startswith(f"workbench {argv[0]}: error:" if argv[0] != "frob"
+                          else "workbench: error:")

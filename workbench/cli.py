@@ -260,7 +260,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     for register in _EXTRA_COMMANDS:
         register(sub)
+    for parser in (p, *sub.choices.values()):
+        one_line_errors(parser)
     return p
+
+
+def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Make ``parser`` report a bad argument on one line, as every other error is (no usage
+    block; ``workbench COMMAND -h`` shows it), with exit status 2."""
+    def error(message):
+        parser.exit(2, f"{parser.prog}: error: {message} (see {parser.prog} -h)\n")
+    parser.error = error
+    return parser
 
 
 #: functions that add subcommands (filled by the planner, profiler and app modules below)

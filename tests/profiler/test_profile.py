@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -14,7 +13,6 @@ from workbench.errors import ResourceLimitError
 from workbench.importers import load_graph
 from workbench.planner.plan import is_source, make_plan
 from workbench.profiler import Cancelled, format_report, profile
-from workbench.profiler.cli_commands import register
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -225,9 +223,10 @@ def test_mismatch_is_reported_not_hidden(softmax, cache, monkeypatch):
 
 
 def _cli(*argv):
-    p = argparse.ArgumentParser(prog="workbench")
-    register(p.add_subparsers())
-    args = p.parse_args(["run", *argv])
+    from workbench.cli import _load_extra_commands, build_parser
+
+    _load_extra_commands()
+    args = build_parser().parse_args(["run", *argv])
     return args.func(args)
 
 

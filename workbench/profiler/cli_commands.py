@@ -36,18 +36,10 @@ def _mib(text: str) -> float:
     return value
 
 
-def _one_line_error(parser):
-    """Make ``parser`` report a bad argument on one line (no usage block), exit status 2."""
-    def error(message):
-        parser.exit(2, f"{parser.prog}: error: {message}\n")
-    parser.error = error
-    return parser
-
-
 def register(subparsers) -> None:
     """Add the ``run`` subcommand."""
-    s = _one_line_error(subparsers.add_parser(
-        "run", help="compile a fusion plan with numba, check it and profile it"))
+    s = subparsers.add_parser(
+        "run", help="compile a fusion plan with numba, check it and profile it")
     s.add_argument("file", help="a .hlo/.json graph, or a sample graph's name")
     s.add_argument("--inputs", help="an .npz with arg0..argN (default: random inputs)")
     s.add_argument("--plan", help="a plan saved as JSON (default: plan with --policy)")

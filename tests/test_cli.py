@@ -86,3 +86,26 @@ def test_every_command_reports_a_bad_argument_on_one_line(argv, message, capsys)
     assert err.count("\n") == 1 and message in err and "usage:" not in err
     assert err.startswith(f"workbench {argv[0]}: error:" if argv[0] != "frob"
                           else "workbench: error:")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (("run", "softmax", "--trace", "/nonexistent-dir/t.json", "--repeat", "1"),
+     "cannot write the trace: directory '/nonexistent-dir' does not exist"),
+    (("run", "softmax", "--trace", "/tmp", "--repeat", "1"),
+     "cannot write the trace: this is a directory"),
+    (("eval", "chain10", "--out", "/nonexistent-dir/x"),
+     "cannot write the outputs: directory '/nonexistent-dir' does not exist"),
+])
+def test_an_output_path_that_cannot_be_written_is_refused_before_any_work(argv, message, capsys,
+                                                                          monkeypatch):
+    import workbench.ir.interpreter as interpreter
+    import workbench.profiler as profiler
+
+    def must_not_run(*a, **k):
+        raise AssertionError("ran before checking the output path")
+
+    monkeypatch.setattr(profiler, "profile", must_not_run)
+    monkeypatch.setattr(interpreter, "check_memory", must_not_run)
+    assert main(list(argv)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections import Counter
 
@@ -149,6 +150,10 @@ def cmd_eval(args) -> int:
     from workbench.ir.interpreter import check_memory
 
     graph = load_graph(resolve_graph_path(args.file))
+    out = None
+    if args.out:
+        out = args.out if str(args.out).endswith(".npz") else f"{args.out}.npz"
+        check_out_path(out, "the outputs")           # before any work
     max_bytes = int(args.max_memory_mib * 2**20) if args.max_memory_mib else None
     check_memory(graph, max_bytes)                 # before any input is allocated
     inputs = (load_inputs(args.inputs) if args.inputs
@@ -159,12 +164,36 @@ def cmd_eval(args) -> int:
         head = ", ".join(f"{v:.6g}" if isinstance(v, float) else str(v) for v in flat[:4].tolist())
         dtype = graph.node(oid).type.dtype
         print(f"out{i} {oid}: {dtype}{list(o.shape)} [{head}{', ...' if flat.size > 4 else ''}]")
-    if args.out:
-        path = args.out if str(args.out).endswith(".npz") else f"{args.out}.npz"
-        write_file(path, lambda f: np.savez(f, **{f"out{i}": o for i, o in enumerate(outs)}),
+    if out:
+        write_file(out, lambda f: np.savez(f, **{f"out{i}": o for i, o in enumerate(outs)}),
                    binary=True)
-        print(f"wrote {len(outs)} output(s) to {path}")
+        print(f"wrote {len(outs)} output(s) to {out}")
     return 0
+
+
+def check_out_path(path: str, what: str) -> None:
+    """Refuse, before any work, an output path that cannot be a file to write.
+
+    Parameters
+    ----------
+    path : str
+        The file named by an option such as ``--out`` or ``--trace``.
+    what : str
+        What would be written, for the message (``"the plan"``, ``"the trace"``).
+
+    Raises
+    ------
+    InputError
+        If ``path`` names a directory (or ends with a separator), or its directory does not
+        exist.
+    """
+    parent = os.path.dirname(path) or "."
+    if path.endswith(os.sep) or os.path.isdir(path):
+        raise InputError(f"cannot write {what}: this is a directory, not a file name",
+                         file=path)
+    if not os.path.isdir(parent):
+        raise InputError(f"cannot write {what}: directory {parent!r} does not exist",
+                         file=path)
 
 
 def write_file(path: str, write, binary: bool = False) -> None:

@@ -12,6 +12,13 @@ from workbench.planner.devices import DEVICES
 from workbench.planner.heuristics import POLICIES
 
 
+def check_out_path(path: str, what: str) -> None:
+    """:func:`workbench.cli.check_out_path` (imported when called: the CLI imports this module)."""
+    from workbench.cli import check_out_path as check
+
+    check(path, what)
+
+
 def _load(path: str):
     from workbench.cli import resolve_graph_path
     from workbench.importers import load_graph
@@ -30,24 +37,6 @@ def _non_negative(text: str) -> int:
     return value
 
 
-def check_out_path(path: str) -> None:
-    """Refuse, before any work, an ``--out`` path that cannot be a file to write.
-
-    Raises
-    ------
-    InputError
-        If ``path`` names a directory (or ends with a separator), or its directory does not
-        exist.
-    """
-    parent = os.path.dirname(path) or "."
-    if path.endswith(os.sep) or os.path.isdir(path):
-        raise InputError("cannot write the plan: this is a directory, not a file name",
-                         file=path)
-    if not os.path.isdir(parent):
-        raise InputError(f"cannot write the plan: directory {parent!r} does not exist",
-                         file=path)
-
-
 def write_text(path: str, text: str) -> None:
     """Write ``text`` to ``path``; an OS error becomes one :class:`InputError` line."""
     try:
@@ -64,7 +53,7 @@ def cmd_plan(args) -> int:
     from workbench.planner.heuristics import plan_graph
 
     if args.out:
-        check_out_path(args.out)
+        check_out_path(args.out, "the plan")
     graph = _load(args.file)
     report = unfolded = None
     if args.fold_bn:

@@ -99,11 +99,13 @@ def choose_plan(graph, plan_file=None, policy=None):
 def cmd_run(args) -> int:
     if args.backend == "cuda-sim" and "numba" not in sys.modules:
         os.environ["NUMBA_ENABLE_CUDASIM"] = "1"  # must precede numba's first import
-    from workbench.cli import load_inputs, resolve_graph_path
+    from workbench.cli import check_out_path, load_inputs, resolve_graph_path, write_file
     from workbench.importers import load_graph
     from workbench.profiler import profile
     from workbench.profiler.table import format_report
 
+    if args.trace:
+        check_out_path(args.trace, "the trace")     # before the compile and the profile
     graph = load_graph(resolve_graph_path(args.file))
     plan = choose_plan(graph, args.plan, args.policy)
     inputs = load_inputs(args.inputs) if args.inputs else None
@@ -120,7 +122,6 @@ def cmd_run(args) -> int:
     if not args.json and sys.stderr.isatty():
         print("\r" + " " * 100 + "\r", end="", file=sys.stderr)
     if args.trace:
-        with open(args.trace, "w", encoding="utf-8") as f:
-            json.dump(report.trace_events(), f)
+        write_file(args.trace, lambda f: json.dump(report.trace_events(), f))
     print(report.dumps() if args.json else format_report(report))
     return 0 if report.ok else 1

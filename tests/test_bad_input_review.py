@@ -145,7 +145,7 @@ def test_random_weights_keep_activations_at_unit_scale():
 
 def test_cli_output_problems(tmp_path):
     r = cli("eval", "chain10", "--out", tmp_path / "missing" / "o.npz")
-    assert r.returncode == 2 and "cannot write the file" in r.stderr and "Traceback" not in r.stderr
+    assert r.returncode == 2 and "cannot write the outputs: directory" in r.stderr and "Traceback" not in r.stderr
     r = cli("eval", "chain10", "--out", tmp_path / "noext")
     assert r.returncode == 0 and f"to {tmp_path / 'noext'}.npz" in r.stdout
     assert (tmp_path / "noext.npz").exists()

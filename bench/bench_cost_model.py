@@ -9,8 +9,9 @@ prints the cost model's prediction beside it (the ``cpu`` profile). Prints, per 
 median over kernels of predicted / measured (the kernel's median time) for the fused plan's
 kernels and for the unfused baseline's, and the range over the runs; 1.0 is a perfect
 prediction, above 1 the model is pessimistic. Beside each, the same ratio for the model before
-the memory levels (the same measured profile with DRAM bandwidth for every kernel and a
-transcendental = 10 FLOP, as up to probe version 2) on the same measured times; then the
+the memory levels (the same measured profile with DRAM bandwidth for every kernel, a
+transcendental = 10 FLOP and the whole machine's FLOP rate for every contraction, as up to probe
+version 2) on the same measured times; then the
 median ratio by kind of kernel. Kernels that fell back to numpy and offline or dead kernels are
 left out. ``--save DIR`` keeps the JSON of every run, ``--load DIR`` reads runs saved before
 instead of running (to print the tables again). This is a report, not a timed test: the load
@@ -73,16 +74,19 @@ def predictions(name: str, plan_device, device) -> dict:
     return out
 
 
-#: ops that make a kernel a contraction, or a layout change, for the summary by kind
-CONTRACTIONS = {"dot", "convolution"}
+#: ops that make a kernel a layout change, for the summary by kind
 LAYOUT = {"reshape", "transpose", "slice", "iota", "concatenate", "pad"}
 
 
 def kernel_class(k: dict) -> str:
-    """``contraction`` (a dot or convolution), ``transcendental`` (any), ``layout`` (a
+    """``contraction`` (a dot or convolution, composite ones such as ``matmul`` and
+    ``conv2d`` included: the registry's categories), ``transcendental`` (any), ``layout`` (a
     reshape, transpose, slice, ...) or ``streaming`` (elementwise ops and reductions)."""
+    from workbench.ir.ops import REGISTRY
+    from workbench.planner.index import CONTRACTION_CATEGORIES
+
     ops = set(k.get("ops") or ())
-    if ops & CONTRACTIONS:
+    if any(op in REGISTRY and REGISTRY[op].category in CONTRACTION_CATEGORIES for op in ops):
         return "contraction"
     if k.get("transcendentals"):
         return "transcendental"
@@ -124,11 +128,13 @@ def main() -> None:
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     prof = cpu_profile()
     before = replace(prof, l2_bytes=None, l2_bandwidth_Bps=None, llc_bytes=None,
-                     llc_bandwidth_Bps=None, transcendental_flops=10.0)
+                     llc_bandwidth_Bps=None, transcendental_flops=10.0, core_flops=None)
     print("cpu profile: " + ", ".join(f"{n} {bw / 1e9:.1f} GB/s" for n, _, bw in
                                       prof.memory_levels())
-          + f", {prof.peak_flops / 1e9:.0f} GFLOP/s, a transcendental = "
-          f"{prof.transcendental_flops:g} FLOP; 'before': DRAM only, 10 FLOP")
+          + f", {prof.peak_flops / 1e9:.0f} GFLOP/s"
+          + (f" (one core {prof.core_flops / 1e9:.0f})" if prof.core_flops else "")
+          + f", a transcendental = {prof.transcendental_flops:g} FLOP; 'before': DRAM only, "
+          "10 FLOP, no one-core rate")
     head = ("graph", "fused", "before", "kernels", "unfused", "before", "kernels")
     print(f"{head[0]:18s} {head[1]:>17s} {head[2]:>17s} {head[3]:>7s} {head[4]:>17s} "
           f"{head[5]:>17s} {head[6]:>7s}")

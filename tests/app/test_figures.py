@@ -310,3 +310,15 @@ def test_roofline_draws_cache_ceilings_after_the_patched_traces():
     assert l2.x[1] == pytest.approx(2.0) and l2.y[1] == pytest.approx(2e11)
     assert l2.y[0] == pytest.approx(l2.x[0] * 1e11)
     assert fig.data[0].x[1] == pytest.approx(8.0)         # the DRAM ridge
+
+
+def test_roofline_draws_the_one_core_ceiling_of_a_cpu_profile():
+    device = {"name": "cpu", "bandwidth_Bps": 2.5e10, "peak_flops": 2e11, "caches": [],
+              "core_flops": 8e10}
+    fig = roofline(device, [{"id": "g0", "ai": 0.5, "flops_per_s": 1e9, "kind": "loop"}])
+    names = [t.name for t in fig.data]
+    assert names[1:3] == ["predicted", "measured"] and names[3] == "one core (80 GFLOP/s)"
+    core = fig.data[3]
+    # flat at 8e10 FLOP/s from where the DRAM slope reaches it, 8e10 / 2.5e10 = 3.2 FLOP/B
+    assert tuple(core.y) == (8e10, 8e10) and core.x[0] == pytest.approx(3.2)
+    assert [t.name for t in roofline(dict(device, core_flops=None), []).data][3:] == []

@@ -255,3 +255,60 @@ def test_intensity_counts_transcendentals_so_it_agrees_with_the_bound():
                          transcendental_flops=10.0)
     c = group_cost(g, ["sin"], slow)
     assert c.bound == "compute" and c.arithmetic_intensity > slow.peak_flops / slow.bandwidth_Bps
+
+
+def test_a_small_contraction_on_a_cpu_profile_with_a_one_core_rate_is_charged_at_that_rate():
+    """A dot or convolution writing under ``parallel_min_bytes`` runs on one core (the cpu
+    backend runs a dot with a result under 2 MiB as one single-threaded BLAS call): its FLOPs
+    at ``core_flops``. Other kernels, and larger contractions, at ``peak_flops``."""
+    from dataclasses import replace
+
+    from workbench.planner.cost_model import kernel_time
+
+    cpu = DeviceProfile("cpu", "cpu", 2e10, 2e11, None, None, None, 1e-6, "test",
+                        transcendental_flops=10.0, core_flops=8e10, parallel_min_bytes=2 << 20)
+    flops, trans, work = 10**8, 10**6, 1.1e8
+    small_write, big_write = 1 << 20, 4 << 20
+    one_core = estimate(flops, trans, 1 << 20, small_write, 4, cpu, contraction=True)
+    assert one_core.compute_s == pytest.approx(work / 8e10)
+    assert one_core.bound == "compute"
+    every_core = estimate(flops, trans, 1 << 20, big_write, 4, cpu, contraction=True)
+    assert every_core.compute_s == pytest.approx(work / 2e11)
+    loop = estimate(flops, trans, 1 << 20, small_write, 4, cpu)         # no contraction
+    assert loop.compute_s == pytest.approx(work / 2e11)
+    assert kernel_time(flops, trans, 2 << 20, cpu, small_write, True) == pytest.approx(
+        combine_times(work / 8e10, (2 << 20) / 2e10) + 1e-6)
+    assert kernel_time(flops, trans, 2 << 20, cpu) == pytest.approx(
+        combine_times(work / 2e11, (2 << 20) / 2e10) + 1e-6)
+    without = replace(cpu, core_flops=None)
+    assert estimate(flops, trans, 1 << 20, small_write, 4, without, True).compute_s == \
+        pytest.approx(work / 2e11)
+    assert H100.flop_rate(1, True) == H100.peak_flops                    # GPUs: no such rate
+
+
+def test_group_and_op_costs_use_the_one_core_rate_for_a_small_dot():
+    from dataclasses import replace
+
+    b = GraphBuilder("dot")
+    x = b.parameter("x", (64, 256))
+    w = b.parameter("w", (256, 128))
+    d = b.op("dot", [x, w], node_id="d", lhs_contracting_dims=[1], rhs_contracting_dims=[0])
+    r = b.op("tanh", [d], node_id="r")
+    g = b.build([r])
+    cpu = DeviceProfile("cpu", "cpu", 2e10, 2e11, None, None, None, 1e-6, "test",
+                        transcendental_flops=10.0, core_flops=5e10, parallel_min_bytes=2 << 20)
+    dot_flops = 2 * 64 * 256 * 128
+    assert g.node("d").type.shape == (64, 128)
+    c = group_cost(g, ["d", "r"], cpu)
+    assert c.compute_s == pytest.approx((c.flops + 10 * c.transcendentals) / 5e10)
+    assert op_cost(g, "d", cpu).compute_s == pytest.approx(dot_flops / 5e10)
+    assert op_cost(g, "r", cpu).compute_s == pytest.approx(10 * 64 * 128 / 2e11)  # a loop
+    big = replace(cpu, parallel_min_bytes=1024)          # the dot's 32 KiB result: all cores
+    assert op_cost(g, "d", big).compute_s == pytest.approx(dot_flops / 2e11)
+
+
+def test_the_one_core_threshold_is_the_cpu_backends_blocking_threshold():
+    from workbench.codegen.cpu import BLOCKED_MIN_BYTES
+    from workbench.planner.devices import CPU_PARALLEL_MIN_BYTES
+
+    assert CPU_PARALLEL_MIN_BYTES == BLOCKED_MIN_BYTES == 2 << 20

@@ -22,13 +22,15 @@ def cost_card(title: str, rows) -> list:
 
 
 def device_dict(device) -> dict:
-    """The roofline ceilings of a DeviceProfile: DRAM/HBM bandwidth, peak, and the cache
+    """The roofline ceilings of a DeviceProfile: DRAM/HBM bandwidth, peak, the cache
     ceilings the cost model uses for kernels whose bytes fit in a cache (``caches``:
-    ``[{"level", "bytes", "bandwidth_Bps"}]``, smallest level first)."""
+    ``[{"level", "bytes", "bandwidth_Bps"}]``, smallest level first) and one core's FP32 rate
+    (``core_flops``, or None), which the cost model uses for small kernels on a CPU."""
     caches = [{"level": lvl, "bytes": size, "bandwidth_Bps": bw}
               for lvl, size, bw in device.memory_levels() if lvl != "dram"]
     return {"name": device.name, "bandwidth_Bps": device.bandwidth_Bps,
-            "peak_flops": device.peak_flops, "caches": caches}
+            "peak_flops": device.peak_flops, "caches": caches,
+            "core_flops": device.core_flops if device.parallel_min_bytes else None}
 
 
 def register(app, services) -> None:

@@ -97,7 +97,8 @@ def roofline(device: Mapping, predicted: Sequence[Mapping],
         ``name``, ``bandwidth_Bps`` (bytes/s) and ``peak_flops`` (FLOP/s): the memory and compute
         ceilings; optional ``caches`` (``level``, ``bytes``, ``bandwidth_Bps``): the ceilings of
         kernels whose bytes fit in a cache, drawn dashed (the cache-aware roofline, Ilic, Pratas
-        & Sousa, IEEE CAL 2014).
+        & Sousa, IEEE CAL 2014); optional ``core_flops``: one core's FP32 rate, drawn dotted
+        (the compute ceiling of a kernel that runs on one core).
     predicted, measured : sequence of dict
         Points from :func:`roofline_points`.
     left_out : sequence of str
@@ -122,6 +123,12 @@ def roofline(device: Mapping, predicted: Sequence[Mapping],
                         line=dict(color="#8c959f", dash="dash"),
                         hovertemplate=f"{cache['level'].upper()}: {fmt_count(cbw, 'B/s')}"
                                       "<extra></extra>")
+    core = device.get("core_flops")
+    if core and core < peak:
+        fig.add_scatter(x=[core / bw, hi], y=[core, core], mode="lines",
+                        name=f"one core ({fmt_count(core, 'FLOP/s')})",
+                        line=dict(color="#8c959f", dash="dot"),
+                        hovertemplate=f"one core: {fmt_count(core, 'FLOP/s')}<extra></extra>")
     fig.update_layout(title=f"Roofline ({device.get('name', '')}: {fmt_count(bw, 'B/s')}, "
                             f"{fmt_count(peak, 'FLOP/s')})", **_LAYOUT)
     if left_out:

@@ -110,7 +110,7 @@ def cmd_compare_xla(args) -> int:
 
 def cmd_devices(args) -> int:
     from workbench.planner.devices import all_profiles, cpu_profile_path
-    from workbench.planner.explain import fmt_rate, fmt_time, memory_ceilings
+    from workbench.planner.explain import core_text, fmt_rate, fmt_time, memory_ceilings
 
     profiles = all_profiles(refresh=args.refresh)
     if args.json:
@@ -124,6 +124,8 @@ def cmd_devices(args) -> int:
               f"{fmt_rate(p.peak_flops, 'FLOP/s'):>14s} FP32  launch "
               f"{fmt_time(p.launch_overhead_s)}, transcendental = {p.transcendental_flops:g} "
               f"FLOP{regs}")
+        if core_text(p):
+            print(f"     {core_text(p)}")
         if len(p.memory_levels()) > 1:
             print(f"      memory ceilings: {memory_ceilings(p)} (a kernel streams at the "
                   "ceiling of the smallest level that holds the bytes it moves)")

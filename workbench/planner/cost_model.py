@@ -85,10 +85,14 @@ def combine_times(compute_s: float, memory_s: float) -> float:
     return compute_s + memory_s - MEMORY_COMPUTE_PARALLELISM * min(compute_s, memory_s)
 
 
-def kernel_time(flops: float, trans: float, nbytes: float, device: DeviceProfile) -> float:
+def kernel_time(flops: float, trans: float, nbytes: float, device: DeviceProfile,
+                written: float | None = None, contraction: bool = False) -> float:
     """Predicted seconds of one kernel: combined compute and memory time plus launch overhead
-    (memory at the bandwidth of the level that holds ``nbytes``, see the module notes)."""
-    compute = (flops + device.transcendental_flops * trans) / device.peak_flops
+    (memory at the bandwidth of the level that holds ``nbytes``, see the module notes; compute
+    at :meth:`DeviceProfile.flop_rate`: one core's rate for a small ``contraction`` kernel,
+    writing ``written`` bytes, on a CPU profile)."""
+    compute = ((flops + device.transcendental_flops * trans)
+               / device.flop_rate(written, contraction))
     memory = nbytes / device.memory_level(nbytes)[1]
     return combine_times(compute, memory) + device.launch_overhead_s
 
@@ -194,10 +198,11 @@ def _bound(compute: float, memory: float, launch: float) -> str:
 
 
 def estimate(flops: int, trans: int, bytes_read: int, bytes_written: int, live: int,
-             device: DeviceProfile) -> CostBreakdown:
-    """A :class:`CostBreakdown` from raw counts (one kernel)."""
+             device: DeviceProfile, contraction: bool = False) -> CostBreakdown:
+    """A :class:`CostBreakdown` from raw counts (one kernel; ``contraction``: it holds a dot
+    or a convolution, see :meth:`DeviceProfile.flop_rate`)."""
     work = flops + device.transcendental_flops * trans
-    compute = work / device.peak_flops
+    compute = work / device.flop_rate(bytes_written, contraction)
     moved = bytes_read + bytes_written
     level, bandwidth = device.memory_level(moved)
     memory = moved / bandwidth
@@ -285,7 +290,8 @@ def group_cost(graph: Graph, members, device="cpu", outputs=None) -> CostBreakdo
     written = sum(index.nbytes[o] for o in outs)
     flops = sum(index.flops[m] for m in mem)
     trans = sum(index.trans[m] for m in mem)
-    return estimate(flops, trans, read, written, peak_live(index, mem), dev)
+    return estimate(flops, trans, read, written, peak_live(index, mem), dev,
+                    any(index.contraction[m] for m in mem))
 
 
 def external_reads(index: GraphIndex, mem) -> dict[int, int]:
@@ -317,7 +323,7 @@ def op_cost(graph: Graph, node_id: str, device="cpu") -> CostBreakdown:
     i = index.pos[graph.node(node_id).id]
     read = sum(index.reads_of(i, o) for o in index.operands[i])
     return estimate(index.flops[i], index.trans[i], read, index.nbytes[i],
-                    peak_live(index, {i}), dev)
+                    peak_live(index, {i}), dev, index.contraction[i])
 
 
 def unfused_cost(graph: Graph, members, device="cpu") -> CostBreakdown:

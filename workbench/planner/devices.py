@@ -97,6 +97,13 @@ class DeviceProfile:
     l2_bandwidth_Bps, llc_bandwidth_Bps : float or None
         Measured copy bandwidth, bytes per second, of a working set that stays in the L2 / in
         the LLC; ``None`` where the size is. ``bandwidth_Bps`` is the DRAM (HBM) ceiling.
+    core_flops : float or None
+        FP32 FLOP per second of one core (CPU; the one-thread sgemm of the probe), the rate of
+        a contraction that runs on one core; ``None`` on GPUs.
+    parallel_min_bytes : int or None
+        A kernel with a contraction (dot, convolution) that writes fewer bytes than this runs
+        on one core, at ``core_flops`` (:meth:`flop_rate`); ``None``: every kernel gets
+        ``peak_flops``.
     """
 
     name: str
@@ -114,10 +121,29 @@ class DeviceProfile:
     l2_bandwidth_Bps: float | None = None
     llc_bytes: int | None = None
     llc_bandwidth_Bps: float | None = None
+    core_flops: float | None = None
+    parallel_min_bytes: int | None = None
 
     @property
     def is_gpu(self) -> bool:
         return self.kind == "gpu"
+
+    def flop_rate(self, bytes_written: float | None = None, contraction: bool = False) -> float:
+        """FP32 FLOP per second of a kernel that writes ``bytes_written`` bytes.
+
+        ``core_flops`` for a kernel with a ``contraction`` that writes less than
+        ``parallel_min_bytes``, when the profile has both (it runs on one core); else
+        ``peak_flops``. This follows the workbench's CPU backend: a dot whose result is under
+        2 MiB is one single-threaded BLAS call (``BLOCKED_MIN_BYTES`` in
+        workbench/codegen/cpu.py; see :data:`CPU_PARALLEL_MIN_BYTES`), while larger ones are
+        split into row blocks across the cores. Elementwise and reduction kernels keep
+        ``peak_flops``: the backend runs them on every core once they do enough work to pay
+        for it (``PARALLEL_MIN_WORK``), and below that their compute time is microseconds.
+        """
+        if (contraction and self.core_flops and self.parallel_min_bytes
+                and bytes_written is not None and bytes_written < self.parallel_min_bytes):
+            return min(self.core_flops, self.peak_flops)
+        return self.peak_flops
 
     def memory_levels(self) -> list[tuple[str, int | None, float]]:
         """The memory ceilings, smallest level first: ``(level, bytes it holds or None,
@@ -173,7 +199,12 @@ DEVICES = ("cpu", "h100", "h200", "a100")
 
 #: the probe's format; a cached profile of another version is measured again, not misread
 #: (version 3 added the cache sizes and bandwidths and the measured transcendental cost)
-_PROBE_VERSION = 3
+_PROBE_VERSION = 4  # 4: core_flops and parallel_min_bytes
+
+#: contraction kernels writing less than this run on one core in the cpu profile (bytes): the
+#: cpu backend's threshold for splitting a dot's result into row blocks across cores
+#: (BLOCKED_MIN_BYTES in workbench/codegen/cpu.py; a test keeps the two equal)
+CPU_PARALLEL_MIN_BYTES = 2 << 20
 
 #: rounds of the probe; each round times every measurement (the copies, the sgemms, the call
 #: overhead, the transcendentals) in turn, so that a burst of load from another process spoils
@@ -284,6 +315,8 @@ def measure_cpu() -> tuple[DeviceProfile, bool]:
         launch_overhead_s=launch, transcendental_flops=round(trans, 1) if trans else 10.0,
         l2_bytes=caches.l2_bytes, l2_bandwidth_Bps=cache_bw.get("l2"),
         llc_bytes=caches.llc_bytes, llc_bandwidth_Bps=cache_bw.get("llc"),
+        core_flops=single,
+        parallel_min_bytes=CPU_PARALLEL_MIN_BYTES if (os.cpu_count() or 1) > 1 else None,
         source=probe_source(best, sets, caches, trans, busy, contended)), busy
 
 
@@ -337,6 +370,7 @@ def _better(old: DeviceProfile, new: DeviceProfile) -> DeviceProfile:
 
     better = replace(new, bandwidth_Bps=max(old.bandwidth_Bps, new.bandwidth_Bps),
                      peak_flops=max(old.peak_flops, new.peak_flops),
+                     core_flops=most(old.core_flops, new.core_flops),
                      launch_overhead_s=min(old.launch_overhead_s, new.launch_overhead_s),
                      l2_bandwidth_Bps=most(old.l2_bandwidth_Bps, new.l2_bandwidth_Bps)
                      if new.l2_bytes else None,

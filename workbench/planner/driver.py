@@ -129,11 +129,11 @@ class PlannerRun:
         if self.dev.is_gpu and cap is not None and g.live + BASE_REGISTERS > cap:
             self.state.exact_live(g)
 
-    def bound_of(self, flops, trans, nbytes) -> str:
+    def bound_of(self, flops, trans, nbytes, written=None, contraction=False) -> str:
         """What limits a kernel, as the log says it: ``launch-bound``, ``compute-bound``,
         ``memory-bound`` or, on a profile with cache ceilings, ``memory-bound (L2)``."""
         d = self.dev
-        c = (flops + d.transcendental_flops * trans) / d.peak_flops
+        c = (flops + d.transcendental_flops * trans) / d.flop_rate(written, contraction)
         level, bandwidth = d.memory_level(nbytes)
         m = nbytes / bandwidth
         if d.launch_overhead_s >= max(c, m):

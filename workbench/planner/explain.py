@@ -140,13 +140,24 @@ def memory_ceilings(d) -> str:
                      + f" {fmt_rate(bw, 'B/s')}" for name, size, bw in levels)
 
 
+def core_text(d) -> str:
+    """`` (one core: 80 GFLOP/s, for dots and convolutions writing under 2 MiB)`` for a profile
+    with a one-core rate (:meth:`~workbench.planner.devices.DeviceProfile.flop_rate`), else
+    ``""``."""
+    if not (d.core_flops and d.parallel_min_bytes):
+        return ""
+    return (f" (one core: {fmt_rate(d.core_flops, 'FLOP/s')}, for dots and convolutions "
+            f"writing under {fmt_bytes(d.parallel_min_bytes)})")
+
+
 def device_line(device) -> str:
     """The device profile the costs use, with its numbers and where they come from."""
     from workbench.planner.devices import get_device
 
     d = get_device(device)
     text = (f"{d.name} profile: {memory_ceilings(d)}, "
-            f"{fmt_rate(d.peak_flops, 'FLOP/s')} FP32, {fmt_time(d.launch_overhead_s)} per "
+            f"{fmt_rate(d.peak_flops, 'FLOP/s')} FP32{core_text(d)}, "
+            f"{fmt_time(d.launch_overhead_s)} per "
             f"launch, a transcendental = {d.transcendental_flops:g} FLOP; {d.source}")
     if d.kind == "cpu":
         text += " (`workbench devices --refresh` measures again)"

@@ -162,10 +162,12 @@ class PriorityRun(PlannerRun):
             flops = c.flops + p.flops - sum(ix.flops[m] for m in shared)
             trans = c.trans + p.trans - sum(ix.trans[m] for m in shared)
             n_in, in_bytes = st.merged_inputs(c, p)
-            nbytes = in_bytes + c.out_bytes + sum(ix.nbytes[v] for v in keep if v not in c.outs)
-            t_fused += st.time_of(flops, trans, nbytes)
+            written = c.out_bytes + sum(ix.nbytes[v] for v in keep if v not in c.outs)
+            nbytes = in_bytes + written
+            dot = st.has_contraction(p, c)
+            t_fused += st.time_of(flops, trans, nbytes, written, dot)
             t_unfused += st.time(c)
-            fused.append((flops, trans, nbytes))
+            fused.append((flops, trans, nbytes, written, dot))
             ins.append(n_in)
         cand = Candidate(p, consumers, t_unfused=t_unfused, t_fused=t_fused, fused=fused,
                          n_inputs=ins)
@@ -219,9 +221,9 @@ class PriorityRun(PlannerRun):
         consumers = st.fuse_into_consumers(p, cand.consumers)
         for c in consumers:
             self.tighten(c)
-        flops, trans, nbytes = cand.fused[0]
+        flops, trans, nbytes, written, dot = cand.fused[0]
         kind = self.kind(consumers[0])
-        bound = self.bound_of(flops, trans, nbytes)
+        bound = self.bound_of(flops, trans, nbytes, written, dot)
         if cand.k == 1:
             msg = (f"fused {pdesc} into {cdescs[0]}: saves "
                    f"{fmt_time(cand.benefit)} ({saved_bytes_text(saved)}) — {bound} "

@@ -132,11 +132,20 @@ class FusionState:
     def time(self, g: Group) -> float:
         """Predicted seconds of group ``g`` as one kernel (cached until the group changes)."""
         if g.t is None:
-            g.t = kernel_time(g.flops, g.trans, g.ext_bytes + g.out_bytes, self.device)
+            g.t = kernel_time(g.flops, g.trans, g.ext_bytes + g.out_bytes, self.device,
+                              g.out_bytes, self.has_contraction(g))
         return g.t
 
-    def time_of(self, flops: float, trans: float, nbytes: float) -> float:
-        return kernel_time(flops, trans, nbytes, self.device)
+    def time_of(self, flops: float, trans: float, nbytes: float, written: float,
+                contraction: bool) -> float:
+        """Predicted seconds of a kernel moving ``nbytes``, ``written`` of them written
+        (``contraction``: it holds a dot or convolution)."""
+        return kernel_time(flops, trans, nbytes, self.device, written, contraction)
+
+    def has_contraction(self, *groups: Group) -> bool:
+        """Whether any of ``groups`` holds a dot or a convolution."""
+        flags = self.ix.contraction
+        return any(flags[m] for g in groups for m in g.special)
 
     def group_of(self, i: int) -> Group:
         """The group that writes node ``i`` (its home)."""

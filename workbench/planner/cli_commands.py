@@ -7,16 +7,10 @@ import argparse
 import json
 import os
 
+from workbench.cli import check_out_path
 from workbench.errors import InputError
 from workbench.planner.devices import DEVICES
 from workbench.planner.heuristics import POLICIES
-
-
-def check_out_path(path: str, what: str) -> None:
-    """:func:`workbench.cli.check_out_path` (imported when called: the CLI imports this module)."""
-    from workbench.cli import check_out_path as check
-
-    check(path, what)
 
 
 def _load(path: str):

@@ -8,7 +8,7 @@ import os
 
 from workbench.cli.common import int_at_least, load_graph_arg
 from workbench.costmodel.devices import DEVICES
-from workbench.errors import InputError
+from workbench.errors import InputError, PlanError
 
 
 def plan_arg(graph, spec: str, device: str):
@@ -26,7 +26,12 @@ def plan_arg(graph, spec: str, device: str):
     from workbench.planner.heuristics import PLAN_NAMES, named_plan
 
     if os.path.exists(spec):
-        return choose_plan(graph, plan_file=spec), os.path.basename(spec)
+        try:
+            return choose_plan(graph, plan_file=spec), os.path.basename(spec)
+        except PlanError as exc:
+            if exc.file is not None:
+                raise
+            raise PlanError(exc.message, file=spec, node=exc.node) from None
     if spec not in PLAN_NAMES:
         raise InputError(f"{spec!r} is neither a plan file nor a plan name (known: "
                          f"{', '.join(PLAN_NAMES)})")
@@ -35,8 +40,8 @@ def plan_arg(graph, spec: str, device: str):
 
 def measured_groups(graph, plan, backend: str, repeat: int) -> dict:
     """Group id -> measured median seconds of ``plan``'s kernels (compiled and timed here, in
-    a worker process: :func:`workbench.tuning.measure.measure_in_worker`)."""
-    from workbench.tuning.measure import measure_in_worker
+    a worker process: :func:`workbench.tuning.runner.measure_in_worker`)."""
+    from workbench.tuning.runner import measure_in_worker
 
     m = measure_in_worker(graph, plan, backend=backend, repeat=repeat)
     return dict(m.kernels)

@@ -99,7 +99,7 @@ class LocalExecutor:
 
     def device_key(self, backend: str) -> str:
         """The measuring device as the results store keys it: this machine."""
-        from workbench.tuning.measure import host_id
+        from workbench.tuning.tasks import host_id
 
         return host_id(backend)
 

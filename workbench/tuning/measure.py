@@ -7,18 +7,19 @@ profiler does (:meth:`~workbench.codegen.compiled.CompiledPlan.execute`). Unlike
 :func:`~workbench.profiler.profile` it does not build and time the unfused baseline or numpy:
 tuning compares plans with each other.
 
-A measurement runs in a worker process (:func:`measure_in_worker`, or a Ray task): generated
+A measurement runs in a worker process (:func:`~workbench.tuning.runner.measure_in_worker`,
+or a Ray task): generated
 code that crashes the interpreter or never returns takes the worker down, not the caller.
 """
 
 from __future__ import annotations
 
 import os
-import platform
 import time
 from dataclasses import dataclass, field
 
 from workbench.errors import MismatchError
+from workbench.tuning.tasks import host_id
 
 #: timed runs and untimed warm-up runs of a measurement
 REPEAT, WARMUP = 10, 2
@@ -70,21 +71,6 @@ class Measurement:
         d["kernels"] = {g: t for g, t in self.kernels}
         d["notes"] = list(self.notes)
         return d
-
-
-def host_id(backend: str = "cpu") -> str:
-    """This machine, as measurements name it: ``host|machine|N cpus`` (and the GPU's name for
-    ``cuda``)."""
-    base = f"{platform.node()}|{platform.machine()}|{os.cpu_count()} cpus"
-    if backend == "cuda":
-        try:
-            from numba import cuda
-
-            name = cuda.get_current_device().name
-            base += f"|{name.decode() if isinstance(name, bytes) else name}"
-        except Exception:  # no GPU: the measurement will fail with its own error
-            pass
-    return base
 
 
 def measure_plan(graph, plan, *, backend: str = "cpu", repeat: int = REPEAT,
@@ -155,24 +141,6 @@ def measure_task(graph, plan, backend="cpu", repeat=REPEAT, warmup=WARMUP, seed=
     """:func:`measure_plan` as a task an executor runs (the same arguments)."""
     return measure_plan(graph, plan, backend=backend, repeat=repeat, warmup=warmup, seed=seed,
                         cache_dir=cache_dir)
-
-
-def measure_in_worker(graph, plan, *, backend: str = "cpu", repeat: int = REPEAT,
-                      timeout_s: float = 600.0) -> Measurement:
-    """:func:`measure_plan` in a worker process of its own, waited for at most ``timeout_s``.
-
-    Raises
-    ------
-    TuneError
-        If the worker crashed or ran past the timeout; the error of the measurement itself
-        (a mismatch, a compile error) otherwise.
-    """
-    from workbench.tuning.executors import LocalExecutor, Task
-
-    with LocalExecutor() as ex:
-        (outcome,) = ex.run([Task(MEASURE, dict(graph=graph, plan=plan, backend=backend,
-                                                repeat=repeat), timeout_s=timeout_s)])
-    return outcome.value_or_raise()
 
 
 #: the task name executors run for a measurement

@@ -137,7 +137,7 @@ class RayExecutor:
         """The measuring device as the results store keys it: this machine for a local Ray,
         ``ray:<address>|<backend>`` for a cluster (whose nodes the driver cannot name)."""
         if not self.address:
-            from workbench.tuning.measure import host_id
+            from workbench.tuning.tasks import host_id
 
             return host_id(backend)
         return f"ray:{self.address}|{backend}"

@@ -112,3 +112,21 @@ def _result(plan, outcome) -> Measured:
                         "the worker returned a measurement of another plan")
     return Measured(plan.fingerprint, m.best_s, m.median_s, True, kernels=dict(m.kernels),
                     peak_bytes=m.peak_bytes)
+
+
+def measure_in_worker(graph, plan, *, backend: str = "cpu", repeat: int = REPEAT,
+                      timeout_s: float = 600.0) -> Measurement:
+    """:func:`measure_plan` in a worker process of its own, waited for at most ``timeout_s``.
+
+    Raises
+    ------
+    TuneError
+        If the worker crashed or ran past the timeout; the error of the measurement itself
+        (a mismatch, a compile error) otherwise.
+    """
+    from workbench.tuning.executors import LocalExecutor
+
+    with LocalExecutor() as ex:
+        (outcome,) = ex.run([Task(MEASURE, dict(graph=graph, plan=plan, backend=backend,
+                                                repeat=repeat), timeout_s=timeout_s)])
+    return outcome.value_or_raise()

@@ -3,7 +3,7 @@
 One table, ``measurements``, keyed by (graph fingerprint, plan fingerprint, device, backend,
 workbench version): the graph and the plan it ran (:attr:`~workbench.ir.Graph.fingerprint`,
 :attr:`~workbench.planner.plan.Plan.fingerprint`), the machine that timed it
-(:func:`~workbench.tuning.measure.host_id`, or ``ray:<address>`` for a cluster), the backend
+(:func:`~workbench.tuning.tasks.host_id`, or ``ray:<address>`` for a cluster), the backend
 and the workbench's version (a new version may generate other kernels, so its measurements are
 its own). Only measurements whose outputs matched the reference are stored: a crash, a timeout,
 a mismatch or a compile error leaves no row. The default file is ``results.sqlite`` in the

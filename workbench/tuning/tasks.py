@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import importlib
+import os
+import platform
 from dataclasses import dataclass, field
 
 from workbench.errors import InputError, TuneError, WorkbenchError
@@ -90,3 +92,18 @@ def call_task(fn: str, kwargs: dict) -> tuple:
 def ray_entry(fn: str, kwargs: dict) -> tuple:
     """What a Ray task runs: :func:`call_task` in the Ray worker process."""
     return call_task(fn, kwargs)
+
+
+def host_id(backend: str = "cpu") -> str:
+    """This machine, as measurements name it: ``host|machine|N cpus`` (and the GPU's name for
+    ``cuda``)."""
+    base = f"{platform.node()}|{platform.machine()}|{os.cpu_count()} cpus"
+    if backend == "cuda":
+        try:
+            from numba import cuda
+
+            name = cuda.get_current_device().name
+            base += f"|{name.decode() if isinstance(name, bytes) else name}"
+        except Exception:  # no GPU: the measurement will fail with its own error
+            pass
+    return base

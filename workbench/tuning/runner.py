@@ -53,7 +53,8 @@ class Measured:
 
 
 def measure_all(items, executor, store=None, *, backend: str = "cpu", repeat: int = REPEAT,
-                timeout_s: float = TIMEOUT_S, labels=None, predicted=None) -> list[Measured]:
+                timeout_s: float = TIMEOUT_S, labels=None, predicted=None,
+                task: str = MEASURE) -> list[Measured]:
     """Measure each ``(graph, plan)`` of ``items``.
 
     Parameters
@@ -69,6 +70,11 @@ def measure_all(items, executor, store=None, *, backend: str = "cpu", repeat: in
         Seconds each measurement may take.
     labels, predicted : sequence, optional
         Per item: how the store names it, and its predicted seconds (stored beside it).
+    task : str
+        The function that measures (``module:function`` taking ``graph``, ``plan``,
+        ``backend``, ``repeat`` and returning a
+        :class:`~workbench.tuning.measure.Measurement`; default
+        :func:`~workbench.tuning.measure.measure_task`).
 
     Returns
     -------
@@ -87,7 +93,7 @@ def measure_all(items, executor, store=None, *, backend: str = "cpu", repeat: in
         else:
             todo.setdefault((graph.fingerprint, plan.fingerprint), []).append(i)
     keys = list(todo)
-    tasks = [Task(MEASURE, dict(graph=items[todo[k][0]][0], plan=items[todo[k][0]][1],
+    tasks = [Task(task, dict(graph=items[todo[k][0]][0], plan=items[todo[k][0]][1],
                                 backend=backend, repeat=repeat), timeout_s, backend)
              for k in keys]
     for key, outcome in zip(keys, executor.run(tasks) if tasks else []):

@@ -94,7 +94,7 @@ def settings_grid(knobs: dict | None) -> list[dict]:
 
 def sweep(graphs, executor, store=None, *, policies=("priority",), devices=("cpu",),
           knobs: dict | None = None, backend: str = "cpu", repeat: int = REPEAT,
-          timeout_s: float = TIMEOUT_S) -> SweepResult:
+          timeout_s: float = TIMEOUT_S, task: str | None = None) -> SweepResult:
     """Plan and measure every combination.
 
     Parameters
@@ -111,6 +111,8 @@ def sweep(graphs, executor, store=None, *, policies=("priority",), devices=("cpu
         Where plans are measured; ``cuda`` asks Ray for a GPU per task.
     repeat, timeout_s
         Timed runs and time limit of each measurement.
+    task : str, optional
+        The measuring function (see :func:`~workbench.tuning.runner.measure_all`).
 
     Returns
     -------
@@ -134,7 +136,8 @@ def sweep(graphs, executor, store=None, *, policies=("priority",), devices=("cpu
     results = measure_all([(c[0], c[4]) for c in combos], executor, store, backend=backend,
                           repeat=repeat, timeout_s=timeout_s,
                           labels=[f"sweep {c[1]}" for c in combos],
-                          predicted=[c[5] for c in combos])
+                          predicted=[c[5] for c in combos],
+                          **({"task": task} if task else {}))
     rows, seen = [], set()
     for (graph, policy, settings, prof, plan, pred), m in zip(combos, results):
         mem = plan_memory(graph, plan)

@@ -173,7 +173,7 @@ class TuneResult:
 def tune(graph, executor, store=None, *, start=None, policy: str = "priority", device="cpu",
          backend: str = "cpu", budget: int | None = BUDGET, seconds: float | None = None,
          min_gain: float = MIN_GAIN, repeat: int = REPEAT, timeout_s: float = TIMEOUT_S,
-         batch: int = 1, progress=None) -> TuneResult:
+         batch: int = 1, progress=None, task: str | None = None) -> TuneResult:
     """Autotune ``graph``'s plan by measurement (see the module notes).
 
     Parameters
@@ -199,8 +199,10 @@ def tune(graph, executor, store=None, *, start=None, policy: str = "priority", d
         Timed runs and time limit of each measurement.
     batch : int
         Variants measured at once (more than one only pays on a Ray cluster).
-    progress : callable(str), optional
-        Told of each measurement as it is made.
+    progress : callable(Trial), optional
+        Told of each trial as it is measured.
+    task : str, optional
+        The measuring function (see :func:`~workbench.tuning.runner.measure_all`).
 
     Returns
     -------
@@ -209,6 +211,8 @@ def tune(graph, executor, store=None, *, start=None, policy: str = "priority", d
     t0 = time.perf_counter()
     start = start if start is not None else plan_graph(graph, policy, device)
     common = dict(backend=backend, repeat=repeat, timeout_s=timeout_s)
+    if task is not None:
+        common["task"] = task
     (m0,) = measure_all([(graph, start)], executor, store, labels=["start"],
                         predicted=[plan_cost(graph, start, device).total.predicted_s], **common)
     counts = {"fresh": int(m0.fresh), "reused": int(not m0.fresh)}

@@ -414,7 +414,7 @@ def round_trip(graph: Graph, plan: Plan, export: HloExport | None = None) -> Rou
     from workbench.planner.compare import Agreement, fused_pairs
 
     export = export or export_hlo(graph, plan)
-    graph, plan = export.graph, export.plan
+    graph, plan = lift_plan(graph, plan)
     back = parse_hlo(export.text, f"<export of {graph.name}>")
     to_orig = {}
     for n in back.nodes:

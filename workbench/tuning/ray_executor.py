@@ -23,7 +23,7 @@ import socket
 import time
 from pathlib import Path
 
-from workbench.errors import InputError, TuneError
+from workbench.errors import InputError
 from workbench.tuning.tasks import Outcome, Task, ray_entry
 
 #: CPUs a local Ray is started with when none are given (a 2-core machine keeps one for itself)
@@ -108,11 +108,12 @@ class RayExecutor:
         except ImportError:
             raise InputError("the Ray executor needs Ray: pip install "
                              "'fusion-workbench[ray]'") from None
+        if self.address:
+            check_reachable(self.address)
         self._ray = ray
         if ray.is_initialized():
             return
         if self.address:
-            check_reachable(self.address)
             import workbench
 
             env = {"py_modules": [str(Path(workbench.__file__).parent)]}
@@ -213,5 +214,4 @@ class RayExecutor:
         return Outcome("error", message=value, seconds=took)
 
 
-__all__ = ["CONNECT_TIMEOUT_S", "LOCAL_CPUS", "RayExecutor", "TuneError", "check_reachable",
-           "resources_for"]
+__all__ = ["CONNECT_TIMEOUT_S", "LOCAL_CPUS", "RayExecutor", "check_reachable", "resources_for"]

@@ -38,8 +38,8 @@ def create_app(config: AppConfig | None = None):
     import diskcache
     from dash import Dash, DiskcacheManager
 
-    from workbench.app import (callbacks_cost, callbacks_load, callbacks_plan,
-                               callbacks_profile, callbacks_view)
+    from workbench.app import (callbacks_cost, callbacks_diff, callbacks_load, callbacks_plan,
+                               callbacks_profile, callbacks_view, callbacks_whatif)
     from workbench.app.controller import policies
     from workbench.app.layout import UPLOAD_MAX_BYTES, page
 
@@ -58,6 +58,8 @@ def create_app(config: AppConfig | None = None):
     callbacks_plan.register(app, services)
     callbacks_cost.register(app, services)
     callbacks_profile.register(app, services, manager)
+    callbacks_whatif.register(app, services)
+    callbacks_diff.register(app, services)
     app.services = services
     return app
 

@@ -100,3 +100,15 @@ def test_flipped_decisions_of_one_plan_are_none():
     g = load_graph(SAMPLES / "transformer_block.json")
     p = plan_graph(g, device="h100")
     assert flipped_decisions(p, p) == ()
+
+
+def test_the_texts_flag_a_re_plan_predicted_slower_than_the_old_plan():
+    from workbench.app.whatif import whatif_summary
+    from workbench.cli.whatif_text import whatif_text
+    from workbench.costmodel import get_device
+
+    g = load_graph(SAMPLES / "multi_consumer.json")
+    w = what_if(g, {"peak_flops": 1e9}, device="h100")
+    assert w.old_plan_after_s < w.after_s
+    assert "predicted slower than keeping the old one" in whatif_summary(w)
+    assert "predicted slower than keeping the old one" in whatif_text(w, get_device("h100"))

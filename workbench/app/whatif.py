@@ -91,8 +91,12 @@ def whatif_summary(w) -> str:
             f"profile: {fmt_seconds(w.old_plan_after_s)}). ")
     if w.diff.same:
         return text + "The plan is unchanged."
-    return (text + f"{len(w.flips)} decision(s) flipped; groups now "
-            f"{', '.join(w.changed_groups)} (were {', '.join(w.diff.only_a)}).")
+    text += (f"{len(w.flips)} decision(s) flipped; groups now "
+             f"{', '.join(w.changed_groups)} (were {', '.join(w.diff.only_a)}).")
+    if w.old_plan_after_s < w.after_s:
+        text += (" Note: the new plan is predicted slower than keeping the old one on this "
+                 "profile — the planner decides one producer at a time, greedily.")
+    return text
 
 
 def changed_group_rows(w) -> list[dict]:

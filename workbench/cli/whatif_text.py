@@ -40,6 +40,10 @@ def whatif_text(w, base_device) -> str:
     else:
         lines.append(f"  changed: {plural(len(w.diff.differences), 'difference')}; new groups "
                      f"{', '.join(w.changed_groups)}; old groups {', '.join(w.diff.only_a)}")
+    if w.old_plan_after_s < w.after_s:
+        lines.append(f"  note: the new plan is predicted slower than keeping the old one on the "
+                     f"new profile ({fmt_time(w.after_s)} vs {fmt_time(w.old_plan_after_s)}): "
+                     "the planner decides one producer at a time, greedily")
     if w.flips:
         lines.append(f"  {plural(len(w.flips), 'decision')} flipped:")
         lines += flip_lines(w.flips)

@@ -124,9 +124,29 @@ class RayExecutor:
                 raise InputError(f"cannot connect to the Ray cluster at {self.address}: "
                                  f"{text}") from None
         else:
-            ray.init(num_cpus=self.num_cpus or LOCAL_CPUS, include_dashboard=False,
-                     log_to_driver=False)
+            self._start_local(ray)
         self._started = True
+
+    def _start_local(self, ray) -> None:
+        """Start a local Ray, trying twice: Ray waits a fixed 30 s for its raylet to register,
+        which a machine under heavy load can miss once.
+
+        Raises
+        ------
+        InputError
+            If it does not start either time.
+        """
+        for attempt in (1, 2):
+            try:
+                ray.init(num_cpus=self.num_cpus or LOCAL_CPUS, include_dashboard=False,
+                         log_to_driver=False)
+                return
+            except Exception as exc:  # ray raises a bare Exception on a start-up timeout
+                ray.shutdown()
+                if attempt == 2:
+                    text = " ".join(str(exc).split())[:200]
+                    raise InputError(f"could not start a local Ray on this machine: {text}") \
+                        from None
 
     def close(self) -> None:
         """Shut down the Ray this executor started (one it found running is left alone)."""

@@ -42,6 +42,9 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import numpy as np  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from workbench.importers.capture import write_capture  # noqa: E402
+
 try:
     import jax  # noqa: E402
     import jax.numpy as jnp  # noqa: E402
@@ -842,63 +845,20 @@ BIG = Model("transformer12_train", big_train_step, big_args,
 
 # ----- writing ---------------------------------------------------------------------------------
 
-def count_instructions(text: str) -> int:
-    """Instruction lines of an HLO module (``name = type opcode(...)``), all computations."""
-    n = 0
-    for line in text.splitlines():
-        s = line.strip()
-        if " = " in s and not s.startswith(("HloModule", "//")) and "{" not in s.split(" = ")[0]:
-            n += 1
-    return n
-
-
-def optimised_text(compiled) -> str:
-    """The optimised module as ``compiled.as_text()`` prints it, but with large constants in
-    full (``as_text`` elides them as ``{...}``, which cannot be evaluated)."""
-    try:
-        from jax._src.lib import _jax  # noqa: F401  (jaxlib's HloPrintOptions lives beside it)
-        import jaxlib._hlo as hlo
-
-        opts = hlo.HloPrintOptions()
-        opts.print_large_constants = True
-        return compiled.runtime_executable().hlo_modules()[0].to_string(opts)
-    except (ImportError, AttributeError):  # another jaxlib: the default text
-        return compiled.as_text()
-
-
 def build(m: Model, dims: dict, out: Path) -> dict:
     """Lower, compile and run one model; write its four files into ``out``."""
     jax.config.update("jax_enable_x64", m.x64)
     try:
-        return _build(m, dims, out)
+        rng = np.random.default_rng(zlib.crc32(m.name.encode()))
+        res = write_capture(m.fn, m.args(rng, dims), m.name, out)
     finally:
         jax.config.update("jax_enable_x64", False)
-
-
-def _build(m: Model, dims: dict, out: Path) -> dict:
-    seed = zlib.crc32(m.name.encode())
-    rng = np.random.default_rng(seed)
-    args = m.args(rng, dims)
-    flat_args = jax.tree_util.tree_leaves(args)
-    jitted = jax.jit(m.fn)
-    lowered = jitted.lower(*args)
-    before = lowered.as_text(dialect="hlo")
-    mlir = lowered.as_text()
-    compiled = lowered.compile()
-    after = optimised_text(compiled)
-    outs = jax.tree_util.tree_leaves(compiled(*args))
-    io = {f"arg{i}": np.asarray(a) for i, a in enumerate(flat_args)}
-    io.update({f"out{i}": np.asarray(o) for i, o in enumerate(outs)})
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"{m.name}.before.hlo").write_text(before)
-    (out / f"{m.name}.after_noynn.hlo").write_text(after)
-    (out / f"{m.name}.mlir").write_text(mlir)
-    np.savez_compressed(out / f"{m.name}.io.npz", **io)
-    dtypes = sorted({str(np.asarray(a).dtype) for a in flat_args + outs})
+    with np.load(res.files["io"]) as io:
+        dtypes = sorted({str(io[k].dtype) for k in io.files})
+    dtypes = ["bfloat16" if d == "|V2" else d for d in dtypes]
     return dict(name=m.name, description=m.description, kind=m.kind, dtypes=dtypes,
-                instructions_before=count_instructions(before),
-                instructions_after=count_instructions(after),
-                args=len(flat_args), outputs=len(outs))
+                instructions_before=res.instructions_before,
+                instructions_after=res.instructions_after, args=res.args, outputs=res.outputs)
 
 
 def main(argv=None) -> int:

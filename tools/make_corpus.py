@@ -762,13 +762,16 @@ MODELS[-1].args = lambda rng, d: (normal(rng, d["B"], d["D"]),
                                   np.array([0, 42], np.uint32))
 
 
-@model("random", "rng-bit-generator (lax.rng_bit_generator with the three-fry algorithm) "
-       "turned into uniform floats")
+@model("random", "rng-bit-generator with the three-fry and the default (Philox on XLA:CPU) "
+       "algorithms, 32- and 64-bit, turned into uniform floats")
 def rng_bits(key):
     k, bits = lax.rng_bit_generator(key, (4, 8), dtype=jnp.uint32,
                                     algorithm=lax.RandomAlgorithm.RNG_THREE_FRY)
     u = lax.bitcast_convert_type((bits >> 9) | np.uint32(0x3F800000), jnp.float32) - 1.0
-    return k, u
+    k2, bits2 = lax.rng_bit_generator(key, (3, 5), dtype=jnp.uint32)
+    k3, bits3 = lax.rng_bit_generator(key, (7,), dtype=jnp.uint16,
+                                      algorithm=lax.RandomAlgorithm.RNG_PHILOX)
+    return k, u, k2, bits2, k3, bits3
 
 
 MODELS[-1].args = lambda rng, d: (np.array([1, 2, 3, 4], np.uint32),)

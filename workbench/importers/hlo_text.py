@@ -225,7 +225,7 @@ def split_top_level(text: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-_DIMS = re.compile(r"([a-z]+[0-9]*)\[([^\]]*)\]")
+_DIMS = re.compile(r"([a-z][a-z0-9]*)\[([^\]]*)\]")
 
 
 def parse_type(cur: _Cursor):

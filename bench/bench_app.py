@@ -115,7 +115,7 @@ def server_breakdown(path: str, cache: str) -> dict:
     from workbench.app.graph_figure import default_collapsed, graph_elements, grouping_from_plan
     from workbench.app.server import AppConfig, Services
     from workbench.importers import load_graph
-    from workbench.planner.cost_model import plan_cost
+    from workbench.costmodel.model import plan_cost
 
     services = Services(AppConfig(store_dir=cache))
     t = {}

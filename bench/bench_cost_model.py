@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from workbench.importers import load_graph  # noqa: E402
 from workbench.planner import plan_cost, plan_graph, unfused_plan  # noqa: E402
-from workbench.planner.devices import cpu_profile  # noqa: E402
+from workbench.costmodel.devices import cpu_profile  # noqa: E402
 GRAPHS = sorted(p.stem for p in (ROOT / "sample_graphs").glob("*.json"))
 
 
@@ -83,7 +83,7 @@ def kernel_class(k: dict) -> str:
     ``conv2d`` included: the registry's categories), ``transcendental`` (any), ``layout`` (a
     reshape, transpose, slice, ...) or ``streaming`` (elementwise ops and reductions)."""
     from workbench.ir.ops import REGISTRY
-    from workbench.planner.index import CONTRACTION_CATEGORIES
+    from workbench.ir.index import CONTRACTION_CATEGORIES
 
     ops = set(k.get("ops") or ())
     if any(op in REGISTRY and REGISTRY[op].category in CONTRACTION_CATEGORIES for op in ops):

@@ -9,11 +9,10 @@ import time
 import urllib.request
 
 from tests.conftest import REPO_ROOT, SAMPLES_DIR, shared_hlo_dir
-from workbench.cli import _load_extra_commands, build_parser
+from workbench.cli import build_parser
 
 
 def parse(*argv):
-    _load_extra_commands()
     return build_parser().parse_args(["serve", *argv])
 
 
@@ -98,10 +97,10 @@ def test_a_bad_or_busy_port_is_one_line_and_exit_2(tmp_path):
 
 
 def test_plain_serve_offers_the_shared_modules_beside_the_repository():
-    from workbench.app import cli_commands
-    from workbench.app.cli_commands import graph_choices
+    from workbench.cli import serve
+    from workbench.cli.serve import graph_choices
 
-    assert cli_commands.shared_hlo_dir() == shared_hlo_dir()
+    assert serve.shared_hlo_dir() == shared_hlo_dir()
     files = graph_choices(None, [])
     assert str(shared_hlo_dir() / "softmax.after_noynn.hlo") in files
     assert len(files) == len([f for f in shared_hlo_dir().iterdir()

@@ -79,7 +79,7 @@ def test_auto_backend_without_gpu_is_cpu_with_a_note(kernel_cache):
 
 def test_dead_groups_are_skipped_and_offline_groups_run_once(kernel_cache):
     from workbench.planner import plan_graph
-    from workbench.planner.folding import fold_batch_norms
+    from workbench.transforms.folding import fold_batch_norms
     from small_graphs import load_hlo
 
     b = GraphBuilder("dead")

@@ -172,7 +172,7 @@ def test_merging_a_dead_op_with_a_live_one_is_refused_and_replan_keeps_it_alone(
 
 
 def test_merging_a_weight_folding_op_into_a_per_call_kernel_is_refused():
-    from workbench.planner.folding import fold_batch_norms
+    from workbench.transforms.folding import fold_batch_norms
 
     g, _ = fold_batch_norms(sample("resnet_block"))
     plan = plan_graph(g, "priority", "h100")

@@ -9,7 +9,7 @@ import pytest
 from tests.conftest import SAMPLES_DIR as SAMPLES
 from tests.conftest import SHARED_HLO as HLO
 from tests.conftest import shared_hlo_dir
-from workbench.planner.devices import DeviceProfile, write_cpu_profile
+from workbench.costmodel.devices import DeviceProfile, write_cpu_profile
 
 #: the cpu profile every planner test sees: 20 GB/s, 100 GFLOP/s, 2 us per kernel launch
 FIXED_CPU = DeviceProfile("cpu", "cpu", 20e9, 100e9, None, None, None, 2e-6,

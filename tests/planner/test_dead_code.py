@@ -4,7 +4,7 @@ import pytest
 
 from workbench.ir import GraphBuilder
 from workbench.planner import POLICIES, check_group, plan_cost, plan_graph
-from workbench.planner.explain import plan_report
+from workbench.cli.plan_text import plan_report
 
 
 def dead_beside_output():

@@ -5,7 +5,7 @@ import math
 from tests.planner.planner_helpers import sample
 from workbench.ir import Attrs, GraphBuilder, Node, TensorType
 from workbench.planner import Constraints, check_group
-from workbench.planner.devices import with_register_cap
+from workbench.costmodel.devices import with_register_cap
 from workbench.planner.legality import REASONS, check_plan_groups
 
 

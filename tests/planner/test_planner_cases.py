@@ -9,7 +9,8 @@ from tests.planner.planner_helpers import hlo, sample
 from workbench.errors import InputError
 from workbench.ir import GraphBuilder, evaluate, make_inputs
 from workbench.ir.attrs import Attrs
-from workbench.planner import (POLICIES, fold_batch_norm, group_cost, plan_from_json,
+from workbench.transforms import fold_batch_norm
+from workbench.planner import (POLICIES, group_cost, plan_from_json,
                                plan_graph, replay)
 
 

@@ -5,8 +5,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench.ir import GraphBuilder
-from workbench.planner.devices import GPU_PROFILES
-from workbench.planner.index import GraphIndex
+from workbench.costmodel.devices import GPU_PROFILES
+from workbench.ir.index import GraphIndex
 from workbench.planner.state import FusionState
 
 

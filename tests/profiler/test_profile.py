@@ -12,7 +12,9 @@ from workbench.codegen import emitters
 from workbench.errors import ResourceLimitError
 from workbench.importers import load_graph
 from workbench.planner.plan import is_source, make_plan
-from workbench.profiler import Cancelled, format_report, profile
+from workbench.cli.report_text import format_report
+from workbench.exporters import trace_events
+from workbench.profiler import Cancelled, profile
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -67,7 +69,7 @@ def test_report_json_has_per_output_errors(report):
 def test_predictions_come_from_the_cost_model_or_are_absent(report):
     rep, _ = report
     try:
-        import workbench.planner.cost_model  # noqa: F401
+        import workbench.costmodel.model  # noqa: F401
     except ImportError:
         assert rep.predicted_s is None and rep.kernels[0].predicted_s is None
         assert any("no cost model" in n for n in rep.notes)
@@ -78,7 +80,7 @@ def test_predictions_come_from_the_cost_model_or_are_absent(report):
 def test_trace_holds_every_timed_run_with_the_tables_statistics(report, tmp_path):
     rep, _ = report
     path = tmp_path / "trace.json"
-    path.write_text(json.dumps(rep.trace_events()))
+    path.write_text(json.dumps(trace_events(rep)))
     doc = json.loads(path.read_text())
     slices = [e for e in doc["traceEvents"] if e["ph"] == "X"]
     call = [k for k in rep.kernels if k.role == "call"]
@@ -134,7 +136,7 @@ def test_report_says_when_the_machine_is_busy_or_noisy(report):
     import dataclasses
 
     from workbench.profiler.report import Timing
-    from workbench.profiler.table import busy_note
+    from workbench.profiler.report import busy_note
 
     rep, _ = report
     d = rep.to_json()
@@ -223,9 +225,8 @@ def test_mismatch_is_reported_not_hidden(softmax, cache, monkeypatch):
 
 
 def _cli(*argv):
-    from workbench.cli import _load_extra_commands, build_parser
+    from workbench.cli import build_parser
 
-    _load_extra_commands()
     args = build_parser().parse_args(["run", *argv])
     return args.func(args)
 

@@ -1,7 +1,7 @@
 """The Dash workbench: the graph, its fusion groups, their costs, edits, and live profiling.
 
 ``create_app(config)`` builds the app; ``workbench serve [FILE]`` starts it (see
-:mod:`workbench.app.cli_commands`). Only this package imports Dash.
+:mod:`workbench.cli.serve`). Only this package imports Dash.
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ def register(app, services) -> None:
         if s is None or tab != ids.TAB_COST:
             raise PreventUpdate  # drawn when its tab is shown
         ws, graph = s
-        from workbench.planner.cost_model import get_device
+        from workbench.costmodel.model import get_device
 
         cost = controller.plan_costs(ws, graph)
         groups = [g.to_json() for g in ws.plan.groups]

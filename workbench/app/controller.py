@@ -24,9 +24,9 @@ XLA_POLICY = "xla-cpu"
 
 
 def device_choices() -> tuple[str, ...]:
-    """Every device profile of the cost model (``workbench.planner.cost_model.DEVICES``, the
+    """Every device profile of the cost model (``workbench.costmodel.model.DEVICES``, the
     profiles ``workbench devices`` lists)."""
-    from workbench.planner.cost_model import DEVICES
+    from workbench.costmodel.model import DEVICES
 
     return tuple(DEVICES)
 
@@ -294,8 +294,8 @@ def apply_plan_file(ws: Workspace, graph: Graph, doc: dict) -> Workspace:
 
 def plan_costs(ws: Workspace, graph: Graph, plan: Plan | None = None):
     """The cost model's breakdown of a plan (the current one by default) on the session's
-    device (``workbench.planner.cost_model.plan_cost``)."""
-    from workbench.planner.cost_model import get_device, plan_cost
+    device (``workbench.costmodel.model.plan_cost``)."""
+    from workbench.costmodel.model import get_device, plan_cost
 
     return plan_cost(graph, plan or ws.plan, get_device(ws.device))
 

@@ -1,6 +1,6 @@
 """Number formatting for the app's labels and tables (bytes, seconds, FLOPs, rates, plurals).
 
-The formats are the planner's (:mod:`workbench.planner.explain`), so that the app, the decision
+The formats are the workbench's (:mod:`workbench.fmt`), so that the app, the decision
 log and ``workbench plan`` print the same numbers the same way (``1 µs``, not ``1e+03 ns``);
 this module only adds ``-`` for a missing value.
 """
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import math
 
-from workbench.planner.explain import fmt_bytes as _bytes
-from workbench.planner.explain import fmt_rate as _rate
-from workbench.planner.explain import fmt_time as _time
-from workbench.planner.explain import plural
+from workbench.fmt import fmt_bytes as _bytes
+from workbench.fmt import fmt_rate as _rate
+from workbench.fmt import fmt_time as _time
+from workbench.fmt import plural
 
 __all__ = ["fmt_bytes", "fmt_count", "fmt_seconds", "plural"]
 

@@ -11,6 +11,7 @@ import hashlib
 import json
 
 from workbench.app.fmt import fmt_seconds, plural
+from workbench.exporters import trace_events
 
 
 def plan_key(plan) -> str:
@@ -23,12 +24,12 @@ def report_record(plan, report, requested: str = "auto") -> dict:
     """What the app keeps after a profile (JSON-ready, so another process can read it).
 
     ``plan``: the key of the plan profiled (:func:`plan_key`); ``report``:
-    ``Report.to_json()``; ``trace``: ``Report.trace_events()``; ``sources``: group id -> the
+    ``Report.to_json()``; ``trace``: :func:`~workbench.exporters.perfetto.trace_events`; ``sources``: group id -> the
     kernel's generated source, read from the kernel cache files the report names;
     ``requested``: the backend asked for (``auto``, ``cpu``, ``cuda``).
     """
     doc = report.to_json()
-    return {"plan": plan_key(plan), "report": doc, "trace": report.trace_events(),
+    return {"plan": plan_key(plan), "report": doc, "trace": trace_events(report),
             "sources": read_sources(doc), "requested": requested}
 
 

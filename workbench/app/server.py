@@ -20,6 +20,7 @@ from workbench.app.state import SessionStore, Workspace, graph_key
 from workbench.errors import InputError
 from workbench.importers import load_graph
 from workbench.ir.graph import Graph
+from workbench.paths import cache_dir, sample_dir, sample_names
 
 #: locks shared out among sessions (see :meth:`Services.lock`)
 LOCK_STRIPES = 64
@@ -28,16 +29,9 @@ DEFAULT_SAMPLE = "transformer_block"
 GRAPH_SUFFIXES = (".hlo", ".json", ".txt")
 
 
-def sample_dir() -> Path:
-    """The repository's sample_graphs/ directory."""
-    return Path(__file__).resolve().parents[2] / "sample_graphs"
-
-
 def cache_root() -> Path:
     """Where the app keeps its files: ``app/`` in the workbench's cache directory
     (``$WORKBENCH_CACHE_DIR``, else ``~/.cache/fusion-workbench``)."""
-    from workbench.planner.devices import cache_dir
-
     return Path(cache_dir()) / "app"
 
 
@@ -80,7 +74,7 @@ class Services:
         if config.initial and config.initial not in files:
             files.insert(0, config.initial)
         self.files = [str(Path(f)) for f in files]
-        self.samples = sorted(p.stem for p in sample_dir().glob("*.json"))
+        self.samples = sample_names()
         store_dir = config.store_dir or str(cache_root() / "sessions")
         self.store = SessionStore(store_dir)
         self.layouts = LruCache(max_entries=128)

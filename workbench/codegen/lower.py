@@ -37,15 +37,9 @@ from workbench.codegen.kernel_ir import (Buffer, Contraction, IndexLet, Ix, Kern
 from workbench.ir.graph import Graph
 from workbench.ir.ops import constant_array, get_op
 from workbench.ir.types import TensorType
-
-
-class Unsupported(Exception):
-    """The group cannot be lowered as one kernel by this backend (it falls back to numpy)."""
-
-    def __init__(self, reason: str, node: str | None = None):
-        super().__init__(reason)
-        self.reason = reason
-        self.node = node
+from workbench.codegen.lower_base import NeedsMaterialize, Unsupported, linear
+from workbench.codegen.lower_contraction import arm_contraction
+from workbench.codegen.lower_rules import rule_for
 
 
 #: largest row (bytes) kept in a row cache: well within a core's L2 (1 MiB on Zen 4, 256 KiB
@@ -79,14 +73,6 @@ class _RowCache:
     level: int = 0
     stored: bool = False
     loaded: bool = False
-
-
-class NeedsMaterialize(Exception):
-    """Internal: restart lowering with ``node`` computed into a scratch array first."""
-
-    def __init__(self, node: str):
-        super().__init__(node)
-        self.node = node
 
 
 @dataclass(frozen=True)
@@ -369,7 +355,6 @@ class _Builder:
         return []
 
     def _arm_contraction(self, shape, outs, target):
-        from workbench.codegen.lower_contraction import arm_contraction
 
         cands = [m for m in self.order if self.g.node(m).op in ("dot", "convolution")
                  and self.type(m).shape == tuple(shape) and (m not in self.scratch or m == target)]
@@ -508,7 +493,6 @@ class _Builder:
 
     def value(self, nid: str, idx: tuple):
         """The scalar value of node ``nid`` at index ``idx`` (tuple of Ix)."""
-        from workbench.codegen.lower_rules import rule_for
 
         key = (nid, tuple(i.text() for i in idx))
         memo = self.ctx.memo
@@ -541,17 +525,6 @@ class _Builder:
 
 #: ops every backend renders itself (not from the op table)
 _STRUCTURAL_OPS = frozenset({"contraction", "iota", "in_range", "divisible"})
-
-
-def linear(idx, shape) -> Ix:
-    """The row-major linear index of ``idx`` in ``shape`` (affine)."""
-    out = Ix()
-    stride = 1
-    for i, n in zip(reversed(idx), reversed(shape)):
-        if n != 1:
-            out = out + i * stride
-        stride *= n
-    return out
 
 
 def _validated_number(value, dtype: str):

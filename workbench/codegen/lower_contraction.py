@@ -13,8 +13,7 @@ from __future__ import annotations
 import math
 
 from workbench.codegen.kernel_ir import Contraction, Ix
-from workbench.codegen.lower import NeedsMaterialize
-from workbench.codegen.lower_rules import _and, _in_range, alias_base
+from workbench.codegen.lower_base import NeedsMaterialize, alias_base, and_, in_range
 from workbench.ir.ops.contraction import conv_geometry, dot_dims, dot_mnk
 
 
@@ -123,10 +122,10 @@ def _conv_inline(b, node, idx):
                 xi[lm[i]] = q
                 continue
             xi[lm[i]] = b.index_op("floordiv", b.index_op("clamp", q, 0, size - 1), dil)
-            v = _in_range(b, q, 0, size, node.id)
+            v = in_range(b, q, 0, size, node.id)
             if dil > 1:
-                v = _and(b, v, b.let("divisible", "pred", (q, Ix.of(dil)), {}, node.id), node.id)
-            valid = _and(b, valid, v, node.id)
+                v = and_(b, v, b.let("divisible", "pred", (q, Ix.of(dil)), {}, node.id), node.id)
+            valid = and_(b, valid, v, node.id)
         p = b.let("multiply", node.dtype, (b.value(x, tuple(xi)), b.value(w, tuple(wi))),
                   {"in": node.dtype}, node.id)
         return p if valid is None else b.let("select", node.dtype, (valid, p, zero), {}, node.id)

@@ -12,7 +12,9 @@ slice by offset and stride, pad and concatenate by clamped loads under a select.
 from __future__ import annotations
 
 from workbench.codegen.kernel_ir import Ix
-from workbench.codegen.lower import NeedsMaterialize, Unsupported, linear
+from workbench.codegen.lower_base import (NeedsMaterialize, Unsupported, default_layouts,
+                                          layout_order, alias_base, and_, in_range, linear)
+from workbench.codegen.lower_contraction import rule_convolution, rule_dot
 from workbench.ir.ops import Category, get_op
 
 # ----- elementwise ------------------------------------------------------------------------------
@@ -34,8 +36,6 @@ def rule_for(op: str):
     if op in RULES:
         return RULES[op]
     if op in ("dot", "convolution"):
-        from workbench.codegen.lower_contraction import rule_convolution, rule_dot
-
         return rule_dot if op == "dot" else rule_convolution
     opdef = get_op(op)
     if opdef.category == Category.ELEMENTWISE and not opdef.composite:
@@ -63,32 +63,6 @@ def rule_transpose(b, node, idx):
     return b.value(x, tuple(xi))
 
 
-def alias_base(b, nid):
-    """The buffer whose row-major contents are ``nid``'s (through reshape/copy/bitcast)."""
-    buf = b.buffer_for(nid)
-    if buf is not None:
-        return buf
-    node = b.g.node(nid)
-    if nid in b.members and (node.op in ("reshape", "copy")
-                             or (node.op == "bitcast" and _default_layouts(b, node))):
-        return alias_base(b, node.operands[0])
-    return None
-
-
-def _default_layouts(b, node) -> bool:
-    xr = b.type(node.operands[0]).rank
-    return (_layout_order(node.attrs.get("operand_layout"), xr) == list(range(xr))
-            and _layout_order(node.attrs.get("layout"), node.type.rank)
-            == list(range(node.type.rank)))
-
-
-def _layout_order(layout, rank):
-    """Major-to-minor dimension order from an HLO minor_to_major layout (default row-major)."""
-    if layout is None or len(layout) != rank:
-        return list(range(rank))
-    return list(reversed(layout))
-
-
 def rule_reshape(b, node, idx):
     (x,) = node.operands
     base = alias_base(b, x)
@@ -98,12 +72,12 @@ def rule_reshape(b, node, idx):
 
 
 def rule_bitcast(b, node, idx):
-    if _default_layouts(b, node):
+    if default_layouts(b, node):
         return rule_reshape(b, node, idx)
     (x,) = node.operands
     xt = b.type(x)
-    src = _layout_order(node.attrs.get("operand_layout"), xt.rank)
-    dst = _layout_order(node.attrs.get("layout"), node.type.rank)
+    src = layout_order(node.attrs.get("operand_layout"), xt.rank)
+    dst = layout_order(node.attrs.get("layout"), node.type.rank)
     u = reshape_index(b, [xt.shape[s] for s in src], [node.type.shape[d] for d in dst],
                       [idx[d] for d in dst])
     xi = [None] * xt.rank
@@ -170,16 +144,6 @@ def rule_iota(b, node, idx):
     return b.let("iota", node.dtype, (idx[node.attrs["iota_dimension"]],), {}, node.id)
 
 
-def _and(b, a, c, node):
-    if a is None:
-        return c
-    return b.let("and", "pred", (a, c), {"in": "pred"}, node)
-
-
-def _in_range(b, q, lo, hi, node):
-    return b.let("in_range", "pred", (q, Ix.of(lo), Ix.of(hi)), {}, node)
-
-
 def rule_pad(b, node, idx):
     x, pv = node.operands
     xs = b.type(x).shape
@@ -190,13 +154,13 @@ def rule_pad(b, node, idx):
             xi.append(q)
         elif it == 0:
             xi.append(b.index_op("clamp", q, 0, n - 1))
-            valid = _and(b, valid, _in_range(b, q, 0, n, node.id), node.id)
+            valid = and_(b, valid, in_range(b, q, 0, n, node.id), node.id)
         else:
             s = it + 1
             xi.append(b.index_op("floordiv", b.index_op("clamp", q, 0, (n - 1) * s), s))
-            v = _and(b, _in_range(b, q, 0, (n - 1) * s + 1, node.id),
+            v = and_(b, in_range(b, q, 0, (n - 1) * s + 1, node.id),
                      b.let("divisible", "pred", (q, Ix.of(s)), {}, node.id), node.id)
-            valid = _and(b, valid, v, node.id)
+            valid = and_(b, valid, v, node.id)
     xv = b.value(x, tuple(xi))
     if valid is None:
         return xv
@@ -219,7 +183,7 @@ def rule_concatenate(b, node, idx):
 
     v = at(*pieces[-1])
     for o, start, n in reversed(pieces[:-1]):
-        cond = _in_range(b, idx[dim], start, start + n, node.id)
+        cond = in_range(b, idx[dim], start, start + n, node.id)
         v = b.let("select", node.dtype, (cond, at(o, start, n), v), {}, node.id)
     return v
 
@@ -277,7 +241,7 @@ def rule_reduce_window(b, node, idx):
                 xi.append(q)
                 continue
             xi.append(b.index_op("clamp", q, 0, n - 1))
-            valid = _and(b, valid, _in_range(b, q, 0, n, node.id), node.id)
+            valid = and_(b, valid, in_range(b, q, 0, n, node.id), node.id)
         v = b.value(x, tuple(xi))
         return v if valid is None else b.let("select", node.dtype, (valid, v, initv), {},
                                              node.id)

@@ -30,8 +30,8 @@ from itertools import combinations
 from workbench.errors import CycleError, LegalityError, PlanError
 from workbench.ir.attrs import Attrs
 from workbench.ir.graph import Graph
-from workbench.planner.cost_model import group_cost
-from workbench.planner.index import graph_index
+from workbench.costmodel.model import group_cost
+from workbench.ir.index import graph_index
 from workbench.planner.legality import check_group
 from workbench.planner.plan import Constraints, Decision, Plan, is_source, make_plan
 

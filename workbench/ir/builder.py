@@ -83,7 +83,7 @@ class GraphBuilder:
     def constant(self, value, shape: Sequence[int] = (), dtype: str = "f32",
                  node_id: str | None = None) -> str:
         """Add a constant (``value`` a number for a splat, or a nested list)."""
-        from workbench.ir.ops import get_op
+        from workbench.ir.ops.base import get_op
 
         t = TensorType(tuple(shape), dtype)
         attrs = Attrs(value=value)
@@ -106,7 +106,7 @@ class GraphBuilder:
         GraphError
             If the op is unknown or the operands do not fit it (the message names the node).
         """
-        from workbench.ir.ops import get_op
+        from workbench.ir.ops.base import get_op
 
         opdef = get_op(op)
         a = Attrs(attrs)

@@ -97,7 +97,7 @@ def compare_with_xla(graph: Graph, plan: Plan) -> Agreement:
 
 def difference_summary(graph: Graph, agreement: Agreement, limit: int = 12) -> list[str]:
     """The differences as lines: a count per side, then at most ``limit`` (>= 0) pairs of each."""
-    from workbench.planner.explain import plural
+    from workbench.fmt import plural
 
     if limit < 0:
         raise ValueError(f"limit must be 0 or more, got {limit}")

@@ -7,11 +7,12 @@ from __future__ import annotations
 from workbench.errors import LegalityError, PlanError
 from workbench.ir.graph import Graph
 from workbench.ir.attrs import Attrs
-from workbench.planner.cost_model import BASE_REGISTERS, MEMORY_COMPUTE_PARALLELISM
-from workbench.planner.devices import get_device
-from workbench.planner.explain import (bound_label, describe, fmt_bytes, fmt_time,
-                                       name_list)
-from workbench.planner.index import graph_index
+from workbench.costmodel.model import BASE_REGISTERS, MEMORY_COMPUTE_PARALLELISM
+from workbench.costmodel.devices import get_device
+from workbench.costmodel.text import bound_label
+from workbench.fmt import fmt_bytes, fmt_time, name_list
+from workbench.planner.explain import describe
+from workbench.ir.index import graph_index
 from workbench.planner.legality import (MAX_OPERANDS_AND_OUTPUTS, GroupView, Refusal,
                                         check_view)
 from workbench.planner.patterns import find_patterns

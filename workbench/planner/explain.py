@@ -1,76 +1,20 @@
-"""Readable text for plans: number formats, decision sentences, and ``workbench plan``'s report.
+"""Readable text for plans: how the decision log names groups, and its summary.
 
-The sentences of the decision log are written here, once, so that the command line and the app
-show the same words: "fused broadcast.3 into multiply.7: saves 2.1 µs (writes and re-reads
-1.0 MiB) — memory-bound loop fusion".
+The sentences of the decision log are written where the decisions are made, with these helpers,
+so that the command line and the app show the same words: "fused broadcast.3 into multiply.7:
+saves 2.1 µs (writes and re-reads 1.0 MiB) — memory-bound loop fusion". Number formats are in
+:mod:`workbench.fmt`, the cost model's words in :mod:`workbench.costmodel.text`; the terminal
+layout of ``workbench plan`` is the command line's (:mod:`workbench.cli.plan_text`).
 """
 
 from __future__ import annotations
 
-from workbench.planner.cost_model import CostBreakdown, PlanCost
+from typing import TYPE_CHECKING
 
+from workbench.fmt import fmt_time, plural
 
-def _scaled(value: float, units) -> str:
-    """``value`` in the largest of ``units`` ((suffix, scale), largest first) that keeps the
-    mantissa at least 1, with three significant digits; a mantissa that rounds to 1000 moves up
-    one unit (999.96e6 is ``1G``, not ``1e+03M``)."""
-    a = abs(value)
-    for k, (unit, scale) in enumerate(units):
-        if a >= scale or k == len(units) - 1:
-            text = f"{value / scale:.3g}"
-            if abs(float(text)) >= 1000 and k > 0:
-                up, up_scale = units[k - 1]
-                text, unit = f"{value / up_scale:.3g}", up
-            return f"{text}{unit}"
-    raise AssertionError("unreachable")
-
-
-def fmt_time(s: float) -> str:
-    """Seconds as ns / µs / ms / s with three significant digits (``1.5 ms``, ``1 s``,
-    ``4200 s``)."""
-    if abs(s) >= 999.5:
-        return f"{s:.0f} s"
-    if s == 0:
-        return "0 s"
-    return _scaled(s, ((" s", 1.0), (" ms", 1e-3), (" µs", 1e-6), (" ns", 1e-9)))
-
-
-_BYTE_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
-
-
-def fmt_bytes(n: float) -> str:
-    """Bytes in binary units, B to EiB (``512 B``, ``1.5 KiB``, ``3.6 TiB``), one decimal."""
-    k = 0
-    while abs(n) >= 1024 and k < len(_BYTE_UNITS) - 1:
-        n /= 1024
-        k += 1
-    if k == 0:
-        return f"{n:.0f} B"
-    text = f"{n:.1f}"
-    if abs(float(text)) >= 1024 and k < len(_BYTE_UNITS) - 1:
-        n, k = n / 1024, k + 1
-        text = f"{n:.1f}"
-    return f"{text} {_BYTE_UNITS[k]}"
-
-
-_COUNT_UNITS = (("E", 1e18), ("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3),
-                ("", 1.0))
-
-
-def fmt_count(n: float) -> str:
-    """A count with k / M / G / T / P / E suffixes and three significant digits (``1.23M``,
-    ``1T``); below 1000 the plain number."""
-    if abs(n) < 1000:
-        return f"{n:.0f}"
-    return _scaled(n, _COUNT_UNITS)
-
-
-def name_list(names, limit: int = 4) -> str:
-    """``a, b, c`` or ``a, b, c and 5 more``."""
-    names = list(names)
-    if len(names) <= limit:
-        return ", ".join(names)
-    return ", ".join(names[:limit]) + f" and {len(names) - limit} more"
+if TYPE_CHECKING:
+    from workbench.costmodel import PlanCost
 
 
 def describe(names, root: str | None = None, pattern: str | None = None) -> str:
@@ -85,137 +29,6 @@ def describe(names, root: str | None = None, pattern: str | None = None) -> str:
     if len(names) <= 3:
         return "(" + ", ".join(names) + ")"
     return f"the {len(names)}-op fusion ending at {last}"
-
-
-def plural(n: int, word: str) -> str:
-    """``1 fusion``, ``2 fusions``."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-#: how the text names the memory levels of CostBreakdown.memory_level
-LEVEL_NAMES = {"l2": "L2", "llc": "LLC", "dram": "DRAM"}
-
-
-def bound_label(bound: str, level: str, device=None) -> str:
-    """``memory-bound (LLC)``: the bound, and for a memory-bound kernel on a profile with
-    cache ceilings, the memory level its bandwidth is that of; ``compute-bound``,
-    ``launch-bound``, or ``memory-bound`` on a profile with one ceiling (GPUs)."""
-    text = f"{bound}-bound"
-    cached = device is None or len(device.memory_levels()) > 1
-    if bound == "memory" and cached and level in LEVEL_NAMES:
-        text += f" ({LEVEL_NAMES[level]})"
-    return text
-
-
-def breakdown_line(c: CostBreakdown, device=None) -> str:
-    """One line of cost numbers for a kernel or a total. The arithmetic intensity counts
-    FLOP-equivalents (transcendentals at the device's cost, as compute time does); a
-    memory-bound kernel names its memory level when ``device`` has cache ceilings (or is not
-    given)."""
-    regs = "" if c.registers_per_thread is None else \
-        f", {c.registers_per_thread} regs ({c.occupancy:.0%} occupancy)"
-    unit = "FLOP-eq/B" if c.transcendentals else "FLOP/B"
-    return (f"read {fmt_bytes(c.bytes_read)}, write {fmt_bytes(c.bytes_written)}, "
-            f"{fmt_count(c.flops)} FLOP" + (f" + {fmt_count(c.transcendentals)} transc."
-                                             if c.transcendentals else "")
-            + f", AI {c.arithmetic_intensity:.2f} {unit}{regs} -> {fmt_time(c.predicted_s)}, "
-            f"{bound_label(c.bound, c.memory_level, device)}")
-
-
-def fmt_rate(x: float, unit: str) -> str:
-    """``3.35 TB/s``, ``202 GFLOP/s``: decimal prefixes (as datasheets give them)."""
-    for p, scale in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if x >= scale * 0.9995:
-            return f"{x / scale:.3g} {p}{unit}"
-    return f"{x:.3g} {unit}"
-
-
-def memory_ceilings(d) -> str:
-    """A profile's memory ceilings: ``27 GB/s`` (one level), or ``L2 (up to 1.0 MiB) 103 GB/s,
-    LLC (up to 32.0 MiB) 97 GB/s, DRAM 27 GB/s``."""
-    levels = d.memory_levels()
-    if len(levels) == 1:
-        return fmt_rate(d.bandwidth_Bps, "B/s")
-    return ", ".join(f"{LEVEL_NAMES[name]}" + (f" (up to {fmt_bytes(size)})" if size else "")
-                     + f" {fmt_rate(bw, 'B/s')}" for name, size, bw in levels)
-
-
-def core_text(d) -> str:
-    """`` (one core: 80 GFLOP/s, for dots and convolutions writing under 2 MiB)`` for a profile
-    with a one-core rate (:meth:`~workbench.planner.devices.DeviceProfile.flop_rate`), else
-    ``""``."""
-    if not (d.core_flops and d.parallel_min_bytes):
-        return ""
-    return (f" (one core: {fmt_rate(d.core_flops, 'FLOP/s')}, for dots and convolutions "
-            f"writing under {fmt_bytes(d.parallel_min_bytes)})")
-
-
-def device_line(device) -> str:
-    """The device profile the costs use, with its numbers and where they come from."""
-    from workbench.planner.devices import get_device
-
-    d = get_device(device)
-    text = (f"{d.name} profile: {memory_ceilings(d)}, "
-            f"{fmt_rate(d.peak_flops, 'FLOP/s')} FP32{core_text(d)}, "
-            f"{fmt_time(d.launch_overhead_s)} per "
-            f"launch, a transcendental = {d.transcendental_flops:g} FLOP; {d.source}")
-    if d.kind == "cpu":
-        text += " (`workbench devices --refresh` measures again)"
-    return text
-
-
-def _role_total(label: str, c: CostBreakdown, why: str) -> str:
-    return (f"{label}{plural(c.kernels, 'kernel')}, {fmt_bytes(c.bytes_total)} moved, "
-            f"{fmt_time(c.predicted_s)} — {why}")
-
-
-def plan_report(graph, plan, cost: PlanCost, explain: bool = False) -> str:
-    """The text ``workbench plan`` prints: the device, groups with their breakdowns, totals, and
-    (with ``explain``) an account of the decisions. Offline and dead groups are marked and
-    summed apart from the per-call total."""
-    from workbench.planner.devices import get_device
-
-    t, b = cost.total, cost.unfused_total
-    dev = get_device(cost.device)
-    extra = "".join(f", {plural(c.kernels, what)}" for c, what in (
-        (cost.offline_total, "offline kernel"), (cost.dead_total, "dead kernel"))
-        if c is not None and c.kernels)
-    lines = [f"plan for {plan.graph_name}: policy {plan.policy}, device {cost.device}, "
-             f"{plural(t.kernels, 'kernel')} per call (unfused: {b.kernels}){extra}",
-             device_line(cost.device), ""]
-    for g in plan.groups:
-        c, u = cost.groups[g.id], cost.unfused[g.id]
-        tag = f" [{g.pattern}]" if g.pattern else ""
-        pin = " (pinned)" if g.pinned else ""
-        ops = ", ".join(f"{n}:{graph.node(n).op}" + ("*" if n in g.duplicated else "")
-                        for n in g.nodes)
-        lines.append(f"{g.id} {g.kind}{tag}{pin}{g.note()}  ->  writes "
-                     f"{', '.join(g.outputs) or '-'}")
-        lines.append(f"   ops: {ops}")
-        lines.append(f"   fused:   {breakdown_line(c, dev)}")
-        if g.size > 1:
-            lines.append(f"   unfused: {plural(u.kernels, 'kernel')}, {fmt_time(u.predicted_s)}; "
-                         f"saving {fmt_time(u.predicted_s - c.predicted_s)}")
-    if any(g.duplicated for g in plan.groups):
-        lines.append("(* duplicated: computed in every group that lists it)")
-    lines += ["", f"total fused:   {plural(t.kernels, 'kernel')} per call, "
-                  f"{fmt_bytes(t.bytes_total)} moved, {fmt_time(t.predicted_s)}",
-              f"total unfused: {plural(b.kernels, 'kernel')} per call, "
-              f"{fmt_bytes(b.bytes_total)} moved, {fmt_time(b.predicted_s)}",
-              f"saving: {fmt_time(cost.saving_s)} ({cost.speedup:.2f}x predicted speedup)"]
-    if cost.offline_total is not None and cost.offline_total.kernels:
-        lines.append(_role_total("offline:       ", cost.offline_total,
-                                 "weight folding, run once when the weights are loaded; not "
-                                 "in the per-call totals"))
-    if cost.dead_total is not None and cost.dead_total.kernels:
-        one = cost.dead_total.kernels == 1
-        lines.append(_role_total("dead:          ", cost.dead_total,
-                                 f"no graph output depends on {'it' if one else 'them'}; XLA's "
-                                 f"DCE would remove {'it' if one else 'them'}; not in the "
-                                 "totals"))
-    if explain:
-        lines += ["", "How the planner got there:"] + explain_decisions(plan)
-    return "\n".join(lines)
 
 
 def fold_summary(report, cost: PlanCost, unfolded: PlanCost | None) -> list[str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from workbench.planner.driver import PlannerRun, saved_bytes_text
-from workbench.planner.explain import fmt_bytes, fmt_time, name_list
+from workbench.fmt import fmt_bytes, fmt_time, name_list
 from workbench.planner.legality import Refusal
 from workbench.planner.state import Group
 

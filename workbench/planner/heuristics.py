@@ -42,7 +42,7 @@ import heapq
 from workbench.errors import InputError
 from workbench.ir.graph import Graph
 from workbench.planner.driver import PlannerRun, saved_bytes_text
-from workbench.planner.explain import fmt_time, name_list
+from workbench.fmt import fmt_time, name_list
 from workbench.planner.legality import Refusal
 from workbench.planner.plan import Constraints, Plan
 from workbench.planner.state import Group
@@ -90,6 +90,33 @@ def plan_graph(graph: Graph, policy: str = "priority", device="cpu",
     finally:
         if enabled:
             gc.enable()
+
+
+#: what ``workbench run --policy`` accepts: a policy, XLA's own grouping, or one op per kernel
+PLAN_NAMES = POLICIES + ("xla", "unfused")
+
+
+def named_plan(graph: Graph, name: str | None = None, device="cpu") -> Plan:
+    """The plan called ``name``: a policy's (:data:`POLICIES`), ``xla`` (the grouping of an
+    optimised module's own XLA fusions), or ``unfused`` (one op per kernel); ``None`` is the
+    ``priority`` policy.
+
+    Raises
+    ------
+    InputError
+        For a name that is none of :data:`PLAN_NAMES`.
+    PlanError
+        For ``xla`` on a graph that carries no XLA fusions.
+    """
+    from workbench.planner.plan import unfused_plan, xla_plan
+
+    if name == "unfused":
+        return unfused_plan(graph)
+    if name == "xla":
+        return xla_plan(graph)
+    if name is not None and name not in POLICIES:
+        raise InputError(f"unknown policy {name!r} (known: {', '.join(PLAN_NAMES)})")
+    return plan_graph(graph, name or "priority", device)
 
 
 def _plan(graph, policy, device, constraints) -> Plan:
@@ -273,7 +300,7 @@ class PriorityRun(PlannerRun):
 
 
 def _count(n: int) -> str:
-    from workbench.planner.explain import fmt_count
+    from workbench.fmt import fmt_count
 
     return fmt_count(n)
 

@@ -44,9 +44,9 @@ from dataclasses import dataclass
 
 from workbench.errors import CycleError, LegalityError
 from workbench.ir.graph import Graph
-from workbench.planner.cost_model import BASE_REGISTERS, peak_live
-from workbench.planner.devices import DeviceProfile, get_device
-from workbench.planner.index import GraphIndex, graph_index, iteration_shape
+from workbench.costmodel.model import BASE_REGISTERS, peak_live
+from workbench.costmodel.devices import DeviceProfile, get_device
+from workbench.ir.index import GraphIndex, graph_index, iteration_shape
 from workbench.planner.plan import Constraints
 from workbench.planner.view import GroupView
 

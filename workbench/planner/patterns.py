@@ -20,7 +20,7 @@ workbench's composite ops and the primitive HLO that JAX emits:
     GELU: one row-wise kernel. With the composite ``layer_norm``, the layer norm and the GELU
     that follows it.
 
-:func:`fold_batch_norm` is a graph transform, not a fusion: at inference a batch norm after a
+:func:`~workbench.transforms.fold_batch_norm` is a graph transform, not a fusion: at inference a batch norm after a
 convolution folds into the convolution's weights and a bias.
 """
 
@@ -31,10 +31,9 @@ from dataclasses import dataclass
 
 from workbench.ir.ops import Category, get_op
 from workbench.ir.types import TensorType
-from workbench.planner.folding import fold_batch_norm
-from workbench.planner.index import GraphIndex
+from workbench.ir.index import GraphIndex
 
-__all__ = ["PatternMatch", "find_patterns", "fold_batch_norm", "match_contraction",
+__all__ = ["PatternMatch", "find_patterns", "match_contraction",
            "match_layer_norm_composite", "match_row_normalization"]
 
 _CHAIN_OPS = ("broadcast", "reshape", "bitcast")

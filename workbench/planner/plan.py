@@ -73,7 +73,7 @@ def group_kind(graph: Graph, members: Iterable[str], n_outputs: int = 1) -> str:
     softmax, layer norm; an inference batch norm is a per-channel affine map and does not);
     else loop. A group of one opaque op is opaque.
     """
-    from workbench.planner.index import is_reduction
+    from workbench.ir.index import is_reduction
 
     members = list(members)
     cats = [get_op(graph.node(m).op).category for m in members]
@@ -480,7 +480,7 @@ def make_plan(graph: Graph, member_sets: Sequence[Iterable[str]], *, policy: str
 
 
 def _index(graph: Graph):
-    from workbench.planner.index import graph_index
+    from workbench.ir.index import graph_index
 
     return graph_index(graph)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from workbench.planner.driver import PlannerRun
-from workbench.planner.explain import fmt_bytes, fmt_time
+from workbench.fmt import fmt_bytes, fmt_time
 from workbench.planner.legality import Refusal
 from workbench.planner.state import Group
 

@@ -32,9 +32,9 @@ group of its own at the end.
 
 from __future__ import annotations
 
-from workbench.planner.cost_model import kernel_time, peak_live
-from workbench.planner.devices import DeviceProfile
-from workbench.planner.index import GraphIndex
+from workbench.costmodel.model import kernel_time, peak_live
+from workbench.costmodel.devices import DeviceProfile
+from workbench.ir.index import GraphIndex
 
 #: groups a reachability search may visit before the merge is refused as undecidable
 SEARCH_BUDGET = 20000

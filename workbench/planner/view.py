@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.planner.index import GraphIndex
+from workbench.ir.index import GraphIndex
 
 
 class GroupView:

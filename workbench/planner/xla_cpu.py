@@ -34,10 +34,36 @@ from workbench.errors import PlanError
 from workbench.ir.attrs import Attrs
 from workbench.ir.graph import Graph
 from workbench.ir.types import TensorType
-from workbench.planner.devices import get_device
-from workbench.planner.explain import name_list
-from workbench.planner.index import XLA_CPU_EXPENSIVE, graph_index, loop_fusible, reuses_operand
+from workbench.costmodel.devices import get_device
+from workbench.fmt import name_list
+from workbench.ir.index import graph_index, reuses_operand
+from workbench.ir.ops import Category, get_op
 from workbench.planner.plan import Constraints, Decision, Plan, make_plan
+
+#: expensive ops for XLA:CPU (``CpuInstructionFusion::IsExpensive``): a transcendental, a float
+#: division, a library call or a reduction; the workbench's composites by what they expand to
+XLA_CPU_EXPENSIVE = frozenset({
+    "divide", "remainder", "tanh", "atan2", "cbrt", "power", "rsqrt", "sqrt", "erf",
+    "exponential", "exponential-minus-one", "log", "log-plus-one", "logistic",
+    "dot", "convolution", "reduce", "reduce-window", "opaque", "parameter",
+    "gelu", "matmul", "conv2d", "layer_norm", "softmax", "batch_norm_inference",
+})
+
+#: ops XLA:CPU can emit inside a loop fusion (``CanBeLoopFused``), besides elementwise ops
+_LOOP_FUSIBLE_EXTRA = frozenset({"bitcast", "broadcast", "concatenate", "iota", "pad", "reduce",
+                                 "reshape", "reverse", "slice", "transpose", "copy"})
+
+
+
+def loop_fusible(op: str) -> bool:
+    """XLA:CPU's ``CanBeLoopFused``: elementwise ops, data movement, broadcast, iota, reduce.
+
+    The workbench's row-normalization composites (softmax, layer_norm, batch norm) count as
+    loop-fusible, as the reduce and elementwise ops they expand to are.
+    """
+    cat = get_op(op).category
+    return (cat in (Category.ELEMENTWISE, Category.NORMALIZATION) or op in _LOOP_FUSIBLE_EXTRA)
+
 
 _OUT = -1                      # the graph's result tuple, a user that cannot fuse
 _MAX_REDUCTIONS = 5            # kMaxReductionsInFusion (cpu_instruction_fusion.cc)

@@ -7,6 +7,5 @@
 
 from workbench.profiler.profile import profile
 from workbench.profiler.report import Cancelled, KernelReport, Report, Timing
-from workbench.profiler.table import format_report
 
-__all__ = ["Cancelled", "KernelReport", "Report", "Timing", "format_report", "profile"]
+__all__ = ["Cancelled", "KernelReport", "Report", "Timing", "profile"]

@@ -27,8 +27,7 @@ from workbench.codegen.check import check_outputs
 from workbench.errors import MismatchError
 from workbench.ir import DEFAULT_MAX_BYTES, evaluate, make_inputs, peak_live_bytes
 from workbench.planner.plan import unfused_plan
-from workbench.profiler.report import Cancelled, KernelReport, Report, Timing
-from workbench.profiler.table import busy_note
+from workbench.profiler.report import Cancelled, KernelReport, Report, Timing, busy_note
 
 #: default repetitions and the time budget of each measured set (seconds)
 REPEAT, WARMUP, BUDGET_S = 20, 2, 10.0
@@ -282,7 +281,7 @@ def _time_numpy(graph, inputs, repeat, budget_s, progress, poll):
 def _predictions(graph, plan, backend, device):
     """Cost-model predictions per group, or None without a cost model (never made up)."""
     try:
-        from workbench.planner.cost_model import get_device, plan_cost
+        from workbench.costmodel.model import get_device, plan_cost
     except ImportError:
         return None
     name = device or _default_device(backend)

@@ -1,10 +1,7 @@
-"""The profile report: per-kernel timings and rates, totals, correctness, and exports.
+"""The profile report: per-kernel timings and rates, totals, correctness.
 
-``Report.to_json()`` is the record the app and ``workbench run --json`` show;
-``Report.trace_events()`` is the Chrome trace-event format (the JSON object form with a
-``traceEvents`` list of complete events, ``"ph": "X"``, times in microseconds; see Google's
-"Trace Event Format" document), which Perfetto (ui.perfetto.dev) and chrome://tracing open:
-one track, one slice per kernel run.
+``Report.to_json()`` is the record the app and ``workbench run --json`` show; the Perfetto
+trace of every timed run is :func:`workbench.exporters.perfetto.trace_events`.
 """
 
 from __future__ import annotations
@@ -198,38 +195,10 @@ class Report:
             "outputs": [o.to_json() for o in self.outputs],
             "notes": list(self.notes), "errors": list(self.errors),
         }
-        return _finite(d)
+        return finite(d)
 
     def dumps(self) -> str:
         return json.dumps(self.to_json(), indent=1)
-
-    def trace_events(self) -> dict:
-        """Every timed fused run as a Chrome trace (``{"traceEvents": [...]}``): one track, one
-        slice per kernel run, at the time it ran, so that the table's median and min are the
-        median and min of the slices' durations (the gaps between slices are Python's
-        bookkeeping and the interleaved unfused runs, which the totals do not count)."""
-        events = [
-            {"name": "process_name", "ph": "M", "pid": 1, "tid": 1,
-             "args": {"name": f"{self.graph} ({self.backend})"}},
-            {"name": "thread_name", "ph": "M", "pid": 1, "tid": 1,
-             "args": {"name": "fused kernels (every timed run)"}},
-        ]
-        kinds = {k.group_id: k for k in self.kernels}
-        for gid, start, dur, run in self.trace:
-            k = kinds.get(gid)
-            args = {"group": gid, "run": run}
-            name = gid
-            if k is not None:
-                ops = "+".join(dict.fromkeys(k.ops))
-                name = f"{gid} {k.kind}: {ops}" if ops else f"{gid} {k.kind}"
-                args.update(kind=k.kind, ops=list(k.ops), fallback=k.fallback,
-                            median_us=k.timing.median_s * 1e6, min_us=k.timing.min_s * 1e6,
-                            noisy=k.timing.noisy, predicted_us=(
-                                None if k.predicted_s is None else k.predicted_s * 1e6),
-                            gbps=k.gbps, gflops=k.gflops)
-            events.append({"name": name[:120], "cat": "kernel", "ph": "X", "pid": 1, "tid": 1,
-                           "ts": start * 1e6, "dur": dur * 1e6, "args": _finite(args)})
-        return {"traceEvents": events, "displayTimeUnit": "ms"}
 
 
 def _kernel_json(k: KernelReport) -> dict:
@@ -240,11 +209,38 @@ def _kernel_json(k: KernelReport) -> dict:
     return d
 
 
-def _finite(obj):
+def finite(obj):
+    """``obj`` with every non-finite float (NaN, inf) written as a string, for strict JSON."""
     if isinstance(obj, float) and not math.isfinite(obj):
         return str(obj)
     if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
+        return {k: finite(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [_finite(v) for v in obj]
+        return [finite(v) for v in obj]
     return obj
+
+
+def busy_note(report) -> str:
+    """A sentence when the timings are not to be trusted as they stand ('' otherwise): the
+    machine was busy, or kernels or totals varied from run to run. ``profile`` appends it to
+    the report's notes, which the table prints last and the app shows."""
+    m = report.machine or {}
+    parts = []
+    if m.get("busy"):
+        what = []
+        if m.get("others_cpu_fraction") is not None:
+            what.append(f"other processes used {m['others_cpu_fraction']:.0%} of "
+                        f"{m.get('cpus', '?')} CPUs while profiling")
+        if m.get("load_avg") is not None:
+            what.append(f"load average {m['load_avg']:.2f}")
+        parts.append(f"the machine looks busy ({', '.join(what)})")
+    noisy = [k.group_id for k in report.kernels if k.timing.noisy]
+    totals = [name for name, t in (("fused", report.fused), ("unfused", report.unfused))
+              if t.noisy]
+    if noisy or totals:
+        varied = ", ".join(totals + ([f"{len(noisy)} kernel(s)"] if noisy else []))
+        parts.append(f"run-to-run variation is large ({varied} noisy)")
+    if not parts:
+        return ""
+    return ("; ".join(parts) + ": medians may be inflated; compare the min columns, or run "
+            "again on a quieter machine")

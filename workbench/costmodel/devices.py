@@ -27,7 +27,7 @@ busy machine and the machine is idle), and cached as JSON in ``$WORKBENCH_CACHE_
 ``~/.cache/fusion-workbench``); ``workbench devices`` shows every profile and ``workbench devices
 --refresh`` measures the CPU again. It has three memory ceilings, not one: the bandwidth of a
 copy whose working set stays in the L2, one that stays in the last-level cache (LLC), and one
-that goes to DRAM, with the cache sizes the OS reports (:mod:`~workbench.planner.cpu_probe`); a
+that goes to DRAM, with the cache sizes the OS reports (:mod:`~workbench.costmodel.cpu_probe`); a
 kernel's memory time uses the ceiling of the smallest level that holds the bytes it moves
 (:meth:`DeviceProfile.memory_level`). This is the cache-aware roofline of Ilic, Pratas and Sousa
 ("Cache-aware Roofline model: Upgrading the loft", IEEE Computer Architecture Letters 13(1),
@@ -35,7 +35,7 @@ kernel's memory time uses the ceiling of the smallest level that holds the bytes
 
 A transcendental costs, in FLOPs, what the probe measures: the extra time of numpy's vectorised
 float32 ``exp``/``tanh`` over a multiply, in one-core sgemm FLOPs
-(:func:`~workbench.planner.cpu_probe.transcendental_flops`; about 35 on the AMD EPYC test
+(:func:`~workbench.costmodel.cpu_probe.transcendental_flops`; about 35 on the AMD EPYC test
 machine); 10 when that measurement fails (a range reduction plus a polynomial of about ten
 multiply-adds, XLA:CPU's xla/service/cpu/polynomial_approximations.cc). The CPU has no
 register-file occupancy model: its profile's register fields are ``None`` and the cost model
@@ -56,7 +56,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from workbench.errors import InputError
-from workbench.planner.cpu_probe import (best_time, copy_kernel, machine_busy, probe_source,
+from workbench.paths import cache_dir
+from workbench.costmodel.cpu_probe import (best_time, copy_kernel, machine_busy, probe_source,
                                          read_cache_sizes, transcendental_flops,
                                          transcendental_kernels, working_sets)
 
@@ -216,12 +217,6 @@ PROBE_BUDGET_S = {"bandwidth": 0.035, "l2": 0.006, "llc": 0.012, "peak": 0.045, 
                   "launch": 0.01, "exp": 0.004, "tanh": 0.004, "mul": 0.004}
 
 
-def cache_dir() -> Path:
-    """``$WORKBENCH_CACHE_DIR``, or ``~/.cache/fusion-workbench``."""
-    env = os.environ.get("WORKBENCH_CACHE_DIR")
-    return Path(env) if env else Path.home() / ".cache" / "fusion-workbench"
-
-
 def cpu_profile_path() -> Path:
     """Where the measured ``cpu`` profile is cached."""
     return cache_dir() / "cpu_profile.json"
@@ -241,13 +236,13 @@ def measure_cpu() -> tuple[DeviceProfile, bool]:
     per-call overhead and the cost of a transcendental.
 
     Each number is the best of many short trials after a warm-up call (see
-    :func:`~workbench.planner.cpu_probe.best_time`), taken in :data:`PROBE_ROUNDS` interleaved
+    :func:`~workbench.costmodel.cpu_probe.best_time`), taken in :data:`PROBE_ROUNDS` interleaved
     rounds, so a slow trial, or a burst of load from another process, does not set it.
 
     * Bandwidth per memory level: copying one float32 array into another (``np.copyto``, one
       thread; read and write counted), with the working sets of
-      :func:`~workbench.planner.cpu_probe.working_sets`: half the L2, a quarter of the LLC
-      (cache sizes from the OS, :func:`~workbench.planner.cpu_probe.read_cache_sizes`), and
+      :func:`~workbench.costmodel.cpu_probe.working_sets`: half the L2, a quarter of the LLC
+      (cache sizes from the OS, :func:`~workbench.costmodel.cpu_probe.read_cache_sizes`), and
       two arrays of 64 MiB or more for DRAM. A cache copy takes microseconds, so the per-call
       overhead (below) is taken off its time: the cost model adds that overhead to every
       kernel apart.
@@ -260,7 +255,7 @@ def measure_cpu() -> tuple[DeviceProfile, bool]:
     * Launch overhead: a ufunc on a one-element array, the cost of dispatching a compiled kernel
       from Python: best mean of 200 calls.
     * Transcendental cost: numpy's float32 ``exp`` and ``tanh`` against a multiply, in the
-      one-thread sgemm's FLOPs (:func:`~workbench.planner.cpu_probe.transcendental_flops`).
+      one-thread sgemm's FLOPs (:func:`~workbench.costmodel.cpu_probe.transcendental_flops`).
 
     Returns
     -------

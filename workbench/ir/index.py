@@ -1,4 +1,4 @@
-"""Per-node facts the planner, cost model and legality checker share, computed once per graph.
+"""Per-node facts the cost model, planner and legality checker share, computed once per graph.
 
 :class:`GraphIndex` numbers the nodes of a graph in topological order (index ``i`` is the node's
 position in :attr:`Graph.topo_order`) and holds, in flat lists, what the planner asks about a
@@ -9,9 +9,6 @@ string-keyed lookups on :class:`~workbench.ir.Graph` keep a 100,000-node plan wi
 
 The op classifications that come from XLA are cited where they are defined:
 
-* :data:`XLA_CPU_EXPENSIVE` — ``CpuInstructionFusion::IsExpensive``
-  (xla/service/cpu/cpu_instruction_fusion.cc).
-* :func:`loop_fusible` — ``CanBeLoopFused`` in the same file.
 * :func:`reuses_operand` — ``HloInstruction::OperandElementUse`` (xla/hlo/ir/hlo_instruction.cc):
   elementwise ops use each operand element once, data movement permutes elements, anything else
   (broadcast, dot, reduce-window...) *reuses* operand elements.
@@ -28,7 +25,7 @@ Two per-node classes keep nodes out of per-call kernels:
   would leave it: :attr:`GraphIndex.users` lists only live users, and dead nodes are left as
   single-op groups that are reported, not fused.
 * **offline** — ``meta['offline']`` marks ops that only transform weights (batch-norm folding,
-  :mod:`~workbench.planner.folding`): at inference they run once, when the weights are loaded,
+  :mod:`~workbench.transforms.folding`): at inference they run once, when the weights are loaded,
   and are never fused with the per-call ops.
 """
 
@@ -51,20 +48,6 @@ CONTRACTION_CATEGORIES = frozenset({Category.CONTRACTION, Category.CONVOLUTION})
 PERMUTING_OPS = frozenset({"bitcast", "concatenate", "reshape", "reverse", "slice", "transpose",
                            "copy", "get-tuple-element"})
 
-#: expensive ops for XLA:CPU (``CpuInstructionFusion::IsExpensive``): a transcendental, a float
-#: division, a library call or a reduction; the workbench's composites by what they expand to
-XLA_CPU_EXPENSIVE = frozenset({
-    "divide", "remainder", "tanh", "atan2", "cbrt", "power", "rsqrt", "sqrt", "erf",
-    "exponential", "exponential-minus-one", "log", "log-plus-one", "logistic",
-    "dot", "convolution", "reduce", "reduce-window", "opaque", "parameter",
-    "gelu", "matmul", "conv2d", "layer_norm", "softmax", "batch_norm_inference",
-})
-
-#: ops XLA:CPU can emit inside a loop fusion (``CanBeLoopFused``), besides elementwise ops
-_LOOP_FUSIBLE_EXTRA = frozenset({"bitcast", "broadcast", "concatenate", "iota", "pad", "reduce",
-                                 "reshape", "reverse", "slice", "transpose", "copy"})
-
-
 @lru_cache(maxsize=None)
 def _composite_has_reduction(op: str, operand_types: tuple, attrs) -> bool:
     from workbench.ir.builder import GraphBuilder
@@ -86,16 +69,6 @@ def is_reduction(graph: Graph, node_id: str) -> bool:
         types = tuple(graph.node(o).type for o in n.operands)
         return _composite_has_reduction(n.op, types, n.attrs)
     return False
-
-
-def loop_fusible(op: str) -> bool:
-    """XLA:CPU's ``CanBeLoopFused``: elementwise ops, data movement, broadcast, iota, reduce.
-
-    The workbench's row-normalization composites (softmax, layer_norm, batch norm) count as
-    loop-fusible, as the reduce and elementwise ops they expand to are.
-    """
-    cat = get_op(op).category
-    return (cat in (Category.ELEMENTWISE, Category.NORMALIZATION) or op in _LOOP_FUSIBLE_EXTRA)
 
 
 def reuses_operand(graph: Graph, node_id: str, i: int) -> bool:

@@ -9,7 +9,7 @@ For a group of ops run as one kernel:
   ``HloCostAnalysis::HandleSlice`` sets the operand's ``operand_bytes_accessed`` to the slice's
   size, and ``operand_utilization`` to its share of the elements; xla/service/hlo_cost_analysis.cc,
   ``kBytesAccessedKey``), and several slices of one value in one kernel read the union of their
-  boxes (:meth:`~workbench.planner.index.GraphIndex.union_bytes`): the q, k and v slices of a
+  boxes (:meth:`~workbench.ir.index.GraphIndex.union_bytes`): the q, k and v slices of a
   fused qkv projection each read a third of it, and a kernel holding q and v reads two thirds.
 * **bytes written** — each member value used outside the group, or returned by the graph.
 * **FLOPs and transcendentals** — summed over the members, with the op registry's counts
@@ -17,7 +17,7 @@ For a group of ops run as one kernel:
   that computes it.
 * **arithmetic intensity** — FLOP-equivalents per byte moved: FLOPs plus each transcendental at
   the device's FLOP-equivalent cost (``transcendental_flops``: 8 on H100/H200, 4 on A100, 10 on the
-  CPU; see :mod:`~workbench.planner.devices`). This is the work the compute time below counts,
+  CPU; see :mod:`~workbench.costmodel.devices`). This is the work the compute time below counts,
   so the intensity and the bound agree: a kernel of sines is compute-bound *and* has a high
   intensity. Plain FLOPs and transcendentals are reported beside it.
 * **time** — XLA's GPU performance model (``CombineComputeAndMemoryAccessTime`` in
@@ -33,7 +33,7 @@ For a group of ops run as one kernel:
 * **memory level** — on a profile with cache ceilings (the measured ``cpu`` profile), the
   bandwidth is that of the smallest level that holds the bytes the kernel moves, read plus
   written: L2, else the last-level cache, else DRAM
-  (:meth:`~workbench.planner.devices.DeviceProfile.memory_level`). This is the cache-aware
+  (:meth:`~workbench.costmodel.devices.DeviceProfile.memory_level`). This is the cache-aware
   roofline (Ilic, Pratas and Sousa, "Cache-aware Roofline model: Upgrading the loft", IEEE
   Computer Architecture Letters 13(1), 2014), used as a step: a kernel whose data fit in a level
   streams them at that level's measured bandwidth. A step rather than a blend of levels, because
@@ -62,9 +62,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from workbench.ir.graph import Graph
-from workbench.planner.devices import (DEVICES, DeviceProfile, cpu_profile, get_device,
+from workbench.costmodel.devices import (DEVICES, DeviceProfile, cpu_profile, get_device,
                                        probe_cpu)
-from workbench.planner.index import GraphIndex, graph_index
+from workbench.ir.index import GraphIndex, graph_index
 
 #: XLA's kMemoryComputeParallelism (xla/service/gpu/model/gpu_performance_model_base.h)
 MEMORY_COMPUTE_PARALLELISM = 0.95

@@ -1,34 +1,15 @@
-"""The planner's commands: ``workbench plan``, ``workbench compare-xla`` and ``workbench devices``
-(docs/planner.md)."""
+"""``workbench plan``, ``workbench compare-xla`` and ``workbench devices``: the fusion plan and its
+costs, agreement with XLA's own fusions, the cost model's device profiles (docs/planner.md)."""
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 
-from workbench.cli import check_out_path
+from workbench.cli.common import check_out_path, int_at_least
+from workbench.cli.common import load_graph_arg as _load
+from workbench.costmodel.devices import DEVICES
 from workbench.errors import InputError
-from workbench.planner.devices import DEVICES
 from workbench.planner.heuristics import POLICIES
-
-
-def _load(path: str):
-    from workbench.cli import resolve_graph_path
-    from workbench.importers import load_graph
-
-    return load_graph(resolve_graph_path(path))
-
-
-def _non_negative(text: str) -> int:
-    """argparse type: an integer >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
 
 
 def write_text(path: str, text: str) -> None:
@@ -41,10 +22,11 @@ def write_text(path: str, text: str) -> None:
 
 
 def cmd_plan(args) -> int:
-    from workbench.planner.cost_model import plan_cost
-    from workbench.planner.explain import fold_summary, plan_report
-    from workbench.planner.folding import fold_batch_norms
+    from workbench.cli.plan_text import plan_report
+    from workbench.costmodel import plan_cost
+    from workbench.planner.explain import fold_summary
     from workbench.planner.heuristics import plan_graph
+    from workbench.transforms import fold_batch_norms
 
     if args.out:
         check_out_path(args.out, "the plan")
@@ -77,7 +59,7 @@ def cmd_plan(args) -> int:
 
 def cmd_compare_xla(args) -> int:
     from workbench.planner.compare import compare_with_xla, difference_summary
-    from workbench.planner.devices import get_device
+    from workbench.costmodel.devices import get_device
     from workbench.planner.heuristics import plan_graph
 
     graph = _load(args.file)
@@ -103,8 +85,9 @@ def cmd_compare_xla(args) -> int:
 
 
 def cmd_devices(args) -> int:
-    from workbench.planner.devices import all_profiles, cpu_profile_path
-    from workbench.planner.explain import core_text, fmt_rate, fmt_time, memory_ceilings
+    from workbench.costmodel.devices import all_profiles, cpu_profile_path
+    from workbench.costmodel.text import core_text, memory_ceilings
+    from workbench.fmt import fmt_rate, fmt_time
 
     profiles = all_profiles(refresh=args.refresh)
     if args.json:
@@ -160,7 +143,7 @@ def register(subparsers) -> None:
     s.add_argument("--json", action="store_true",
                    help="print JSON with precision, recall, f1, the differing pairs, the policy "
                         "and the device")
-    s.add_argument("--limit", type=_non_negative, default=12,
+    s.add_argument("--limit", type=int_at_least(0), default=12,
                    help="differing pairs to list per side, 0 or more (default: 12)")
     s.set_defaults(func=cmd_compare_xla)
 

@@ -11,11 +11,11 @@ import pytest
 from workbench.cli import main
 from workbench.ir import GraphBuilder
 from workbench.planner import group_cost, make_plan, op_cost, plan_cost
-from workbench.planner.cost_model import CostBreakdown, estimate, kernel_time
-from workbench.planner.cpu_probe import (CacheSizes, read_cache_sizes, transcendental_flops,
+from workbench.costmodel.model import CostBreakdown, estimate, kernel_time
+from workbench.costmodel.cpu_probe import (CacheSizes, read_cache_sizes, transcendental_flops,
                                          working_sets)
-from workbench.planner.devices import GPU_PROFILES, DeviceProfile, cpu_profile, write_cpu_profile
-from workbench.planner.explain import breakdown_line, memory_ceilings
+from workbench.costmodel.devices import GPU_PROFILES, DeviceProfile, cpu_profile, write_cpu_profile
+from workbench.costmodel.text import breakdown_line, memory_ceilings
 
 KiB, MiB = 1 << 10, 1 << 20
 
@@ -144,7 +144,7 @@ def test_plan_and_devices_commands_show_the_levels(tmp_path, monkeypatch, capsys
 # ----- the probe's cache format -----------------------------------------------------------------
 
 def _fake_measure(monkeypatch, tmp_path):
-    from workbench.planner import devices
+    from workbench.costmodel import devices
 
     monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path))
     probes = []
@@ -175,7 +175,7 @@ def test_a_profile_cached_by_the_previous_probe_version_is_measured_again(tmp_pa
 
 
 def test_a_cache_file_without_a_probe_version_is_measured_again(tmp_path, monkeypatch):
-    from workbench.planner.devices import _machine_key
+    from workbench.costmodel.devices import _machine_key
 
     probes = _fake_measure(monkeypatch, tmp_path)
     doc = {"machine": _machine_key(), "measured_at": time.time(), "busy": False,
@@ -188,7 +188,7 @@ def test_a_cache_file_without_a_probe_version_is_measured_again(tmp_path, monkey
 def test_two_busy_probes_keep_the_better_cache_bandwidths():
     from dataclasses import replace
 
-    from workbench.planner.devices import _better
+    from workbench.costmodel.devices import _better
 
     old = replace(CACHED, l2_bandwidth_Bps=120e9, llc_bandwidth_Bps=40e9)
     best = _better(old, CACHED)
@@ -256,7 +256,7 @@ def test_transcendental_cost_from_the_timings():
 
 
 def test_the_probe_measures_each_cache_level(monkeypatch):
-    from workbench.planner import devices
+    from workbench.costmodel import devices
 
     monkeypatch.setattr(devices, "read_cache_sizes",
                         lambda: CacheSizes(256 * KiB, 4 * MiB, "a test"))

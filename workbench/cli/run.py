@@ -6,34 +6,13 @@ error (bad file, bad plan, unusable backend, memory cap), as for every workbench
 
 from __future__ import annotations
 
-import argparse
 import json
-import math
 import os
 import sys
 
-
-def _int_at_least(low: int):
-    """An argparse type: a whole number >= ``low``."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be {low} or more, got {value}")
-        return value
-    return parse
-
-
-def _mib(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of MiB, got {text!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number of MiB >= 0, got {text}")
-    return value
+from workbench.cli.common import (check_out_path, int_at_least, load_graph_arg, max_bytes, mib,
+                                  write_file)
+from workbench.errors import InputError
 
 
 def register(subparsers) -> None:
@@ -47,9 +26,9 @@ def register(subparsers) -> None:
                    help="planner policy (priority, xla-cpu, greedy), 'xla' for XLA's own "
                         "grouping of an optimised module, or 'unfused'")
     s.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda", "cuda-sim"))
-    s.add_argument("--repeat", type=_int_at_least(1), default=20,
+    s.add_argument("--repeat", type=int_at_least(1), default=20,
                    help="timed rounds (each runs the fused and the unfused plan once; >= 1)")
-    s.add_argument("--warmup", type=_int_at_least(0), default=2,
+    s.add_argument("--warmup", type=int_at_least(0), default=2,
                    help="untimed runs of each plan first (>= 0)")
     s.add_argument("--trace", help="write a Chrome/Perfetto trace of every timed fused run "
                                    "here (one slice per kernel run)")
@@ -57,59 +36,50 @@ def register(subparsers) -> None:
     s.add_argument("--exact-math", action="store_true",
                    help="CPU: libm for float32 exp/log/tanh/logistic/erf (no approximations)")
     s.add_argument("--device", help="cost-model device profile for predictions (cpu, h100, ...)")
-    s.add_argument("--seed", type=_int_at_least(0), default=0, help="seed for random inputs")
+    s.add_argument("--seed", type=int_at_least(0), default=0, help="seed for random inputs")
     s.add_argument("--cache-dir", help="kernel cache directory")
-    s.add_argument("--max-memory-mib", type=_mib, default=4096,
+    s.add_argument("--max-memory-mib", type=mib, default=4096,
                    help="refuse plans whose live tensors exceed this (MiB; 0: no cap)")
     s.set_defaults(func=cmd_run)
 
 
 def choose_plan(graph, plan_file=None, policy=None):
-    """The plan to run: from a file, from a policy, or the default (see ``--policy``).
+    """The plan to run: from a plan file, else by name (see ``--policy``;
+    :func:`~workbench.planner.named_plan`).
 
     Raises
     ------
+    InputError
+        For an unknown policy, or a plan file that cannot be read.
     PlanError
-        For an unknown policy or a plan file that does not fit the graph.
+        For a plan file that does not fit the graph.
     """
-    from workbench.errors import PlanError
-    from workbench.planner.plan import plan_from_json, unfused_plan, xla_plan
+    from workbench.planner import named_plan, plan_from_json
 
     if plan_file:
-        with open(plan_file, encoding="utf-8") as f:
-            return plan_from_json(f.read(), graph)
-    if policy == "unfused":
-        return unfused_plan(graph)
-    if policy == "xla":
-        return xla_plan(graph)
-    try:
-        from workbench.planner import plan_graph
-    except ImportError:
-        plan_graph = None
-    if plan_graph is None:
-        if policy is not None:
-            raise PlanError(f"policy {policy!r} needs the planner, which is not installed "
-                            "(use --policy unfused or xla, or --plan)")
-        if any(n.meta.get("xla_fusion") for n in graph.nodes):
-            return xla_plan(graph)
-        return unfused_plan(graph)
-    return plan_graph(graph, policy or "priority")
+        try:
+            with open(plan_file, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            why = getattr(exc, "strerror", None) or str(exc)
+            raise InputError(f"cannot read the plan: {why}", file=plan_file) from None
+        return plan_from_json(text, graph)
+    return named_plan(graph, policy)
 
 
 def cmd_run(args) -> int:
     if args.backend == "cuda-sim" and "numba" not in sys.modules:
         os.environ["NUMBA_ENABLE_CUDASIM"] = "1"  # must precede numba's first import
-    from workbench.cli import check_out_path, load_inputs, resolve_graph_path, write_file
-    from workbench.importers import load_graph
+    from workbench.cli.report_text import format_report
+    from workbench.exporters import trace_events
+    from workbench.importers.inputs import load_inputs
     from workbench.profiler import profile
-    from workbench.profiler.table import format_report
 
     if args.trace:
         check_out_path(args.trace, "the trace")     # before the compile and the profile
-    graph = load_graph(resolve_graph_path(args.file))
+    graph = load_graph_arg(args.file)
     plan = choose_plan(graph, args.plan, args.policy)
     inputs = load_inputs(args.inputs) if args.inputs else None
-    max_bytes = int(args.max_memory_mib * 2**20) if args.max_memory_mib else None
 
     def progress(stage, k, n, message):
         if not args.json and sys.stderr.isatty():
@@ -118,10 +88,10 @@ def cmd_run(args) -> int:
     report = profile(graph, plan, inputs, backend=args.backend, repeat=args.repeat,
                      warmup=args.warmup, progress=progress, device=args.device,
                      exact_math=args.exact_math, cache_dir=args.cache_dir,
-                     max_bytes=max_bytes, seed=args.seed)
+                     max_bytes=max_bytes(args.max_memory_mib), seed=args.seed)
     if not args.json and sys.stderr.isatty():
         print("\r" + " " * 100 + "\r", end="", file=sys.stderr)
     if args.trace:
-        write_file(args.trace, lambda f: json.dump(report.trace_events(), f))
+        write_file(args.trace, lambda f: json.dump(trace_events(report), f))
     print(report.dumps() if args.json else format_report(report))
     return 0 if report.ok else 1

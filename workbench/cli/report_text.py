@@ -32,7 +32,7 @@ def format_report(report) -> str:
     ``workbench plan`` and the app), with the kernel's primitive ops in brackets when the
     expansion differs; a kernel or total whose runs disagree is marked ``noisy`` (see
     :class:`~workbench.profiler.report.Timing`); when the machine was busy or timings were noisy
-    the last note (added by ``profile``, see :func:`busy_note`) says so.
+    the last note (added by ``profile``, see :func:`~workbench.profiler.report.busy_note`) says so.
     """
     cached = sum(1 for k in report.kernels if k.cached)
     lines = [f"graph {report.graph}  backend {report.backend}  policy {report.policy}  "
@@ -84,32 +84,6 @@ def format_report(report) -> str:
         if k.fallback and k.fallback_reason:
             lines.append(f"note: {k.group_id} ran through numpy: {k.fallback_reason}")
     return "\n".join(lines)
-
-
-def busy_note(report) -> str:
-    """A sentence when the timings are not to be trusted as they stand ('' otherwise): the
-    machine was busy, or kernels or totals varied from run to run. ``profile`` appends it to
-    the report's notes, which the table prints last and the app shows."""
-    m = report.machine or {}
-    parts = []
-    if m.get("busy"):
-        what = []
-        if m.get("others_cpu_fraction") is not None:
-            what.append(f"other processes used {m['others_cpu_fraction']:.0%} of "
-                        f"{m.get('cpus', '?')} CPUs while profiling")
-        if m.get("load_avg") is not None:
-            what.append(f"load average {m['load_avg']:.2f}")
-        parts.append(f"the machine looks busy ({', '.join(what)})")
-    noisy = [k.group_id for k in report.kernels if k.timing.noisy]
-    totals = [name for name, t in (("fused", report.fused), ("unfused", report.unfused))
-              if t.noisy]
-    if noisy or totals:
-        varied = ", ".join(totals + ([f"{len(noisy)} kernel(s)"] if noisy else []))
-        parts.append(f"run-to-run variation is large ({varied} noisy)")
-    if not parts:
-        return ""
-    return ("; ".join(parts) + ": medians may be inflated; compare the min columns, or run "
-            "again on a quieter machine")
 
 
 def _total(t) -> str:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import REPO_ROOT, shared_hlo_dir
-from tests.test_cli import cli
+from tests.cli.test_graph_commands import cli
 from workbench.errors import (AttributeError_, EvaluationError, GraphError, InputError,
                               ParseError, ResourceLimitError)
 from workbench.importers import load_bytes, parse_hlo, parse_json
@@ -150,7 +150,7 @@ def test_cli_output_problems(tmp_path):
     assert r.returncode == 0 and f"to {tmp_path / 'noext'}.npz" in r.stdout
     assert (tmp_path / "noext.npz").exists()
     r = cli("eval", "chain10", "--seed", "-1")
-    assert r.returncode == 2 and "must be >= 0" in r.stderr
+    assert r.returncode == 2 and "must be 0 or more, got -1" in r.stderr
     r = cli("eval", "chain10", "--max-memory-mib", "nan")
     assert r.returncode == 2 and "finite number" in r.stderr
     r = cli("inspect", "softmx")

@@ -8,7 +8,7 @@ from tests.planner.planner_helpers import hlo, sample, shared_hlo_dir
 from workbench.cli import main
 from workbench.ir import GraphBuilder, evaluate
 from workbench.planner import check_group, plan_cost, plan_graph
-from workbench.planner.folding import fold_batch_norms
+from workbench.transforms.folding import fold_batch_norms
 
 
 def test_composite_fold_report_and_offline_ops():

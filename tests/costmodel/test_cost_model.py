@@ -7,9 +7,9 @@ import pytest
 from workbench.errors import InputError
 from workbench.ir import GraphBuilder
 from workbench.planner import get_device, group_cost, make_plan, op_cost, plan_cost
-from workbench.planner.cost_model import (CostBreakdown, combine_times, estimate,
+from workbench.costmodel.model import (CostBreakdown, combine_times, estimate,
                                           registers_and_occupancy)
-from workbench.planner.devices import GPU_PROFILES, DeviceProfile, cpu_profile, probe_cpu
+from workbench.costmodel.devices import GPU_PROFILES, DeviceProfile, cpu_profile, probe_cpu
 
 H100 = GPU_PROFILES["h100"]
 
@@ -116,7 +116,7 @@ def test_devices_by_name_and_errors():
 
 
 def _fake_probes(monkeypatch, tmp_path, busy=False):
-    from workbench.planner import devices
+    from workbench.costmodel import devices
 
     monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path))
     probes = []
@@ -143,7 +143,7 @@ def test_cpu_probe_is_cached_and_refreshed(tmp_path, monkeypatch):
 
 def test_a_profile_measured_on_a_busy_machine_is_measured_again_when_idle(tmp_path,
                                                                            monkeypatch):
-    from workbench.planner import devices
+    from workbench.costmodel import devices
 
     probes = _fake_probes(monkeypatch, tmp_path, busy=True)
     monkeypatch.setattr(devices, "machine_busy", lambda: False)
@@ -160,7 +160,7 @@ def test_a_profile_measured_on_a_busy_machine_is_measured_again_when_idle(tmp_pa
 
 
 def test_probe_is_the_best_of_several_trials_after_a_warm_up():
-    from workbench.planner.devices import _best_time
+    from workbench.costmodel.devices import _best_time
 
     calls = []
     best, trials = _best_time(lambda: calls.append(1), budget_s=0.0, min_trials=4)
@@ -263,7 +263,7 @@ def test_a_small_contraction_on_a_cpu_profile_with_a_one_core_rate_is_charged_at
     at ``core_flops``. Other kernels, and larger contractions, at ``peak_flops``."""
     from dataclasses import replace
 
-    from workbench.planner.cost_model import kernel_time
+    from workbench.costmodel.model import kernel_time
 
     cpu = DeviceProfile("cpu", "cpu", 2e10, 2e11, None, None, None, 1e-6, "test",
                         transcendental_flops=10.0, core_flops=8e10, parallel_min_bytes=2 << 20)
@@ -309,6 +309,6 @@ def test_group_and_op_costs_use_the_one_core_rate_for_a_small_dot():
 
 def test_the_one_core_threshold_is_the_cpu_backends_blocking_threshold():
     from workbench.codegen.cpu import BLOCKED_MIN_BYTES
-    from workbench.planner.devices import CPU_PARALLEL_MIN_BYTES
+    from workbench.costmodel.devices import CPU_PARALLEL_MIN_BYTES
 
     assert CPU_PARALLEL_MIN_BYTES == BLOCKED_MIN_BYTES == 2 << 20

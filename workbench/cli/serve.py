@@ -1,5 +1,5 @@
 """``workbench serve [FILE] [--host 127.0.0.1] [--port 8050] [--graph-dir DIR]``: start the Dash
-workbench."""
+workbench (:mod:`workbench.app`)."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def graph_choices(initial: str | None, graph_dirs) -> list[str]:
 def cmd_serve(args) -> int:
     """Start the app; it opens on FILE, or on the transformer block sample when none is given."""
     from workbench.app import AppConfig, create_app
-    from workbench.cli import resolve_graph_path
+    from workbench.cli.common import resolve_graph_path
     from workbench.importers import load_graph
 
     check_port(args.host, args.port)

@@ -4,7 +4,7 @@ import pytest
 
 from tests.planner.planner_helpers import hlo
 from workbench.planner import plan_graph
-from workbench.planner.explain import fmt_bytes, fmt_count, fmt_rate, fmt_time, plural
+from workbench.fmt import fmt_bytes, fmt_count, fmt_rate, fmt_time, plural
 
 
 @pytest.mark.parametrize("n, text", [

@@ -1,4 +1,4 @@
-"""The pieces of the CPU probe (:func:`workbench.planner.devices.measure_cpu`): this machine's
+"""The pieces of the CPU probe (:func:`workbench.costmodel.devices.measure_cpu`): this machine's
 cache sizes, the working sets the probe copies, its timing loop, and the kernels it times.
 
 Cache sizes come from the operating system, not from a measurement:
@@ -201,7 +201,7 @@ def probe_source(best, sets, caches, trans, busy: bool, contended: bool) -> str:
     """The ``source`` text of a measured profile: what was timed (``sets``: bytes per level),
     how often (``best``: key -> (seconds, trials)), where the cache sizes came from, and
     whether the machine was busy."""
-    from workbench.planner.explain import fmt_bytes
+    from workbench.fmt import fmt_bytes
 
     load = load_average()
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime())

@@ -192,7 +192,15 @@ def rule_concatenate(b, node, idx):
 
 
 def _check_reducer(b, node):
-    r = node.attrs["reducer"]
+    r = node.attrs.get("reducer")
+    if r is None:
+        raise Unsupported(f"{node.op} with a computation= (a variadic reduction such as an "
+                          "argmax, or a reducer that is not one binary op) runs through the "
+                          "numpy reference", node.id)
+    for key in ("base_dilation", "window_dilation"):
+        if key in node.attrs:
+            raise Unsupported(f"{node.op} with {key}= runs through the numpy reference",
+                              node.id)
     if r not in b.caps.ops:
         raise Unsupported(f"the {b.caps.name} backend has no emitter for reducer {r}", node.id)
     return r

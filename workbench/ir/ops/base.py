@@ -94,6 +94,13 @@ class OpDef:
         One sentence for the op's tooltip.
     attributes : tuple of str, or None
         The attribute names the op accepts (the verifier refuses others); None: any.
+    free_fn : callable(attrs, operand_types, out_type) -> bool, optional
+        True when the op, standing alone, moves no data: its result is its operand's buffer
+        read another way (a bitcast that keeps the layout, a get-tuple-element). Back ends
+        alias it instead of launching a kernel; the cost model charges nothing for it.
+    never_fused : bool
+        True for structural ops the planner keeps out of fusions (get-tuple-element, tuple):
+        they only name a part of a multi-output op's result.
     """
 
     name: str
@@ -111,6 +118,8 @@ class OpDef:
     composite: bool = False
     doc: str = ""
     attributes: tuple[str, ...] | None = ()
+    free_fn: Callable | None = None
+    never_fused: bool = False
 
     # ----- cost counts -----------------------------------------------------------------------
 
@@ -145,8 +154,13 @@ class OpDef:
 
     @property
     def fusible(self) -> bool:
-        """False for the ops the planner never fuses (:data:`Category.UNFUSIBLE`)."""
-        return self.category not in Category.UNFUSIBLE
+        """False for the ops the planner never fuses (:data:`Category.UNFUSIBLE`, and the
+        structural ops marked ``never_fused``)."""
+        return self.category not in Category.UNFUSIBLE and not self.never_fused
+
+    def is_free(self, operand_types: Sequence[Type], out_type: Type, attrs: Attrs) -> bool:
+        """True when the op alone moves no data (see ``free_fn``)."""
+        return bool(self.free_fn is not None and self.free_fn(attrs, operand_types, out_type))
 
 
 def _size(t: Type) -> int:

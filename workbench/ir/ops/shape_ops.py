@@ -234,7 +234,10 @@ def _bitcast_ref(xs, attrs, t):
 register(OpDef("bitcast", Category.INJECTIVE, (1, 1), _bitcast_infer, reference=_bitcast_ref,
                doc="reinterpret the operand's memory with another shape and layout (and, "
                    "with dtype=, its bits as another element type of the same size)",
-               attributes=('shape', 'operand_layout', 'layout', 'dtype')))
+               attributes=('shape', 'operand_layout', 'layout', 'dtype'),
+               # free when the row-major order is kept: the same buffer, another shape (a
+               # bitcast that changes the layout is a transpose of the row-major values)
+               free_fn=lambda attrs, types, out: "layout" not in attrs))
 
 register(OpDef("copy", Category.INJECTIVE, (1, 1),
                lambda types, a, d: _same_shapes(types),
@@ -390,13 +393,15 @@ def _gte_infer(types, attrs, declared):
 register(OpDef("get-tuple-element", Category.INJECTIVE, (1, 1), _gte_infer,
                reference=lambda xs, a, t: xs[0][a["index"]],
                doc="element index= of a tuple value",
-               attributes=('index',)))
+               attributes=('index',), free_fn=lambda attrs, types, out: True,
+               never_fused=True))
 
 
 register(OpDef("tuple", Category.INJECTIVE, (0, None),
                lambda types, a, d: TupleType(tuple(types)),
                reference=lambda xs, a, t: tuple(xs),
-               doc="a tuple of its operands (kept only where an opaque op needs one)"))
+               doc="a tuple of its operands (kept only where an opaque op needs one)",
+               free_fn=lambda attrs, types, out: True, never_fused=True))
 
 
 def _opaque_infer(types, attrs, declared):

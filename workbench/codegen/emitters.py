@@ -52,6 +52,21 @@ HELPERS = {
     r = abs(a) % abs(b)
     return -r if a < 0 else r
 ''',
+    "_popcnt": '''def _popcnt(u):
+    n = 0
+    while u:
+        u &= u - 1
+        n += 1
+    return n
+''',
+    "_clz": '''def _clz(u, bits):
+    n = 0
+    b = bits - 1
+    while b >= 0 and (u >> b) & 1 == 0:
+        n += 1
+        b -= 1
+    return n
+''',
     "_f2i": '''def _f2i(a, lo, hi):
     # float -> integer: truncate toward zero, saturate, NaN -> 0
     if a != a:
@@ -200,6 +215,49 @@ def _convert(a, d, at, cx):
     return f"{NUMBA_TYPES[d]}({a[0]})"
 
 
+_WIDTH = {"s8": 8, "s16": 16, "s32": 32, "s64": 64, "u8": 8, "u16": 16, "u32": 32, "u64": 64}
+
+
+def _unsigned(d: str) -> str:
+    return "uint" + str(_WIDTH[d])
+
+
+def _shift(kind: str):
+    """XLA's shifts: by a negative amount or the width or more, 0 (left, logical) or the sign
+    (arithmetic). The amount is cast to the shifted value's own type: numba types a uint64
+    shifted by an int64 as float64."""
+    def emit(a, d, at, cx):
+        bits = _WIDTH[d]
+        out = f"({a[1]} < 0 or {a[1]} >= {bits})"
+        if kind == "left":
+            t = NUMBA_TYPES[d]
+            return f"({t}(0) if {out} else ({a[0]} << {t}({a[1]})))"
+        if kind == "logical":
+            u = _unsigned(d)
+            return f"({u}(0) if {out} else ({u}({a[0]}) >> {u}({a[1]})))"
+        t = NUMBA_TYPES[d]
+        return f"({a[0]} >> {t}({bits - 1} if {out} else {a[1]}))"
+    return emit
+
+
+def _popcnt(a, d, at, cx):
+    return f"{cx.helper('_popcnt')}({_unsigned(d)}({a[0]}))"
+
+
+def _clz(a, d, at, cx):
+    return f"{cx.helper('_clz')}({_unsigned(d)}({a[0]}), {_WIDTH[d]})"
+
+
+def _bitcast_convert(a, d, at, cx):
+    """CPU: reinterpret the bits (an LLVM bitcast); an integer of the same width is a
+    wrapping conversion."""
+    src = at["in"]
+    if src in INT_RANGES and d in INT_RANGES:
+        return f"{NUMBA_TYPES[d]}({a[0]})"
+    cx.intrinsics.add("bitcast_like")
+    return f"bitcast_like({a[0]}, {NUMBA_TYPES[d]}(0))"
+
+
 def _iota(a, d, at, cx):
     return f"{NUMBA_TYPES[d]}({a[0]})"
 
@@ -229,6 +287,8 @@ COMMON = {
     "tan": _call("math.tan", "tan"),
     "compare": _compare, "select": _select, "clamp": _clamp, "convert": _convert,
     "iota": _iota, "in_range": _in_range, "divisible": _divisible,
+    "shift-left": _shift("left"), "shift-right-logical": _shift("logical"),
+    "shift-right-arithmetic": _shift("arithmetic"), "popcnt": _popcnt, "clz": _clz,
 }
 
 #: the CPU adds numpy's float rounding functions (numba types them float -> float), and takes
@@ -241,6 +301,7 @@ CPU_ONLY = {
     "round-nearest-afz": lambda a, d, at, cx: f"np.copysign(np.floor(abs({a[0]}) + "
                                               f"{NUMBA_TYPES[d]}(0.5)), {a[0]})",
     "cbrt": _call("np.cbrt", "cbrt"),
+    "bitcast-convert": _bitcast_convert,
 }
 
 CPU_TABLE = {**COMMON, **CPU_ONLY}

@@ -21,6 +21,9 @@ from workbench.ir.ops import Category, get_op
 
 
 def rule_elementwise(b, node, idx):
+    if node.op == "bitcast-convert" and b.type(node.operands[0]).shape != node.type.shape:
+        raise Unsupported("a bitcast-convert between element sizes (a new minor dimension) runs "
+                          "through the numpy reference", node.id)
     args = []
     for o in node.operands:
         t = b.type(o)

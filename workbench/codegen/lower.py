@@ -451,6 +451,19 @@ class _Builder:
         ix = self.ctx.memo[key] = Ix.var(name)
         return ix
 
+    def index_value(self, ref, lo: int, hi: int) -> Ix:
+        """An index variable holding the integer value ``ref`` clamped to ``[lo, hi]`` (a
+        data-dependent start: a gather's, a dynamic slice's)."""
+        if isinstance(ref, Lit):
+            return Ix.of(min(max(int(ref.value), lo), hi))
+        key = ("from_value", ref.name, lo, hi)
+        if key in self.ctx.memo:
+            return self.ctx.memo[key]
+        name = self.fresh("x")
+        self._define(self.place([ref]), IndexLet(name, "from_value", (ref, lo, hi)), name)
+        ix = self.ctx.memo[key] = Ix.var(name)
+        return ix
+
     def reduction(self, dtype, reducer, init, extents, idx, body, contiguous=False, node=None):
         """An accumulator over ``extents``; ``body(rix)`` gives the value at reduction index
         ``rix`` (a tuple of Ix, one per extent)."""

@@ -75,6 +75,11 @@ def rule_reshape(b, node, idx):
 
 
 def rule_bitcast(b, node, idx):
+    if "dtype" in node.attrs:            # the same bits as another element type
+        x = node.operands[0]
+        xt = b.type(x)
+        v = b.value(x, reshape_index(b, xt.shape, node.type.shape, idx))
+        return b.let("bitcast-convert", node.dtype, (v,), {"in": xt.dtype}, node.id)
     if default_layouts(b, node):
         return rule_reshape(b, node, idx)
     (x,) = node.operands
@@ -191,6 +196,64 @@ def rule_concatenate(b, node, idx):
     return v
 
 
+# ----- indexing: gather, dynamic slices ----------------------------------------------------------
+
+
+def rule_gather(b, node, idx):
+    """XLA's gather as an index map: the output index splits into batch positions (which pick
+    the start indices) and window offsets; each start index is loaded and clamped in the kernel
+    (XLA's elemental emitter, ``EmitElementalGather``)."""
+    from workbench.ir.ops.indexing import gather_geometry
+
+    x, ind = node.operands
+    xt, it = b.type(x), b.type(ind)
+    g = gather_geometry(xt, it, node.attrs)
+    ivd = g["ivd"]
+    offset = g["offset_dims"]
+    batch_idx = [i for d, i in enumerate(idx) if d not in offset]
+
+    def component(k):
+        ii = list(batch_idx)
+        if ivd < it.rank:
+            ii.insert(ivd, Ix.of(k))
+        return b.value(ind, tuple(ii))
+
+    xi = [Ix.of(0)] * xt.rank
+    for k, d in enumerate(g["start_map"]):
+        xi[d] = b.index_value(component(k), 0, max(xt.shape[d] - g["sizes"][d], 0))
+    for od, ib in zip(g["op_batch"], g["idx_batch"]):
+        xi[od] = batch_idx[ib if ib < ivd else ib - 1]
+    for j, d in enumerate(g["window"]):
+        xi[d] = xi[d] + idx[offset[j]]
+    return b.value(x, tuple(xi))
+
+
+def _dynamic_starts(b, node, first, sizes):
+    xs = b.type(node.operands[0]).shape
+    return [b.index_value(b.value(o, ()), 0, max(n - k, 0))
+            for o, n, k in zip(node.operands[first:], xs, sizes)]
+
+
+def rule_dynamic_slice(b, node, idx):
+    starts = _dynamic_starts(b, node, 1, node.attrs["slice_sizes"])
+    return b.value(node.operands[0], tuple(i + s for i, s in zip(idx, starts)))
+
+
+def rule_dynamic_update_slice(b, node, idx):
+    x, upd = node.operands[:2]
+    us = b.type(upd).shape
+    starts = _dynamic_starts(b, node, 2, us)
+    inside, ui = None, []
+    for i, s, n in zip(idx, starts, us):
+        q = i - s
+        inside = and_(b, inside, in_range(b, q, 0, n, node.id), node.id)
+        ui.append(b.index_op("clamp", q, 0, max(n - 1, 0)))
+    xv = b.value(x, idx)
+    if inside is None:                      # a rank-0 update replaces the value
+        return b.value(upd, ())
+    return b.let("select", node.dtype, (inside, b.value(upd, tuple(ui)), xv), {}, node.id)
+
+
 # ----- reductions -------------------------------------------------------------------------------
 
 
@@ -273,4 +336,7 @@ RULES = {
     "iota": rule_iota,
     "reduce": rule_reduce,
     "reduce-window": rule_reduce_window,
+    "gather": rule_gather,
+    "dynamic-slice": rule_dynamic_slice,
+    "dynamic-update-slice": rule_dynamic_update_slice,
 }

@@ -172,6 +172,8 @@ def address(addr: Ix, cx) -> str:
 
 
 def index_expr(s: IndexLet) -> str:
+    if s.op == "from_value":
+        return f"min(max(int64({s.args[0].name}), {s.args[1]}), {s.args[2]})"
     a = s.args[0].text()
     if s.op == "floordiv":
         return f"({a}) // {s.args[1]}"

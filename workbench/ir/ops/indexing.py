@@ -45,7 +45,9 @@ def _batch_pos(dim: int, ivd: int) -> int:
 
 # ----- gather ----------------------------------------------------------------------------------
 
-def _gather_geometry(operand: TensorType, indices: TensorType, attrs):
+def gather_geometry(operand: TensorType, indices: TensorType, attrs):
+    """A gather's dimension numbers checked against its operand and indices, and its result
+    shape (``shape``), window dimensions (``window``) and ``index_vector_dim`` (``ivd``)."""
     what = "gather"
     offset_dims = _ints(attrs, "offset_dims", what)
     collapsed = _ints(attrs, "collapsed_slice_dims", what)
@@ -101,7 +103,7 @@ def _gather_geometry(operand: TensorType, indices: TensorType, attrs):
 def _gather_infer(types, attrs, declared):
     _require_tensors(types)
     operand, indices = types
-    return TensorType(_gather_geometry(operand, indices, attrs)["shape"], operand.dtype)
+    return TensorType(gather_geometry(operand, indices, attrs)["shape"], operand.dtype)
 
 
 def _starts(operand_shape, sizes, idx, g, start_map, op_batch, idx_batch):
@@ -122,7 +124,7 @@ def _starts(operand_shape, sizes, idx, g, start_map, op_batch, idx_batch):
 
 def _gather_ref(xs, attrs, t):
     operand, indices = xs
-    g = _gather_geometry(TensorType(operand.shape, "f32"), TensorType(indices.shape, "s32"),
+    g = gather_geometry(TensorType(operand.shape, "f32"), TensorType(indices.shape, "s32"),
                          attrs)
     idx = _index_vectors(indices, g["ivd"])
     nb = idx.ndim - 1

@@ -196,6 +196,9 @@ def _compile_group(graph, xgraph, group, backend, caps, table, fast_hash, cache_
     kernel.source_path, kernel.compile_s = str(path), secs
     kernel.cached = reused or _cache_hit(module.kernel)
     kernel.launch = _launcher(module, backend)
+    narrow = [i for i, b in enumerate(kir.inputs + kir.outputs) if b.dtype in ("bf16", "f16")]
+    if narrow and backend == "cpu":
+        kernel.launch = _bits_view(kernel.launch, narrow)
     if backend != "cpu":  # CUDA scratch arrays are kernel arguments
         kernel.scratch = tuple((b.size, xgraph.node(b.value).type.np_dtype) for b in kir.scratch)
     if backend == "cuda":
@@ -223,6 +226,18 @@ def _launcher(module, backend):
         compiled = next(iter(fn.overloads.values()))
         grid = max(1, min(grid, compiled.max_cooperative_grid_blocks(block)))
     return lambda arrays: fn[grid, block](*arrays)
+
+
+def _bits_view(launch, positions):
+    """Pass bf16/f16 arrays (ml_dtypes, numpy) to a CPU kernel as their uint16 bits."""
+    import numpy as np
+
+    def run(arrays):
+        arrays = list(arrays)
+        for i in positions:
+            arrays[i] = arrays[i].view(np.uint16)
+        return launch(arrays)
+    return run
 
 
 def _fallback(xgraph, group, backend, members, reason, counts):

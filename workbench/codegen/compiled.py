@@ -167,8 +167,12 @@ class CompiledPlan:
     def _result(self, env, o):
         node = self.xgraph.node(o)
         if o in env:
-            return map_leaves(lambda a, t: np.array(self.executor.to_host(a)).reshape(t.shape),
-                              env[o], node.type)
+            def host(a, t):
+                out = np.array(self.executor.to_host(a))
+                if out.dtype != t.np_dtype:            # bf16/f16 bits from a device
+                    out = out.view(t.np_dtype)
+                return out.reshape(t.shape)
+            return map_leaves(host, env[o], node.type)
         return constant_array(node.attrs, node.type)
 
     def run(self, inputs, *, max_bytes: int | None = DEFAULT_MAX_BYTES) -> tuple:

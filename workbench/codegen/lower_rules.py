@@ -14,7 +14,7 @@ from __future__ import annotations
 from workbench.codegen.kernel_ir import Ix
 from workbench.codegen.lower_base import (NeedsMaterialize, Unsupported, default_layouts,
                                           layout_order, alias_base, and_, in_range, linear)
-from workbench.codegen.lower_contraction import rule_convolution, rule_dot
+from workbench.codegen.lower_contraction import compute_dtype, rule_convolution, rule_dot
 from workbench.ir.ops import Category, get_op
 
 # ----- elementwise ------------------------------------------------------------------------------
@@ -293,8 +293,17 @@ def rule_reduce(b, node, idx):
             xi[d] = r[k]
         return b.value(x, tuple(xi))
 
-    return b.reduction(node.dtype, reducer, b.value(init, ()), [xs[d] for d in dims], idx,
-                       body, contiguous=bool(dims) and dims[-1] == len(xs) - 1, node=node.id)
+    cdt = compute_dtype(node.dtype)
+    acc = b.reduction(cdt, reducer, b.value(init, ()), [xs[d] for d in dims], idx,
+                      body, contiguous=bool(dims) and dims[-1] == len(xs) - 1, node=node.id)
+    return _narrow(b, acc, cdt, node)
+
+
+def _narrow(b, value, cdt, node):
+    """A float32 accumulator rounded once to the node's bf16/f16 dtype."""
+    if cdt == node.dtype:
+        return value
+    return b.let("convert", node.dtype, (value,), {"in": cdt}, node.id)
 
 
 def rule_reduce_window(b, node, idx):
@@ -320,7 +329,9 @@ def rule_reduce_window(b, node, idx):
         return v if valid is None else b.let("select", node.dtype, (valid, v, initv), {},
                                              node.id)
 
-    return b.reduction(node.dtype, reducer, initv, list(size), idx, body, True, node.id)
+    cdt = compute_dtype(node.dtype)
+    acc = b.reduction(cdt, reducer, initv, list(size), idx, body, True, node.id)
+    return _narrow(b, acc, cdt, node)
 
 
 RULES = {

@@ -111,7 +111,8 @@ def fallback_launcher(xgraph: Graph, members, inputs, outputs):
     nodes = [xgraph.node(m) for m in members]
 
     def launch(arrays):
-        env = {v: map_leaves(lambda a, t: a.reshape(t.shape), arr, types[v])
+        env = {v: map_leaves(lambda a, t: _as_dtype(a, t.np_dtype).reshape(t.shape), arr,
+                             types[v])
                for v, arr in zip(inputs, arrays)}
         for node in nodes:
             args = []
@@ -132,9 +133,25 @@ def fallback_launcher(xgraph: Graph, members, inputs, outputs):
                 lambda a, t: np.asarray(a).astype(t.np_dtype, copy=False), value, node.type)
         for k, v in enumerate(outputs):
             def put(dst, src):
-                dst[...] = np.asarray(src).reshape(-1)
+                src = np.asarray(src)
+                _as_dtype(dst, src.dtype)[...] = src.reshape(-1)
             _zip_leaves(put, arrays[len(inputs) + k], env[v])
     return launch
+
+
+def _as_dtype(a, dtype):
+    """``a`` viewed as ``dtype`` when it holds that dtype's bits (bf16/f16 as uint16 on CUDA)."""
+    if a.dtype != dtype and a.dtype.itemsize == np.dtype(dtype).itemsize:
+        return a.view(dtype)
+    return a
+
+
+def _bits_dtype(dtype):
+    """uint16 for bf16 and f16 (device buffers hold the bits), else ``dtype``."""
+    dtype = np.dtype(dtype)
+    if dtype.itemsize == 2 and (dtype.kind == "f" or dtype.name == "bfloat16"):
+        return np.dtype(np.uint16)
+    return dtype
 
 
 def _zip_leaves(fn, a, b):
@@ -219,10 +236,11 @@ class CudaExecutor:
         self.name = "cuda-sim" if simulator else "cuda"
 
     def to_device(self, array):
-        return self.cuda.to_device(np.ascontiguousarray(array).reshape(-1))
+        flat = np.ascontiguousarray(array).reshape(-1)
+        return self.cuda.to_device(flat.view(_bits_dtype(flat.dtype)))
 
     def empty(self, size, dtype):
-        return self.cuda.device_array(size, dtype)
+        return self.cuda.device_array(size, _bits_dtype(dtype))
 
     def to_host(self, array):
         return array.copy_to_host()

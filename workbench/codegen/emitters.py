@@ -109,7 +109,8 @@ HELPERS = {
         return float32(math.copysign(math.inf, y))
     return float32(y)
 ''',
-    "_dec_bf16": '''def _dec_bf16(b):
+    "_dec_bf16": '''def _dec_bf16(bits):
+    b = int64(bits)
     s = -1.0 if b & 32768 else 1.0
     ex = (b >> 7) & 255
     mant = b & 127
@@ -119,7 +120,8 @@ HELPERS = {
         return float32(s * math.ldexp(mant * 1.0, -133))
     return float32(s * math.ldexp((128 + mant) * 1.0, ex - 134))
 ''',
-    "_dec_f16": '''def _dec_f16(b):
+    "_dec_f16": '''def _dec_f16(bits):
+    b = int64(bits)
     s = -1.0 if b & 32768 else 1.0
     ex = (b >> 10) & 31
     mant = b & 1023

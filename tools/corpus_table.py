@@ -56,13 +56,21 @@ def fused(graph, arrays):
     ok = all(c.ok for c in check_outputs(graph, compiled.run(args), ref, exact))
     ops = Counter()
     groups = {g.id: g for g in plan.groups}
+    from workbench.ir.ops import Category, get_op
+
+    def why(node):
+        if get_op(node.op).category in Category.UNFUSIBLE:
+            return True
+        if node.op in ("reduce", "reduce-window"):
+            return any(k in node.attrs for k in ("computation", "base_dilation",
+                                                 "window_dilation"))
+        return node.op == "bitcast-convert"
+
     for k in compiled.kernels:
         if k.fallback:
-            from workbench.ir.ops import Category, get_op
-
-            heavy = [graph.node(n).op for n in groups[k.group_id].nodes
-                     if get_op(graph.node(n).op).category != Category.ELEMENTWISE]
-            ops[heavy[0] if heavy else k.ops[0]] += 1
+            nodes = [graph.node(n) for n in groups[k.group_id].nodes]
+            named = [n.op for n in nodes if why(n)]
+            ops[named[0] if named else k.ops[0]] += 1
     return ok, len(compiled.kernels), len(compiled.aliases), ops
 
 

@@ -169,12 +169,10 @@ def test_probe_is_the_best_of_several_trials_after_a_warm_up():
     assert 0 <= best < 0.01
 
 
-def test_probe_measures_positive_numbers_quickly():
-    import time
-
-    t0 = time.perf_counter()
+def test_probe_measures_positive_numbers():
+    # the probe's time budget is _best_time's (tested above); wall time is not asserted here:
+    # on a loaded CI machine it is not the code's to keep
     p = probe_cpu()
-    assert time.perf_counter() - t0 < 2.0        # about 0.6 s of trials (budget: ~1 s)
     assert p.kind == "cpu" and p.launch_overhead_s > 0 and p.max_registers_per_thread is None
     assert p.bandwidth_Bps > 1e8 and p.peak_flops > 1e8
     assert "best of" in p.source

@@ -17,7 +17,8 @@ from __future__ import annotations
 from workbench.codegen.emitters import CPU_TABLE, NUMBA_TYPES, NUMPY_TYPES, EmitContext
 from workbench.codegen.kernel_ir import KernelIR, Nest, nest_work
 from workbench.codegen.source import (Writer, arg_names, emit_stmts, module_constants,
-                                      module_header, module_helpers, prod, signature, unravel)
+                                      module_hash, module_header, module_helpers, prod,
+                                      unravel)
 
 #: loop nests doing less work than this (statement executions, see ``nest_work``) run
 #: serially: a prange launch costs ~10 us on numba's thread pool and a parallel kernel takes
@@ -87,7 +88,9 @@ def render_cpu(kir: KernelIR, math_table: str | None = None, fast_hash: str = ""
             _nest(body, nest, cx, parallel)
     w = Writer()
     module_header(w, "cpu", kir, cx, fast_hash)
-    w.line("from numba import njit, prange")
+    w.line(f"# native calls: workbench.codegen.native {module_hash('workbench.codegen.native')}")
+    w.line("from numba import carray, njit, prange")
+    w.line("from workbench.codegen.native import as_voidptr")
     if cx.intrinsics:
         w.line(f"from workbench.codegen.cpu_intrinsics import {', '.join(sorted(cx.intrinsics))}")
     if cx.fast_used:
@@ -97,20 +100,32 @@ def render_cpu(kir: KernelIR, math_table: str | None = None, fast_hash: str = ""
     module_constants(w, kir)
     module_helpers(w, cx, "@njit(cache=True, error_model='numpy')")
     w.line("")
-    w.line(f"SIGNATURE = {signature(kir)!r}")
+    w.line("SIGNATURE = 'void(int64)'  # the address of the kernel's pointer table")
     w.line("PARALLEL = " + repr(parallel))
     contractions = [n.contraction for n in kir.nests if n.contraction is not None]
     threads = 0 if (BLAS_ALL_CORES and contractions
                     and not any(_blocked(c) for c in contractions)) else 1
     w.line(f"BLAS_THREADS = {threads}  # 0: BLAS may use every core (no dot runs in a prange)")
     w.line("")
+    w.line(f"ARGS = {kernel_args(kir)!r}  # (dtype, elements) of each array in the table")
+    w.line("")
     w.line(f"@njit(SIGNATURE, parallel=PARALLEL, cache=True, fastmath={FASTMATH_FLAGS}, "
            "error_model='numpy', boundscheck=False, nogil=True)")
-    w.line(f"def kernel({', '.join(arg_names(kir))}):")
+    w.line("def kernel(p_table):")
+    w.line(f"    # p_table: address of {len(kir.inputs) + len(kir.outputs)} data pointers: "
+           f"{', '.join(arg_names(kir))}")
+    w.line(f"    p_ptrs = carray(as_voidptr(p_table), {len(kir.inputs) + len(kir.outputs)}, "
+           "np.int64)")
+    for k, b in enumerate(kir.inputs + kir.outputs):
+        w.line(f"    {b.name} = carray(as_voidptr(p_ptrs[{k}]), {max(b.size, 0)}, "
+               f"{NUMPY_TYPES[b.dtype]})")
     w.extend(body)
-    if not body.lines:
-        w.line("    return")
     return w.text(), w.origin
+
+
+def kernel_args(kir: KernelIR) -> tuple:
+    """(dtype, elements) of each array a CPU kernel's pointer table holds: inputs, outputs."""
+    return tuple((b.dtype, b.size) for b in kir.inputs + kir.outputs)
 
 
 def _blocked(c) -> bool:

@@ -17,7 +17,7 @@ import numpy as np
 from dataclasses import dataclass, field
 
 from workbench.codegen.backend import capabilities, fast_math_table, resolve_backend
-from workbench.codegen.blas import single_thread_scipy_blas, with_blas_threads
+from workbench.codegen.blas import single_thread_scipy_blas
 from workbench.codegen.cache import load_module
 from workbench.codegen.lower import Unsupported, group_members, lower_group
 from workbench.codegen.native import kernel_address, pointer_table
@@ -200,7 +200,7 @@ def _compile_group(graph, xgraph, group, backend, caps, table, fast_hash, cache_
     kernel.launch = _launcher(module, backend)
     if backend == "cpu":
         kernel.args = tuple(module.ARGS)
-        kernel.address = kernel_address(module.kernel) if module.BLAS_THREADS else None
+        kernel.address = kernel_address(module.kernel)
     if backend != "cpu":  # CUDA scratch arrays are kernel arguments
         kernel.scratch = tuple((b.size, xgraph.node(b.value).type.np_dtype) for b in kir.scratch)
     if backend == "cuda":
@@ -221,8 +221,7 @@ def _render(kir, backend, table, fast_hash):
 def _launcher(module, backend):
     fn = module.kernel
     if backend == "cpu":
-        launch = table_launcher(fn, module.ARGS)
-        return with_blas_threads(launch, 0) if module.BLAS_THREADS == 0 else launch
+        return table_launcher(fn, module.ARGS)
     grid, block = module.GRID, module.BLOCK
     if module.COOPERATIVE and backend == "cuda":  # all blocks must be resident at once
         compiled = next(iter(fn.overloads.values()))

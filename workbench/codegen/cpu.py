@@ -27,8 +27,12 @@ from workbench.codegen.source import (Writer, arg_names, emit_stmts, module_cons
 #: statements take ~0.3-1 ms on one core
 PARALLEL_MIN_WORK = 1 << 20
 FASTMATH_FLAGS = "{'reassoc', 'contract'}"
-#: ops for which workbench.codegen.fastmath has float32 functions
+#: ops for which workbench.codegen.fastmath has float32 functions ...
 FASTMATH_OPS = ("exponential", "log", "tanh", "logistic", "erf")
+#: ... and workbench.codegen.fastmath_f64 (computed in float64 inside); sine and cosine are
+#: called in two stages (``fastmath_f64.STAGED``: the reduction, then the polynomial)
+FASTMATH_F64_OPS = ("sine", "cosine", "power", "log-plus-one", "exponential-minus-one")
+STAGED_OPS = ("sine", "cosine")
 
 
 def render_cpu(kir: KernelIR, math_table: str | None = None, fast_hash: str = ""):
@@ -48,18 +52,18 @@ def render_cpu(kir: KernelIR, math_table: str | None = None, fast_hash: str = ""
     (source, origin) : (str, dict)
         The module text, and generated line -> (op, node) for error messages.
     """
-    fast = {op: f"fm_{op.replace('-', '_')}" for op in FASTMATH_OPS} if math_table else None
+    fast = ({op: f"fm_{op.replace('-', '_')}" for op in FASTMATH_OPS + FASTMATH_F64_OPS}
+            if math_table else None)
     cx = EmitContext("cpu", fast)
+    if math_table == "FAST":
+        cx.staged = {fast[op] for op in STAGED_OPS}
     body = Writer()
     parallel = any(_parallel_worthy(n) for n in kir.nests)
     body.depth = 1
     for s in kir.scratch:
         body.line(f"{s.name} = np.empty({max(s.size, 1)}, {NUMPY_TYPES[s.dtype]})")
     for nest in kir.nests:
-        if nest.contraction is not None:
-            contraction_nest(body, nest, cx, parallel)
-        else:
-            _nest(body, nest, cx, parallel)
+        _guarded_nest(body, nest, cx, parallel)
     w = Writer()
     module_header(w, "cpu", kir, cx, fast_hash)
     w.line(f"# native calls: workbench.codegen.native {module_hash('workbench.codegen.native')}")
@@ -67,10 +71,7 @@ def render_cpu(kir: KernelIR, math_table: str | None = None, fast_hash: str = ""
     w.line("from workbench.codegen.native import as_voidptr")
     if cx.intrinsics:
         w.line(f"from workbench.codegen.cpu_intrinsics import {', '.join(sorted(cx.intrinsics))}")
-    if cx.fast_used:
-        w.line(f"from workbench.codegen.fastmath import {math_table} as _MATH")
-    for op in sorted(cx.fast_used):
-        w.line(f"{fast[op]} = _MATH[{op!r}]")
+    _math_imports(w, cx, fast, math_table)
     module_constants(w, kir)
     module_helpers(w, cx, "@njit(cache=True, error_model='numpy')")
     w.line("")
@@ -91,6 +92,51 @@ def render_cpu(kir: KernelIR, math_table: str | None = None, fast_hash: str = ""
                f"{NUMPY_TYPES[b.dtype]})")
     w.extend(body)
     return w.text(), w.origin
+
+
+def _guarded_nest(body: Writer, nest: Nest, cx, parallel: bool):
+    """Write a nest; one that calls a staged function (sine, cosine) with the medium-range
+    reduction counts the arguments beyond that range (``p_bad``) and, when there was one,
+    runs again with the full-range reduction (see ``fastmath_f64.STAGED``): the nests of a
+    kernel only read its inputs and earlier nests' results, so running one twice is safe."""
+    def write(w: Writer):
+        if nest.contraction is not None:
+            contraction_nest(w, nest, cx, parallel)
+        else:
+            _nest(w, nest, cx, parallel)
+    sub = Writer()
+    sub.depth = body.depth
+    cx.used_staged = False
+    write(sub)
+    if not cx.used_staged:
+        body.extend(sub)
+        return
+    body.line("p_bad = 0  # arguments of sin/cos beyond the fast reduction's range")
+    body.extend(sub)
+    body.line("if p_bad > 0:  # then this nest again, with the full-range reduction")
+    again = Writer()
+    again.depth = body.depth + 1
+    cx.full_range = True
+    write(again)
+    cx.full_range = False
+    body.extend(again)
+
+
+def _math_imports(w: Writer, cx, fast: dict | None, math_table: str | None):
+    """Bind the float32 math functions the kernel uses from their tables (by op name: the
+    generated source names no function of an input file)."""
+    used = sorted(cx.fast_used)
+    if any(op in FASTMATH_OPS for op in used):
+        w.line(f"from workbench.codegen.fastmath import {math_table} as _MATH")
+    if any(op in FASTMATH_F64_OPS for op in used):
+        w.line(f"from workbench.codegen.fastmath_f64 import {math_table} as _MATH64, STAGED, "
+               "MEDIUM_LIMIT")
+        w.line("TRIG_LIMIT = np.float32(MEDIUM_LIMIT)")
+    for op in used:
+        if fast[op] in cx.staged:
+            w.line(f"{fast[op]}_1, {fast[op]}_2, {fast[op]}_3 = STAGED[{op!r}]")
+        else:
+            w.line(f"{fast[op]} = {'_MATH64' if op in FASTMATH_F64_OPS else '_MATH'}[{op!r}]")
 
 
 def kernel_args(kir: KernelIR) -> tuple:

@@ -263,7 +263,7 @@ def _flat_fn(fn, inputs):
 
 def chain10_large(backend, repeat, exact, cache):
     from workbench.importers import load_graph
-    from workbench.profiler.resize import resize_graph
+    from workbench.transforms.resize import resize_graph
 
     try:
         from jax_models import MODELS as JAX_MODELS

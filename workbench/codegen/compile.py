@@ -20,7 +20,6 @@ from workbench.codegen.backend import capabilities, fast_math_table, resolve_bac
 from workbench.codegen.blas import single_thread_scipy_blas
 from workbench.codegen.cache import load_module
 from workbench.codegen.lower import Unsupported, group_members, lower_group
-from workbench.codegen.native import kernel_address, pointer_table
 from workbench.codegen.runtime import fallback_launcher
 from workbench.errors import CompileError, EvaluationError
 from workbench.ir.types import DTYPES
@@ -200,6 +199,8 @@ def _compile_group(graph, xgraph, group, backend, caps, table, fast_hash, cache_
     kernel.launch = _launcher(module, backend)
     if backend == "cpu":
         kernel.args = tuple(module.ARGS)
+        from workbench.codegen.native import kernel_address  # numba: only when compiling
+
         kernel.address = kernel_address(module.kernel)
     if backend != "cpu":  # CUDA scratch arrays are kernel arguments
         kernel.scratch = tuple((b.size, xgraph.node(b.value).type.np_dtype) for b in kir.scratch)
@@ -248,7 +249,7 @@ def table_launcher(fn, spec):
             if a.dtype != dt or a.size != n or not a.flags.c_contiguous:
                 raise EvaluationError(f"kernel argument {k}: expected {n} contiguous "
                                       f"{np.dtype(dt)}, got {a.size} {a.dtype}")
-        table = pointer_table(arrays)
+        table = np.array([a.ctypes.data for a in arrays], dtype=np.int64)
         fn(table.ctypes.data)
     return launch
 

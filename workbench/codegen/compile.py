@@ -20,7 +20,7 @@ from workbench.codegen.backend import capabilities, fast_math_table, resolve_bac
 from workbench.codegen.blas import single_thread_scipy_blas
 from workbench.codegen.cache import load_module
 from workbench.codegen.lower import Unsupported, group_members, lower_group
-from workbench.codegen.runtime import fallback_launcher
+from workbench.codegen.runtime import fallback_launcher, make_alias
 from workbench.errors import CompileError, EvaluationError
 from workbench.ir.types import DTYPES
 from workbench.ir import expand_composites, get_op
@@ -129,7 +129,9 @@ def compile_plan(graph, plan, backend: str = "auto", exact_math: bool = False, p
         approximations of :mod:`workbench.codegen.fastmath`.
     progress : callable(stage, k, n, message), optional
         Called before each group is compiled (``stage="compile"``, k = 1..n) and at the end
-        (k = n). Dead groups (``role == "dead"``) are skipped and not counted.
+        (k = n). Dead groups (``role == "dead"``) are skipped and not counted; free groups
+        (``role == "free"``: one bitcast or get-tuple-element) get no kernel, only an alias of
+        their operand's buffer (:attr:`CompiledPlan.aliases`).
     cache_dir : path, optional
         The kernel cache (default: ``$WORKBENCH_CACHE_DIR`` or
         ``~/.cache/fusion-workbench/kernels``).
@@ -155,8 +157,9 @@ def compile_plan(graph, plan, backend: str = "auto", exact_math: bool = False, p
     xgraph = expand_composites(graph)
     caps = capabilities(name)
     kernels = []
-    live = [g for g in plan.groups if getattr(g, "role", "call") != "dead"]
+    live = [g for g in plan.groups if getattr(g, "role", "call") not in ("dead", "free")]
     skipped = [g.id for g in plan.groups if getattr(g, "role", "call") == "dead"]
+    aliases = [make_alias(xgraph, g) for g in plan.groups if getattr(g, "role", "call") == "free"]
     n = len(live)
     for k, group in enumerate(live, 1):
         if progress is not None:
@@ -171,7 +174,11 @@ def compile_plan(graph, plan, backend: str = "auto", exact_math: bool = False, p
         notes.append(f"numba failed to compile {', '.join(failed)}: ran through numpy")
     if skipped:
         notes.append(f"dead code skipped (no output depends on it): {', '.join(skipped)}")
-    return CompiledPlan(graph, xgraph, plan, name, kernels, notes, skipped)
+    if aliases:
+        ops = sorted({a.op for a in aliases})
+        notes.append(f"{len(aliases)} free op(s) ({', '.join(ops)}) read their operand's buffer "
+                     "another way: no kernel launched for them")
+    return CompiledPlan(graph, xgraph, plan, name, kernels, notes, skipped, aliases)
 
 
 def _compile_group(graph, xgraph, group, backend, caps, table, fast_hash, cache_dir):
@@ -240,15 +247,17 @@ def table_launcher(fn, spec):
     EvaluationError
         For a wrong number of arrays, or an array of another dtype, size or layout.
     """
-    want = [(DTYPES[d], n) for d, n in spec]
+    # bf16 and f16 arrays may also come as their bits (uint16): the kernel reads bits
+    want = [({np.dtype(DTYPES[d])} | ({np.dtype(np.uint16)} if d in ("bf16", "f16") else set()),
+             n) for d, n in spec]
 
     def launch(arrays):
         if len(arrays) != len(want):
             raise EvaluationError(f"kernel takes {len(want)} arrays, got {len(arrays)}")
-        for k, (a, (dt, n)) in enumerate(zip(arrays, want)):
-            if a.dtype != dt or a.size != n or not a.flags.c_contiguous:
+        for k, (a, (dts, n)) in enumerate(zip(arrays, want)):
+            if a.dtype not in dts or a.size != n or not a.flags.c_contiguous:
                 raise EvaluationError(f"kernel argument {k}: expected {n} contiguous "
-                                      f"{np.dtype(dt)}, got {a.size} {a.dtype}")
+                                      f"{min(map(str, dts))}, got {a.size} {a.dtype}")
         table = np.array([a.ctypes.data for a in arrays], dtype=np.int64)
         fn(table.ctypes.data)
     return launch

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from workbench.codegen.program import BoundPlan, BufferPlan
-from workbench.codegen.runtime import Liveness, make_executor
+from workbench.codegen.runtime import Liveness, allocate, make_executor, map_leaves
 from workbench.errors import ResourceLimitError
 from workbench.ir import DEFAULT_MAX_BYTES
 from workbench.ir.interpreter import _coerce_inputs
@@ -25,6 +25,9 @@ class CompiledPlan:
         (weight folding: run once, by :meth:`prepare`). Dead groups get no kernel.
     skipped : list of str
         Ids of the plan's dead groups (no output depends on them), which back ends skip.
+    aliases : list of Alias
+        The plan's free groups (one bitcast or get-tuple-element each): no kernel, their value
+        is another view of their operand's buffer.
     notes : list of str
         Facts for the report ("no GPU: ran on cpu", kernels that fell back).
     peak_bytes : int
@@ -33,23 +36,27 @@ class CompiledPlan:
         Seconds each offline kernel took in the last :meth:`prepare`.
     """
 
-    def __init__(self, graph, xgraph, plan, backend, kernels, notes, skipped=()):
+    def __init__(self, graph, xgraph, plan, backend, kernels, notes, skipped=(), aliases=()):
         self.graph = graph
         self.xgraph = xgraph
         self.plan = plan
         self.backend = backend
         self.kernels = kernels
         self.skipped = list(skipped)
+        self.aliases = list(aliases)
         self.notes = notes
         self.executor = make_executor(backend)
-        needed = {v for k in kernels for v in k.inputs}
+        needed = {v for k in list(kernels) + self.aliases for v in k.inputs}
         self.constants = {v: constant_array(xgraph.node(v).attrs, xgraph.node(v).type)
                           for v in sorted(needed) if xgraph.node(v).op == "constant"}
         self.offline = [k for k in kernels if k.role == "offline"]
         self.call = [k for k in kernels if k.role != "offline"]
+        order = {g.id: i for i, g in enumerate(plan.groups)}
+        #: per-call kernels and aliases in plan order
+        self.steps = sorted(self.call + self.aliases, key=lambda k: order[k.group_id])
         sources = ([p.id for p in graph.parameters] + list(self.constants)
                    + [v for k in self.offline for v in k.outputs])
-        self.liveness = Liveness(self.call, graph.outputs, self._nbytes, sources)
+        self.liveness = Liveness(self.steps, graph.outputs, self._nbytes, sources)
         self.peak_bytes = self.liveness.peak_bytes
         self.offline_s: list[float] = []
         self._buffer_plan: BufferPlan | None = None
@@ -87,8 +94,7 @@ class CompiledPlan:
             env[v] = ex.to_device(arr)
         self.offline_s = []
         for kern in self.offline:
-            outs = [ex.empty(self.xgraph.node(v).type.size, self.xgraph.node(v).type.np_dtype)
-                    for v in kern.outputs]
+            outs = [allocate(self.xgraph.node(v).type, ex.empty) for v in kern.outputs]
             scratch = [ex.empty(size, dtype) for size, dtype in kern.scratch]
             self.offline_s.append(ex.call(kern, [env[v] for v in kern.inputs] + outs + scratch))
             env.update(zip(kern.outputs, outs))
@@ -105,7 +111,7 @@ class CompiledPlan:
         if self._buffer_plan is None:
             sources = {p.id for p in self.graph.parameters} | set(self.constants) | {
                 v for k in self.offline for v in k.outputs}
-            self._buffer_plan = BufferPlan(self.call, self.graph.outputs, self.value_type,
+            self._buffer_plan = BufferPlan(self.steps, self.graph.outputs, self.xgraph,
                                            sources, share_dtypes=self.backend == "cpu")
         return self._buffer_plan
 
@@ -157,10 +163,17 @@ class CompiledPlan:
         return tuple(self._host(o, v, copy) for o, v in zip(outs, self.graph.outputs))
 
     def _host(self, array, value: str, copy: bool):
-        if isinstance(array, np.ndarray):
-            return np.array(array) if copy else array
-        shape = self.xgraph.node(value).type.shape
-        return np.asarray(self.executor.to_host(array)).reshape(shape)
+        """An output as host arrays of its type (a tuple for a tuple value): the buffer itself
+        on the CPU unless ``copy``; copied from a device, bf16/f16 bits viewed as their dtype."""
+        def host(a, t):
+            if isinstance(a, np.ndarray):
+                out = np.array(a) if copy else a
+            else:
+                out = np.asarray(self.executor.to_host(a))
+            if out.dtype != t.np_dtype:
+                out = out.view(t.np_dtype)
+            return out.reshape(t.shape)
+        return map_leaves(host, array, self.xgraph.node(value).type)
 
     def run(self, inputs, *, max_bytes: int | None = DEFAULT_MAX_BYTES) -> tuple:
         """Run the plan on ``inputs``; returns the outputs in graph output order.

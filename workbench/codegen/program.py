@@ -28,7 +28,9 @@ from collections import defaultdict
 
 import numpy as np
 
+from workbench.codegen.runtime import Alias, map_leaves
 from workbench.ir.ops import constant_array
+from workbench.ir.types import TupleType
 
 
 class BufferPlan:
@@ -36,11 +38,16 @@ class BufferPlan:
 
     Parameters
     ----------
-    kernels : sequence of CompiledKernel
-        The per-call kernels in launch order (``inputs``, ``outputs``, ``scratch``).
+    steps : sequence of CompiledKernel or Alias
+        The per-call kernels (``inputs``, ``outputs``, ``scratch``) and the free ops' aliases
+        (:class:`~workbench.codegen.runtime.Alias`: no buffer of their own, they read their
+        operand's), in plan order.
     graph_outputs : sequence of str
-        Values that get buffers of their own (they outlive the call).
-    value_type : callable(value id) -> (elements, numpy dtype)
+        Values that get buffers of their own (they outlive the call); for an alias, the value
+        whose buffer it reads.
+    xgraph : Graph
+        The composite-expanded graph (each value's type; a tuple value gets one buffer per
+        element).
     sources : set of str
         Values that are not written by these kernels (parameters, constants, offline results).
     share_dtypes : bool
@@ -50,41 +57,58 @@ class BufferPlan:
     Attributes
     ----------
     slot : dict
-        Value id -> buffer index.
+        Value id -> buffer index (a tuple of them, nested like the type, for a tuple value).
     scratch : list of list of int
-        Per kernel, the buffer index of each scratch array.
+        Per kernel (aliases have none), the buffer index of each scratch array.
     buffers : list of (int, numpy.dtype)
         Per buffer: elements and dtype to allocate (CPU: bytes as uint8).
     nbytes : int
         Bytes of all buffers.
+
+    Notes
+    -----
+    A buffer read through an alias stays reserved until the alias's last reader has run.
     """
 
-    def __init__(self, kernels, graph_outputs, value_type, sources, share_dtypes: bool):
+    def __init__(self, steps, graph_outputs, xgraph, sources, share_dtypes: bool):
         self._share = share_dtypes
-        self.slot: dict[str, int] = {}
+        self.slot: dict = {}
         self.scratch: list[list[int]] = []
         self.buffers: list[tuple[int, np.dtype]] = []
+        root: dict[str, str] = {}
+        for st in steps:
+            if _is_alias(st):
+                root[st.value] = root.get(st.source, st.source)
         last = {}
-        for k, kern in enumerate(kernels):
-            for v in kern.inputs:
-                last[v] = k
-        keep = set(graph_outputs)
+        for k, st in enumerate(steps):
+            for v in st.inputs:
+                last[root.get(v, v)] = k
+        keep = {root.get(v, v) for v in graph_outputs}
         free: dict = defaultdict(list)
-        for k, kern in enumerate(kernels):
-            for v in kern.outputs:
-                if v in sources or v in self.slot:
-                    continue
-                self.slot[v] = self._take(free, *value_type(v), own=v in keep)
-            mine = [self._take(free, size, np.dtype(dt), own=False) for size, dt in kern.scratch]
-            self.scratch.append(mine)
-            for idx in mine:
-                free[self.buffers[idx]].append(idx)
-            done = [v for v in kern.inputs if last.get(v) == k]
-            done += [v for v in kern.outputs if v not in last]       # written, never read
-            for v in done:
+        for k, st in enumerate(steps):
+            alias = _is_alias(st)
+            if not alias:
+                for v in st.outputs:
+                    if v not in sources and v not in self.slot:
+                        self.slot[v] = self._place(free, xgraph.node(v).type, v in keep)
+                mine = [self._take(free, size, np.dtype(dt), own=False)
+                        for size, dt in st.scratch]
+                self.scratch.append(mine)
+                for idx in mine:
+                    free[self.buffers[idx]].append(idx)
+            done = {root.get(v, v) for v in st.inputs if last.get(root.get(v, v)) == k}
+            if not alias:
+                done |= {v for v in st.outputs if v not in last}     # written, never read
+            for v in sorted(done):
                 if v in self.slot and v not in keep:
-                    free[self.buffers[self.slot[v]]].append(self.slot[v])
+                    for idx in _leaves(self.slot[v]):
+                        free[self.buffers[idx]].append(idx)
         self.nbytes = sum(n * dt.itemsize for n, dt in self.buffers)
+
+    def _place(self, free, t, own: bool):
+        if isinstance(t, TupleType):
+            return tuple(self._place(free, e, own) for e in t.elements)
+        return self._take(free, t.size, np.dtype(t.np_dtype), own)
 
     def _take(self, free, size: int, dtype, own: bool) -> int:
         key = (size * dtype.itemsize, np.dtype(np.uint8)) if self._share else (size, dtype)
@@ -92,6 +116,18 @@ class BufferPlan:
             return free[key].pop()
         self.buffers.append(key)
         return len(self.buffers) - 1
+
+
+def _is_alias(step) -> bool:
+    return isinstance(step, Alias)
+
+
+def _leaves(slot):
+    if isinstance(slot, tuple):
+        for s in slot:
+            yield from _leaves(s)
+    else:
+        yield slot
 
 
 class BoundPlan:
@@ -116,13 +152,15 @@ class BoundPlan:
         ex = compiled.executor
         bp = compiled.buffer_plan
         self.buffers = [ex.empty(n, dt) for n, dt in bp.buffers]
-        views = {}
-        for v, idx in bp.slot.items():
-            views[v] = _view(self.buffers[idx], *compiled.value_type(v), ex.name)
+        xg = compiled.xgraph
+        views = {v: self._views(idx, xg.node(v).type, ex.name) for v, idx in bp.slot.items()}
         self.values = {**env, **views}
+        for st in compiled.steps:   # free ops: their operand's buffer, read another way
+            if _is_alias(st):
+                self.values[st.value] = st.apply(self.values[st.source])
         self.arrays = []
         for kern, scratch in zip(self.kernels, bp.scratch):
-            args = [self.values[v] for v in kern.inputs] + [views[v] for v in kern.outputs]
+            args = [self.values[v] for v in kern.inputs + kern.outputs]
             args += [_view(self.buffers[i], n, dt, ex.name)
                      for i, (n, dt) in zip(scratch, kern.scratch)]
             self.arrays.append(args)
@@ -130,11 +168,17 @@ class BoundPlan:
         self.steps = _steps(self.kernels) if ex.name == "cpu" else []
         self._native_tables()
 
+    def _views(self, slot, t, backend: str):
+        if isinstance(t, TupleType):
+            return tuple(self._views(s, e, backend) for s, e in zip(slot, t.elements))
+        return _view(self.buffers[slot], t.size, t.np_dtype, backend)
+
     def _output(self, o):
         node = self.compiled.xgraph.node(o)
         if o in self.values:
-            a = self.values[o]
-            return a.reshape(node.type.shape) if self.compiled.executor.name == "cpu" else a
+            if self.compiled.executor.name != "cpu":
+                return self.values[o]
+            return map_leaves(lambda a, t: a.reshape(t.shape), self.values[o], node.type)
         return constant_array(node.attrs, node.type)
 
     def _native_tables(self):

@@ -258,7 +258,7 @@ def test_intensity_counts_transcendentals_so_it_agrees_with_the_bound():
 
 def test_a_small_contraction_on_a_cpu_profile_with_a_one_core_rate_is_charged_at_that_rate():
     """A dot or convolution writing under ``parallel_min_bytes`` runs on one core (the cpu
-    backend runs a dot with a result under 2 MiB as one single-threaded BLAS call): its FLOPs
+    backend runs a dot with a result under 64 KiB as one single-threaded BLAS call): its FLOPs
     at ``core_flops``. Other kernels, and larger contractions, at ``peak_flops``."""
     from dataclasses import replace
 
@@ -307,7 +307,7 @@ def test_group_and_op_costs_use_the_one_core_rate_for_a_small_dot():
 
 
 def test_the_one_core_threshold_is_the_cpu_backends_blocking_threshold():
-    from workbench.codegen.cpu import BLOCKED_MIN_BYTES
+    from workbench.codegen.cpu_contraction import PARALLEL_MIN_BYTES as BLOCKED_MIN_BYTES
     from workbench.costmodel.devices import CPU_PARALLEL_MIN_BYTES
 
-    assert CPU_PARALLEL_MIN_BYTES == BLOCKED_MIN_BYTES == 2 << 20
+    assert CPU_PARALLEL_MIN_BYTES == BLOCKED_MIN_BYTES == 64 << 10

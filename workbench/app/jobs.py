@@ -365,9 +365,11 @@ class WorkerPool:
                     continue
                 msg = worker.conn.recv()
             except (EOFError, OSError):
+                worker.proc.join(2)
                 code = worker.proc.exitcode
                 how = (f"was killed by signal {-code}" if code is not None and code < 0
-                       else f"exited with status {code}")
+                       else f"exited with status {code}" if code is not None
+                       else "closed its pipe")
                 self._finish(task, "failed", error=WorkbenchError(
                     f"the {self.name} worker process {how} during the job"))
                 return False

@@ -189,14 +189,25 @@ def check_values(items, registered, table: dict, what: str) -> str | None:
     return None
 
 
+def _outputs(spec) -> list:
+    spec = spec if isinstance(spec, list) else [spec]
+    return [(d.get("id"), str(d.get("property")).partition("@")[0]) if isinstance(d, dict)
+            else None for d in spec]
+
+
 def check_request(body, callback_map: dict, table: dict) -> str | None:
     """Why a callback request is refused, or None when it passes (see the module docstring)."""
+    from dash._utils import split_callback_id
+
     if not isinstance(body, dict) or not bounded_json(body, MAX_DEPTH + 4, 1 << 30):
         return "the request is not a bounded JSON object"
     output = body.get("output")
     entry = callback_map.get(output) if isinstance(output, str) else None
-    if entry is None:
-        return "the request names no callback of this app"
+    if entry is None or not callable(entry.get("callback")):
+        return "the request names no server callback of this app"
+    if not entry.get("no_output") and _outputs(body.get("outputs")) != _outputs(
+            split_callback_id(output)):
+        return "outputs: not the outputs of this callback"
     changed = body.get("changedPropIds", [])
     if not isinstance(changed, list) or not all(isinstance(c, str) and len(c) < 300
                                                 for c in changed):
@@ -215,7 +226,10 @@ def install(app, table: dict) -> None:
     def _check():
         if request.method != "POST" or not request.path.endswith("/_dash-update-component"):
             return None
-        body = request.get_json(silent=True)
+        try:
+            body = request.get_json(silent=True)
+        except RecursionError:
+            body = None          # nested past the parser's depth: refused like any junk
         why = check_request(body, app.callback_map, table)
         if why is None:
             return None

@@ -47,43 +47,32 @@ def load_graph_arg(name: str):
 
 
 def check_out_path(path: str, what: str) -> None:
-    """Refuse, before any work, an output path that cannot be a file to write.
-
-    Parameters
-    ----------
-    path : str
-        The file named by an option such as ``--out`` or ``--trace``.
-    what : str
-        What would be written, for the message (``"the plan"``, ``"the trace"``).
+    """Refuse, before any work, an output path that cannot be a file to write
+    (:func:`workbench.files.check_writable`: a directory, a FIFO or device, a missing
+    directory).
 
     Raises
     ------
     InputError
-        If ``path`` names a directory (or ends with a separator), or its directory does not
-        exist.
     """
-    parent = os.path.dirname(path) or "."
-    if path.endswith(os.sep) or os.path.isdir(path):
-        raise InputError(f"cannot write {what}: this is a directory, not a file name",
-                         file=path)
-    if not os.path.isdir(parent):
-        raise InputError(f"cannot write {what}: directory {parent!r} does not exist",
-                         file=path)
+    from workbench.files import check_writable
+
+    check_writable(path, what)
 
 
-def write_file(path: str, write, binary: bool = False) -> None:
-    """Open ``path`` for writing and call ``write(file)``; an OS error becomes an InputError.
+def write_file(path: str, write, binary: bool = False, what: str = "the file") -> None:
+    """Write ``path`` atomically (:func:`workbench.files.atomic_write`): ``write(file)``
+    fills a temporary file that then replaces ``path``, so a failure leaves nothing
+    half-written and an existing file as it was.
 
     Raises
     ------
     InputError
         If the file cannot be created (missing directory, a directory, no permission).
     """
-    try:
-        with open(path, "wb" if binary else "w") as f:
-            write(f)
-    except OSError as exc:
-        raise InputError(f"cannot write the file: {exc.strerror or exc}", file=path) from None
+    from workbench.files import atomic_write
+
+    atomic_write(path, write, binary, what)
 
 
 def int_at_least(low: int):

@@ -8,17 +8,14 @@ import json
 from workbench.cli.common import check_out_path, int_at_least
 from workbench.cli.common import load_graph_arg as _load
 from workbench.costmodel.devices import DEVICES
-from workbench.errors import InputError
 from workbench.planner.heuristics import POLICIES
 
 
 def write_text(path: str, text: str) -> None:
-    """Write ``text`` to ``path``; an OS error becomes one :class:`InputError` line."""
-    try:
-        with open(path, "w") as fh:
-            fh.write(text)
-    except OSError as exc:
-        raise InputError(f"cannot write the plan: {exc.strerror or exc}", file=path) from None
+    """Write ``text`` to ``path`` atomically; an OS error becomes one :class:`InputError`."""
+    from workbench.cli.common import write_file
+
+    write_file(path, lambda fh: fh.write(text), what="the plan")
 
 
 def cmd_plan(args) -> int:

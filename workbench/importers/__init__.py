@@ -87,22 +87,17 @@ def load_graph(path) -> Graph:
     Raises
     ------
     InputError
-        If the file is missing, empty, binary or too large.
+        If the file is missing, not a regular file (a directory, FIFO or device: refused at
+        once), empty, binary or too large (checked before reading).
     ParseError
         For syntax errors, with file, line and column.
     GraphError
         For a graph that does not verify, naming the node.
     """
+    from workbench.files import read_bytes
+
     path = os.fspath(path)
-    try:
-        size = os.path.getsize(path)
-        if size > MAX_FILE_BYTES:
-            raise InputError(f"the file is {size / 2**20:.1f} MiB, more than the "
-                             f"{MAX_FILE_BYTES >> 20} MiB limit", file=path)
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as exc:
-        raise InputError(f"cannot read the file: {exc.strerror or exc}", file=path) from None
+    data = read_bytes(path, MAX_FILE_BYTES)     # regular files only; the size checked first
     return load_bytes(data, path)
 
 

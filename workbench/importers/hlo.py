@@ -75,9 +75,33 @@ _CALLS = {"call": "to_apply", "fusion": "calls", "async-start": "calls"}
 _TRIP_COUNT = re.compile(r'"known_trip_count"\s*:\s*\{\s*"n"\s*:\s*"(\d+)"')
 
 
+class _Inline:
+    """What :meth:`_Importer.emit_instruction` returns for a call to inline: the callee, its
+    arguments, and what to make of the callee's result (the emit loop runs it, no recursion)."""
+
+    __slots__ = ("comp", "args", "site", "tags", "finish")
+
+    def __init__(self, comp, args, site, tags, finish):
+        self.comp, self.args, self.site, self.tags, self.finish = comp, args, site, tags, finish
+
+
+class _Frame:
+    """A computation being emitted: its instructions, where it is, its values so far."""
+
+    __slots__ = ("comp", "args", "site", "tags", "env", "i", "pending")
+
+    def __init__(self, comp, args, site, tags):
+        self.comp, self.args, self.site, self.tags = comp, args, site, tags
+        self.env: dict[str, object] = {}
+        self.i = 0
+        self.pending = None   # (instruction, finish) waiting for a callee's result
+
+
 class _Importer:
     def __init__(self, module: HloModule, stage: str | None, cache: dict | None = None,
-                 active: list | None = None):
+                 active: list | None = None, depth: int = 0, count: list | None = None):
+        from workbench.importers import limits
+
         self.m = module
         self.file = module.file
         self.nodes: list[Node] = []
@@ -86,6 +110,10 @@ class _Importer:
         self.stage = stage
         self.active: list[str] = list(active or [])   # computations being emitted (recursion)
         self.cache: dict[str, Graph] = {} if cache is None else cache   # nested graphs by name
+        self.depth = depth                            # of nested graphs (a while's body: 1)
+        self.count = [0] if count is None else count  # nodes made, nested graphs included
+        self.limits = limits.current()
+        self._tuples: dict[int, tuple] = {}           # id(tuple ref) -> (ref, nesting depth)
 
     # ----- helpers ---------------------------------------------------------------------------
 
@@ -103,7 +131,20 @@ class _Importer:
             cand = f"{base}#{k}"
         return cand
 
+    def counted(self, line: int | None, node: str | None = None) -> None:
+        """Count one more node, refusing past ``max_instructions`` (inlined calls multiply
+        instructions: a computation called twice from each of 30 levels is 2^30 nodes)."""
+        from workbench.importers import limits
+
+        self.count[0] += 1
+        if self.count[0] > self.limits.max_instructions:
+            raise limits.exceeded("max_instructions", self.count[0],
+                                  self.limits.max_instructions, "the number of nodes (calls "
+                                  "inlined, nested computations included)", file=self.file,
+                                  line=line, node=node)
+
     def add(self, node: Node, ins: HloInstruction | None, line: int | None = None) -> str:
+        self.counted(ins.line if ins else line, node.id)
         try:
             t = check_node(Graph(self.m.name, (), (), Attrs(source=self.file)), node, self.types)
         except GraphError as exc:
@@ -120,6 +161,7 @@ class _Importer:
         if isinstance(ref, str):
             return ref
         elems = [self.materialize(r, ins, site) for r in ref]
+        self.counted(ins.line, ins.name)
         nid = self.fresh_id(f"{ins.name}.tuple", site)
         t = TupleType(tuple(self.types[e] for e in elems))
         node = Node(nid, "tuple", tuple(elems), t, Attrs(), Attrs(line=ins.line))
@@ -162,7 +204,14 @@ class _Importer:
             chain = " -> ".join(self.active + [name])
             raise ParseError(f"computation {name!r} calls itself ({chain})", file=self.file,
                              line=comp.line, column=1)
-        sub = _Importer(self.m, None, self.cache, self.active)
+        if self.depth + 1 > self.limits.max_nesting:
+            from workbench.importers import limits
+
+            raise limits.exceeded("max_nesting", self.depth + 1, self.limits.max_nesting,
+                                  "the nesting of computations kept as graphs (a while's body "
+                                  "within a while's body...)", file=self.file, line=ins.line,
+                                  node=ins.name)
+        sub = _Importer(self.m, None, self.cache, self.active, self.depth + 1, self.count)
         params = sorted((i for i in comp.instructions if i.opcode == "parameter"),
                         key=lambda i: _param_index(i, self))
         args, k = [], 0
@@ -196,17 +245,44 @@ class _Importer:
     # ----- computations ----------------------------------------------------------------------
 
     def emit(self, comp: HloComputation, args, site: str | None, tags: dict):
-        """Add the nodes of ``comp``; return the ref (node id or tuple of refs) of its root."""
+        """Add the nodes of ``comp``; return the ref (node id or tuple of refs) of its root.
+
+        Calls are inlined with a stack of frames, not by recursion: 2,000 nested ``call``
+        computations are 2,000 frames of a list.
+        """
+        base = len(self.active)
+        self.enter(comp, None)
+        stack, result = [_Frame(comp, args, site, tags)], None
+        while stack:
+            f = stack[-1]
+            if f.pending is not None:           # a callee has just returned ``result``
+                ins, finish = f.pending
+                f.pending = None
+                f.env[ins.name] = finish(result)
+            if f.i == len(f.comp.instructions):
+                result = f.env[f.comp.root.name]
+                stack.pop()
+                self.active.pop()
+                continue
+            ins = f.comp.instructions[f.i]
+            f.i += 1
+            value = self.emit_instruction(ins, f.env, f.comp, f.args, f.site, f.tags)
+            if isinstance(value, _Inline):
+                self.enter(value.comp, ins)
+                f.pending = (ins, value.finish)
+                stack.append(_Frame(value.comp, value.args, value.site, value.tags))
+            else:
+                f.env[ins.name] = value
+        del self.active[base:]
+        return result
+
+    def enter(self, comp: HloComputation, ins: HloInstruction | None) -> None:
+        """Mark ``comp`` as being emitted; a computation that calls itself is an error."""
         if comp.name in self.active:
             chain = " -> ".join(self.active + [comp.name])
             raise ParseError(f"computation {comp.name!r} calls itself ({chain}); recursion "
                              "cannot be inlined", file=self.file, line=comp.line, column=1)
         self.active.append(comp.name)
-        env: dict[str, object] = {}
-        for ins in comp.instructions:
-            env[ins.name] = self.emit_instruction(ins, env, comp, args, site, tags)
-        self.active.pop()
-        return env[comp.root.name]
 
     def emit_instruction(self, ins: HloInstruction, env, comp, args, site, tags):
         op = ins.opcode
@@ -215,6 +291,10 @@ class _Importer:
                 raise self.error(ParseError, f"operand {o!r} is not defined before use in "
                                  f"computation {comp.name!r}", ins)
         refs = [env[o] for o in ins.operands]
+        for o, ref, written in zip(ins.operands, refs, ins.operand_types):
+            if written is not None and isinstance(ref, str) and self.types[ref] != written:
+                raise self.error(ParseError, f"operand {o!r} is written as {written} here, but "
+                                 f"its instruction makes {self.types[ref]}", ins)
         meta = dict(tags, line=ins.line)
         if site is not None and ins.name != comp.root.name:
             meta["hlo_name"] = ins.name
@@ -224,13 +304,13 @@ class _Importer:
         if op == "parameter":
             return self.parameter(ins, comp, args)
         if op == "tuple":
-            return tuple(refs)
+            return self.make_tuple(refs, ins)
         if op in _IDENTITY:
             return refs[0]
         if op == "async-done":
             return self.tuple_element(refs[0], 1, ins)
         if op == "copy-start":
-            return (refs[0], refs[0])
+            return self.make_tuple((refs[0], refs[0]), ins)
         if op == "copy-done":
             return self.tuple_element(refs[0], 0, ins)
         if op == "get-tuple-element":
@@ -279,6 +359,27 @@ class _Importer:
                                      else f"the workbench has no op {op!r}")
         return self.opaque(ins, op, operand_ids, meta, site, nid)
 
+    def make_tuple(self, refs, ins) -> tuple:
+        """A tuple of refs, its nesting held to ``max_nesting`` (so that walking it, and the
+        tuple type made of it, stays shallow)."""
+        depth = 1 + max((self.tuple_depth(r) for r in refs if isinstance(r, tuple)), default=0)
+        if depth > self.limits.max_nesting:
+            from workbench.importers import limits
+
+            raise limits.exceeded("max_nesting", depth, self.limits.max_nesting,
+                                  "the nesting of tuples", file=self.file, line=ins.line,
+                                  node=ins.name)
+        ref = tuple(refs)
+        self._tuples[id(ref)] = (ref, depth)
+        return ref
+
+    def tuple_depth(self, ref: tuple) -> int:
+        """How deeply ``ref`` nests tuples (those not made by :meth:`make_tuple` come from a
+        tuple-typed parameter, whose type's nesting the text parser has bounded)."""
+        if id(ref) in self._tuples:
+            return self._tuples[id(ref)][1]
+        return 1 + max((self.tuple_depth(r) for r in ref if isinstance(r, tuple)), default=0)
+
     def opaque(self, ins, op, operand_ids, meta, site, nid=None):
         attrs = {"hlo_opcode": op}
         target = ins.attrs.get("custom_call_target")
@@ -316,19 +417,26 @@ class _Importer:
         return self.add(Node(gid, "get-tuple-element", (ref,), t.elements[index],
                              Attrs(index=index), Attrs(line=ins.line)), ins)
 
-    def inline(self, ins, refs, op, site, tags):
+    def inline(self, ins, refs, op, site, tags) -> _Inline:
+        """The request to inline the computation ``ins`` calls (see :meth:`emit`)."""
         key = _CALLS[op]
         callee = ins.attrs.get(key, "").strip().lstrip("%")
         if callee not in self.m.computations:
             raise self.error(ParseError, f"{key}={callee!r} names no computation", ins, key)
+        comp = self.m.computations[callee]
+        n_params = sum(1 for i in comp.instructions if i.opcode == "parameter")
+        if n_params != len(refs):
+            raise self.error(ParseError, f"{op} passes {len(refs)} operand(s) to computation "
+                             f"{callee!r}, which has {n_params} parameter(s)", ins)
         inner_tags = dict(tags)
         if op == "fusion" and "xla_fusion" not in tags:
             inner_tags["xla_fusion"] = ins.name
             inner_tags["xla_fusion_kind"] = ins.attrs.get("kind", "kLoop").strip()
-        result = self.emit(self.m.computations[callee], refs, ins.name, inner_tags)
         if op == "async-start":
-            return (tuple(refs), result)
-        return result
+            operands = self.make_tuple(refs, ins)
+            return _Inline(comp, refs, ins.name, inner_tags,
+                           lambda result: self.make_tuple((operands, result), ins))
+        return _Inline(comp, refs, ins.name, inner_tags, lambda result: result)
 
     def topk_attrs(self, ins) -> dict:
         t = ins.type
@@ -408,11 +516,11 @@ def _op_name(ins: HloInstruction) -> str | None:
 
 
 def _param_index(ins: HloInstruction, ctx) -> int:
-    try:
-        return int(ins.operand_text)
-    except ValueError:
-        raise ctx.error(ParseError, f"parameter index {ins.operand_text!r} is not a number",
-                        ins) from None
+    text = ins.operand_text.strip()
+    if not re.fullmatch(r"[0-9]{1,9}", text):
+        raise ctx.error(ParseError, f"parameter index {text[:20]!r} is not a number (ASCII "
+                        "digits)", ins)
+    return int(text)
 
 
 def hlo_to_graph(module: HloModule) -> Graph:

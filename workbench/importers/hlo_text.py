@@ -80,6 +80,7 @@ class HloInstruction:
     line: int
     column: int
     is_root: bool = False
+    operand_types: list = field(default_factory=list)  # the type written before each, or None
 
 
 @dataclass
@@ -90,14 +91,36 @@ class HloComputation:
     line: int
     is_entry: bool = False
     instructions: list[HloInstruction] = field(default_factory=list)
+    names: dict = field(default_factory=dict, repr=False)   #: name -> instruction
+    marked_root: HloInstruction | None = field(default=None, repr=False)
 
     @property
     def root(self) -> HloInstruction:
         """The ROOT instruction (the last one if none is marked)."""
-        for ins in self.instructions:
-            if ins.is_root:
-                return ins
-        return self.instructions[-1]
+        return self.marked_root or self.instructions[-1]
+
+    def add(self, ins: HloInstruction, file: str) -> None:
+        """Append ``ins``, refusing a second instruction of the same name, a second ROOT, or
+        an operand not defined before it in this computation (HLO text is printed in
+        post-order)."""
+        other = self.names.get(ins.name)
+        if other is not None:
+            raise ParseError(f"instruction name {ins.name!r} is used twice in computation "
+                             f"{self.name!r} (first at line {other.line})", file=file,
+                             line=ins.line, column=ins.column)
+        if ins.is_root and self.marked_root is not None:
+            raise ParseError(f"computation {self.name!r} has a second ROOT (the first is "
+                             f"{self.marked_root.name!r} at line {self.marked_root.line})",
+                             file=file, line=ins.line, column=1)
+        for o in ins.operands:
+            if o not in self.names:
+                raise ParseError(f"operand {o!r} is not defined before use in computation "
+                                 f"{self.name!r}", file=file, line=ins.line,
+                                 column=ins.column, node=ins.name)
+        self.names[ins.name] = ins
+        if ins.is_root:
+            self.marked_root = ins
+        self.instructions.append(ins)
 
 
 @dataclass
@@ -204,8 +227,9 @@ def _skip_string(text: str, i: int, cur: _Cursor) -> int:
     raise cur.error("unterminated string", i)
 
 
-def split_top_level(text: str) -> list[str]:
-    """Split on commas that are outside brackets and strings."""
+def split_top_level(text: str, keep_empty: bool = False) -> list[str]:
+    """Split on commas that are outside brackets and strings (empty parts dropped, or kept
+    as ``""`` with ``keep_empty``)."""
     parts, depth, start, i = [], 0, 0, 0
     while i < len(text):
         c = text[i]
@@ -222,30 +246,46 @@ def split_top_level(text: str) -> list[str]:
             start = i + 1
         i += 1
     parts.append(text[start:])
+    if keep_empty:
+        return [p.strip() for p in parts]
     return [p.strip() for p in parts if p.strip()]
 
 
 _DIMS = re.compile(r"([a-z][a-z0-9]*)\[([^\]]*)\]")
 
 
-def parse_type(cur: _Cursor):
+_DIGITS = re.compile(r"[0-9]{1,19}")
+
+
+def parse_type(cur: _Cursor, depth: int = 0):
     """Parse a type at the cursor: ``f32[2,3]{1,0}``, ``f32[]``, or a tuple ``(t, t)``.
+
+    Dimensions are ASCII digits; the rank, the elements of a shape and the nesting of tuples
+    are held to the limits in force (:mod:`workbench.importers.limits`); a layout must be a
+    permutation of the dimensions (minor to major).
 
     Returns
     -------
     (type, layout)
         ``layout`` is the minor-to-major tuple of a tensor type, or None.
     """
+    from workbench.importers import limits
+
+    lim = limits.current()
     cur.ws()
     if cur.peek() == "(":
         start = cur.pos
+        if depth >= lim.max_nesting:
+            raise limits.exceeded("max_nesting", depth + 1, lim.max_nesting,
+                                  "the nesting of tuple types", file=cur.file, line=cur.line,
+                                  column=start + 1)
         inner = cur.balanced("(", ")")
         sub = _Cursor(inner, cur.line, cur.file)
         sub_pos0 = start + 1
         elems = []
         while sub.peek():
             try:
-                t, _ = parse_type(sub)
+                t, _ = parse_type(sub, depth + 1)
             except ParseError as exc:
                 exc.column = (exc.column or 1) + sub_pos0
                 raise
@@ -262,25 +302,48 @@ def parse_type(cur: _Cursor):
     dtype, dims = m.group(1), m.group(2)
     if dtype not in DTYPES:
         raise cur.error(f"unknown element type {dtype!r}")
-    shape = []
-    for d in (x.strip() for x in dims.split(",") if x.strip()):
-        if not d.isdigit():
-            what = "a dynamic dimension (<=N)" if d.startswith("<=") else repr(d)
-            raise cur.error(f"dimension {what} is not a static size", m.start(2))
+    shape, size = [], 1
+    parts = dims.split(",") if dims.strip() else []
+    if len(parts) > lim.max_rank:
+        raise limits.exceeded("max_rank", len(parts), lim.max_rank, "the rank of this shape",
+                              file=cur.file, line=cur.line, column=m.start(2) + 1)
+    for x in parts:
+        d = x.strip()
+        if not _DIGITS.fullmatch(d):
+            what = ("a dynamic dimension (<=N)" if d.startswith("<=") else
+                    "an empty dimension" if not d else repr(d[:20]))
+            raise cur.error(f"dimension {what} is not a static size (ASCII digits)",
+                            m.start(2))
         shape.append(int(d))
+        size *= int(d)
+    if size > lim.max_elements:
+        raise limits.exceeded("max_elements", size, lim.max_elements,
+                              "the element count of this shape", file=cur.file, line=cur.line,
+                              column=m.start(2) + 1)
     cur.pos = m.end()
     layout = None
     if cur.pos < len(cur.text) and cur.text[cur.pos] == "{":
+        lay_at = cur.pos
         lay = cur.balanced("{", "}")
-        nums = lay.split(":")[0]
-        try:
-            layout = tuple(int(x) for x in nums.split(",") if x.strip())
-        except ValueError:
-            layout = None
+        layout = _layout(lay, len(shape), cur, lay_at)
     try:
         return TensorType(tuple(shape), dtype), layout
     except ShapeError as exc:
         raise cur.error(exc.message) from None
+
+
+def _layout(text: str, rank: int, cur: _Cursor, at: int) -> tuple:
+    """The minor-to-major dimensions of a layout ``{1,0}`` (tiling and memory space after
+    ``:`` left aside); must be a permutation of ``0..rank-1``."""
+    nums = text.split(":")[0].strip()
+    parts = [x.strip() for x in nums.split(",")] if nums else []
+    if not all(_DIGITS.fullmatch(x) for x in parts):
+        raise cur.error(f"layout {{{text[:30]}}} is not a list of dimension numbers", at)
+    layout = tuple(int(x) for x in parts)
+    if sorted(layout) != list(range(rank)):
+        raise cur.error(f"layout {{{nums[:30]}}} is not a permutation of the {rank} "
+                        f"dimension(s) 0..{rank - 1} of this shape (minor to major)", at)
+    return layout
 
 
 def _parse_instruction(text: str, line: int, file: str) -> HloInstruction:
@@ -301,15 +364,22 @@ def _parse_instruction(text: str, line: int, file: str) -> HloInstruction:
         raise cur.error(f"expected '(' after opcode {opcode!r}")
     inside = cur.balanced("(", ")")
     operand_text = _COMMENT.sub("", inside)
-    operands = []
+    operands, operand_types = [], []
     if opcode not in ("constant", "parameter", "iota"):
-        for part in split_top_level(operand_text):
+        parts = split_top_level(operand_text, keep_empty=True)
+        if parts == [""]:
+            parts = []
+        for part in parts:
+            if not part:
+                raise cur.error("an empty operand (two commas, or a comma at an end)",
+                                op_start)
             # "f32[2]{0} %x" or "%x" or "x"; the name is the last token
-            tok = part.split()[-1]
+            head, _, tok = part.rpartition(" ")
             m = _NAME.fullmatch(tok)
             if not m:
-                raise cur.error(f"bad operand {part!r}", op_start)
+                raise cur.error(f"bad operand {part[:40]!r}", op_start)
             operands.append(m.group(1))
+            operand_types.append(_operand_type(head, cur, op_start) if head.strip() else None)
     attrs, columns = {}, {}
     while cur.peek() == ",":
         cur.pos += 1
@@ -324,20 +394,19 @@ def _parse_instruction(text: str, line: int, file: str) -> HloInstruction:
     if rest and not rest.startswith("//"):
         raise cur.error(f"unexpected text {rest[:20]!r} after the instruction")
     return HloInstruction(name, typ, layout, opcode, operands, operand_text.strip(), attrs,
-                          columns, line, col, is_root)
+                          columns, line, col, is_root, operand_types)
 
 
-def _check_new_instruction(comp: HloComputation, ins: HloInstruction, file: str) -> None:
-    """Refuse a second instruction of the same name, or a second ROOT, in one computation."""
-    for other in comp.instructions:
-        if other.name == ins.name:
-            raise ParseError(f"instruction name {ins.name!r} is used twice in computation "
-                             f"{comp.name!r} (first at line {other.line})", file=file,
-                             line=ins.line, column=ins.column)
-        if other.is_root and ins.is_root:
-            raise ParseError(f"computation {comp.name!r} has a second ROOT (the first is "
-                             f"{other.name!r} at line {other.line})", file=file, line=ins.line,
-                             column=1)
+def _operand_type(text: str, cur: _Cursor, at: int):
+    """The type written before an operand's name (``f32[2]{0} %x``)."""
+    sub = _Cursor(text.strip(), cur.line, cur.file)
+    try:
+        t, _ = parse_type(sub)
+    except ParseError as exc:
+        raise cur.error(f"operand type: {exc.message}", at) from None
+    if sub.peek():
+        raise cur.error(f"bad operand type {text.strip()[:40]!r}", at)
+    return t
 
 
 _ATTR_KEY = re.compile(r"([A-Za-z_][\w\-]*)\s*=")
@@ -361,6 +430,9 @@ def parse_hlo_module(text: str, file: str = "<hlo>") -> HloModule:
         With file, line and column, for any syntax error or a file that ends inside a
         computation (a truncated dump).
     """
+    from workbench.importers import limits
+
+    max_count, count = limits.current().max_instructions, 0
     lines = text.splitlines()
     module_name = None
     comps: dict[str, HloComputation] = {}
@@ -382,8 +454,12 @@ def parse_hlo_module(text: str, file: str = "<hlo>") -> HloModule:
             if not stripped or stripped.startswith("//"):
                 continue
             ins = _parse_instruction(raw, i, file)
-            _check_new_instruction(current, ins, file)
-            current.instructions.append(ins)
+            current.add(ins, file)
+            count += 1
+            if count > max_count:
+                raise limits.exceeded("max_instructions", count, max_count,
+                                      "the number of instructions", file=file, line=i,
+                                      column=ins.column)
             continue
         if not stripped or stripped.startswith("//"):
             in_table = False

@@ -72,6 +72,9 @@ class AppConfig:
         The address-space limit of the worker that reads uploads (bytes).
     profile_options : dict
         More keyword arguments of :func:`workbench.profiler.profile` (``repeat``...).
+    input_limits : Limits or None
+        The limits uploads and chosen files are read under
+        (:mod:`workbench.importers.limits`; None: the defaults).
     """
 
     initial: str | None = None
@@ -90,6 +93,7 @@ class AppConfig:
     load_timeout_s: float = 60.0
     load_address_space: int = 4 << 30
     profile_options: dict = field(default_factory=dict)
+    input_limits: object = None
 
 
 #: a chooser key: ``sample:NAME`` or ``file:N`` (ASCII digits only)
@@ -211,7 +215,8 @@ class Services:
             What is wrong with the input (naming ``name``), or that reading it took too long
             or too much memory, or that the loader is busy.
         """
-        graph, plan = self.loader.run(owner, "load", (data, name, path, policy, device))
+        graph, plan = self.loader.run(owner, "load", (data, name, path, policy, device,
+                                                      self.config.input_limits))
         self.proposals.put((graph_key(graph), policy, device, None), plan)
         return graph
 

@@ -55,8 +55,11 @@ def rebuild_error(d: dict) -> WorkbenchError:
 
 
 def load_task(data: bytes | None, name: str, path: str | None, policy: str, device: str,
-              progress=None):
+              input_limits=None, progress=None):
     """Read a graph (from ``data`` named ``name``, or from the file ``path``) and plan it.
+
+    ``input_limits``: the :class:`~workbench.importers.limits.Limits` to read under (the
+    server's; default: the defaults).
 
     Returns
     -------
@@ -69,13 +72,14 @@ def load_task(data: bytes | None, name: str, path: str | None, policy: str, devi
     WorkbenchError
         What is wrong with the input, naming the file (``name``) and the place.
     """
-    from workbench.importers import load_bytes, load_graph
+    from workbench.importers import limits, load_bytes, load_graph
     from workbench.ir.graph import Graph
     from workbench.planner import plan_graph
 
     if progress:
         progress(0, 2, f"reading {name}")
-    graph = load_graph(path) if path is not None else load_bytes(data, name)
+    with limits.using(input_limits or limits.Limits()):
+        graph = load_graph(path) if path is not None else load_bytes(data, name)
     if progress:
         progress(1, 2, f"planning {graph.name}")
     plan = plan_graph(graph, policy=policy, device=device)

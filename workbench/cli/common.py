@@ -111,3 +111,38 @@ def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         parser.exit(2, f"{parser.prog}: error: {message} (see {parser.prog} -h)\n")
     parser.error = error
     return parser
+
+
+#: the commands that read a graph, and so take the input limits' flags
+READS_GRAPHS = ("inspect", "eval", "plan", "compare-xla", "run", "serve")
+
+_LIMIT_HELP = {
+    "max_file_bytes": "bytes of a graph file",
+    "max_instructions": "nodes of a graph (calls inlined, nested computations included)",
+    "max_rank": "dimensions of a shape",
+    "max_elements": "elements of one shape",
+    "max_constant_elements": "values written in one constant",
+    "max_nesting": "depth of nested computations, tuples and JSON",
+}
+
+
+def add_limit_args(parser: argparse.ArgumentParser) -> None:
+    """The input limits' flags (:mod:`workbench.importers.limits`), in their own group."""
+    from dataclasses import fields
+
+    from workbench.importers.limits import FLAGS, Limits
+
+    group = parser.add_argument_group(
+        "input limits", "an input past one is refused, naming the limit, the value and where")
+    for f in fields(Limits):
+        group.add_argument(FLAGS[f.name], type=int_at_least(1), default=None, metavar="N",
+                           help=f"{_LIMIT_HELP[f.name]} (default {f.default:,})")
+
+
+def limits_of(args):
+    """The :class:`~workbench.importers.limits.Limits` the flags ask for."""
+    from dataclasses import fields
+
+    from workbench.importers.limits import Limits
+
+    return Limits().with_(**{f.name: getattr(args, f.name, None) for f in fields(Limits)})

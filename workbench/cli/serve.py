@@ -67,6 +67,7 @@ def serve_config(args, initial):
     (made for a non-loopback address unless ``--no-token``), and the limits."""
     from workbench.app import AppConfig
     from workbench.app.security import is_loopback, new_token
+    from workbench.cli.common import limits_of
 
     token = args.token
     if token is None and not is_loopback(args.host) and not args.no_token:
@@ -77,7 +78,8 @@ def serve_config(args, initial):
                      session_budget_bytes=int(args.session_budget_mib * 2**20),
                      max_sessions=args.max_sessions, profile_workers=args.profile_workers,
                      max_jobs=args.max_jobs, job_timeout_s=args.job_timeout,
-                     job_memory_bytes=int(args.job_memory_mib * 2**20))
+                     job_memory_bytes=int(args.job_memory_mib * 2**20),
+                     input_limits=limits_of(args))
 
 
 def cmd_serve(args) -> int:

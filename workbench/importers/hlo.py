@@ -30,12 +30,14 @@ import difflib
 import re
 
 from workbench.errors import GraphError, ParseError
+from workbench.importers import limits
 from workbench.ir.attrs import Attrs
 from workbench.ir.graph import Graph, Node
 from workbench.ir.ops import REGISTRY
 from workbench.ir.types import TensorType, TupleType
 from workbench.ir.verify import check_node, verify
-from workbench.importers.hlo_attrs import Unsupported, computation_names, op_attrs, parse_literal
+from workbench.importers.hlo_attrs import (Unsupported, computation_names, op_attrs,
+                                           parse_literal, to_int)
 from workbench.importers.hlo_text import (HloComputation, HloInstruction, HloModule,
                                           parse_hlo_module)
 
@@ -100,8 +102,6 @@ class _Frame:
 class _Importer:
     def __init__(self, module: HloModule, stage: str | None, cache: dict | None = None,
                  active: list | None = None, depth: int = 0, count: list | None = None):
-        from workbench.importers import limits
-
         self.m = module
         self.file = module.file
         self.nodes: list[Node] = []
@@ -114,6 +114,7 @@ class _Importer:
         self.count = [0] if count is None else count  # nodes made, nested graphs included
         self.limits = limits.current()
         self._tuples: dict[int, tuple] = {}           # id(tuple ref) -> (ref, nesting depth)
+        self._where = Graph(module.name, (), (), Attrs(source=self.file))  # for check_node
 
     # ----- helpers ---------------------------------------------------------------------------
 
@@ -134,8 +135,6 @@ class _Importer:
     def counted(self, line: int | None, node: str | None = None) -> None:
         """Count one more node, refusing past ``max_instructions`` (inlined calls multiply
         instructions: a computation called twice from each of 30 levels is 2^30 nodes)."""
-        from workbench.importers import limits
-
         self.count[0] += 1
         if self.count[0] > self.limits.max_instructions:
             raise limits.exceeded("max_instructions", self.count[0],
@@ -146,7 +145,7 @@ class _Importer:
     def add(self, node: Node, ins: HloInstruction | None, line: int | None = None) -> str:
         self.counted(ins.line if ins else line, node.id)
         try:
-            t = check_node(Graph(self.m.name, (), (), Attrs(source=self.file)), node, self.types)
+            t = check_node(self._where, node, self.types)
         except GraphError as exc:
             where = dict(line=ins.line, column=ins.column, node=ins.name) if ins else dict(
                 line=line, node=node.id)
@@ -205,8 +204,6 @@ class _Importer:
             raise ParseError(f"computation {name!r} calls itself ({chain})", file=self.file,
                              line=comp.line, column=1)
         if self.depth + 1 > self.limits.max_nesting:
-            from workbench.importers import limits
-
             raise limits.exceeded("max_nesting", self.depth + 1, self.limits.max_nesting,
                                   "the nesting of computations kept as graphs (a while's body "
                                   "within a while's body...)", file=self.file, line=ins.line,
@@ -223,7 +220,7 @@ class _Importer:
         g = Graph(name, tuple(sub.nodes), tuple(outputs),
                   Attrs(source=self.file, format="hlo", computation=True))
         try:
-            verify(g)
+            verify(g, nodes_checked=True)
         except GraphError as exc:
             raise type(exc)(f"in computation {name!r}: {exc.message}", file=self.file,
                             line=exc.line, node=exc.node) from None
@@ -314,14 +311,18 @@ class _Importer:
         if op == "copy-done":
             return self.tuple_element(refs[0], 0, ins)
         if op == "get-tuple-element":
-            index = int(ins.attrs.get("index", "-1"))
+            index = self.int_attr(ins, "index", "-1")
             if isinstance(refs[0], tuple):
                 return self.tuple_element(refs[0], index, ins)
         if op in _CALLS:
             return self.inline(ins, refs, op, site, tags)
         if op == "get-dimension-size":
-            dim = int(ins.attrs.get("dimensions", "{0}").strip("{}"))
-            value = self.types[self.materialize(refs[0], ins, site)].shape[dim]
+            dim = self.int_attr(ins, "dimensions", "{0}")
+            t = self.types[self.materialize(refs[0], ins, site)]
+            if not isinstance(t, TensorType) or not 0 <= dim < t.rank:
+                raise self.error(ParseError, f"get-dimension-size: dimension {dim} of {t} does "
+                                 "not exist", ins, "dimensions")
+            value = t.shape[dim]
             return self.add(Node(self.fresh_id(ins.name, site), "constant", (), ins.type,
                                  Attrs(value=value), Attrs(meta)), ins)
         if op in ("while", "conditional"):
@@ -359,13 +360,18 @@ class _Importer:
                                      else f"the workbench has no op {op!r}")
         return self.opaque(ins, op, operand_ids, meta, site, nid)
 
+    def int_attr(self, ins, key: str, default: str) -> int:
+        """A whole-number attribute (``index=2``, ``dimensions={0}``)."""
+        try:
+            return to_int(ins.attrs.get(key, default).strip().strip("{}"))
+        except ValueError as exc:
+            raise self.error(ParseError, f"{ins.opcode}: {key}= {exc}", ins, key) from None
+
     def make_tuple(self, refs, ins) -> tuple:
         """A tuple of refs, its nesting held to ``max_nesting`` (so that walking it, and the
         tuple type made of it, stays shallow)."""
         depth = 1 + max((self.tuple_depth(r) for r in refs if isinstance(r, tuple)), default=0)
         if depth > self.limits.max_nesting:
-            from workbench.importers import limits
-
             raise limits.exceeded("max_nesting", depth, self.limits.max_nesting,
                                   "the nesting of tuples", file=self.file, line=ins.line,
                                   node=ins.name)
@@ -558,4 +564,4 @@ def parse_hlo(text: str, file: str = "<hlo>") -> Graph:
     """
     from workbench.ir.verify import verify
 
-    return verify(hlo_to_graph(parse_hlo_module(text, file)))
+    return verify(hlo_to_graph(parse_hlo_module(text, file)), nodes_checked=True)

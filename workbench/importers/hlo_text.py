@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 
 from workbench.errors import ParseError, ShapeError
+from workbench.importers import limits
 from workbench.ir.types import DTYPES, TensorType, TupleType
 
 _NAME = re.compile(r"%?([A-Za-z_][\w.\-]*)")
@@ -269,8 +270,6 @@ def parse_type(cur: _Cursor, depth: int = 0):
     (type, layout)
         ``layout`` is the minor-to-major tuple of a tensor type, or None.
     """
-    from workbench.importers import limits
-
     lim = limits.current()
     cur.ws()
     if cur.peek() == "(":
@@ -299,6 +298,27 @@ def parse_type(cur: _Cursor, depth: int = 0):
     if not m:
         got = cur.text[cur.pos:cur.pos + 12] or "end of line"
         raise cur.error(f"expected a type like f32[2,3], found {got!r}")
+    end = m.end()
+    if end < len(cur.text) and cur.text[end] == "{":
+        close = cur.text.find("}", end)
+        end = close + 1 if close > 0 and "{" not in cur.text[end + 1:close] else -1
+    key = (cur.text[m.start():end], lim) if end > 0 else None
+    hit = _TYPES.get(key) if key else None
+    if hit is not None:                 # a module repeats its types: read each once
+        cur.pos = end
+        return hit
+    typ = _tensor_type(cur, m, lim)
+    if key is not None and len(_TYPES) < 100_000:
+        _TYPES[key] = typ
+    return typ
+
+
+#: (type text, limits) -> (TensorType, layout): the types already read
+_TYPES: dict = {}
+
+
+def _tensor_type(cur: _Cursor, m: re.Match, lim):
+    """The tensor type (and layout) of ``_DIMS`` match ``m``, checked (see :func:`parse_type`)."""
     dtype, dims = m.group(1), m.group(2)
     if dtype not in DTYPES:
         raise cur.error(f"unknown element type {dtype!r}")
@@ -346,8 +366,27 @@ def _layout(text: str, rank: int, cur: _Cursor, at: int) -> tuple:
     return layout
 
 
-def _parse_instruction(text: str, line: int, file: str) -> HloInstruction:
-    cur = _Cursor(text, line, file)
+#: the head of an instruction in its common form (a tensor type, operands without parentheses
+#: or quotes): read by one regular expression; anything else by the cursor
+_FAST_HEAD = re.compile(r"[ \t]*(ROOT[ \t]+)?(?=%?[A-Za-z_])%?([A-Za-z_][\w.\-]*)[ \t]*=[ \t]*"
+                        r"([a-z][a-z0-9]*\[[0-9,]*\](?:\{[0-9,]*\})?)[ \t]+"
+                        r"([a-z][a-z0-9\-_]*)\(([^()\"]*)\)")
+
+
+def _head(cur: _Cursor) -> tuple:
+    """(is_root, column, name, type, layout, opcode, operands' column, operand text)."""
+    text = cur.text
+    m = _FAST_HEAD.match(text)
+    if m:
+        try:
+            typ, layout = parse_type(_Cursor(m.group(3), cur.line, cur.file))
+        except ParseError:
+            m = None                      # the cursor below says where, in this line
+    if m:
+        cur.pos = m.end()
+        start = m.end(1) if m.group(1) else len(text) - len(text.lstrip(" \t"))
+        return (m.group(1) is not None, start + 1, m.group(2), typ, layout, m.group(4),
+                m.start(5) - 1, m.group(5))
     cur.ws()
     is_root = False
     if text.startswith("ROOT", cur.pos) and text[cur.pos + 4:cur.pos + 5] in (" ", "\t"):
@@ -363,10 +402,18 @@ def _parse_instruction(text: str, line: int, file: str) -> HloInstruction:
     if cur.peek() != "(":
         raise cur.error(f"expected '(' after opcode {opcode!r}")
     inside = cur.balanced("(", ")")
-    operand_text = _COMMENT.sub("", inside)
+    return is_root, col, name, typ, layout, opcode, op_start, inside
+
+
+def _parse_instruction(text: str, line: int, file: str) -> HloInstruction:
+    cur = _Cursor(text, line, file)
+    is_root, col, name, typ, layout, opcode, op_start, inside = _head(cur)
+    operand_text = _COMMENT.sub("", inside) if "/*" in inside else inside
     operands, operand_types = [], []
     if opcode not in ("constant", "parameter", "iota"):
-        parts = split_top_level(operand_text, keep_empty=True)
+        parts = (split_top_level(operand_text, keep_empty=True)
+                 if "[" in operand_text or "{" in operand_text or '"' in operand_text
+                 else [p.strip() for p in operand_text.split(",")])
         if parts == [""]:
             parts = []
         for part in parts:
@@ -430,8 +477,6 @@ def parse_hlo_module(text: str, file: str = "<hlo>") -> HloModule:
         With file, line and column, for any syntax error or a file that ends inside a
         computation (a truncated dump).
     """
-    from workbench.importers import limits
-
     max_count, count = limits.current().max_instructions, 0
     lines = text.splitlines()
     module_name = None

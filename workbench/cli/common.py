@@ -114,7 +114,8 @@ def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 #: the commands that read a graph, and so take the input limits' flags
-READS_GRAPHS = ("inspect", "eval", "plan", "compare-xla", "run", "serve")
+READS_GRAPHS = ("inspect", "eval", "plan", "compare-xla", "diff", "run", "tune", "sweep", "export",
+                "serve")
 
 _LIMIT_HELP = {
     "max_file_bytes": "bytes of a graph file",

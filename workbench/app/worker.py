@@ -101,10 +101,20 @@ def profile_task(graph, plan, backend: str, options: dict, progress=None):
     return report_record(plan, report, backend)
 
 
-#: kind -> (function, modules to import when the worker starts)
+def _preload_load() -> None:
+    import workbench.importers  # noqa: F401
+    import workbench.planner  # noqa: F401
+
+
+def _preload_profile() -> None:
+    import workbench.app.profiling  # noqa: F401
+    import workbench.profiler  # noqa: F401
+
+
+#: kind -> (function, what to import when the worker starts rather than at its first task)
 TASKS = {
-    "load": (load_task, ("workbench.importers", "workbench.planner")),
-    "profile": (profile_task, ("workbench.profiler", "workbench.app.profiling")),
+    "load": (load_task, _preload_load),
+    "profile": (profile_task, _preload_profile),
 }
 
 
@@ -121,13 +131,10 @@ def _limit_address_space(limit: int | None) -> None:
 
 def worker_main(conn, kinds: tuple, address_space: int | None = None) -> None:
     """The worker's loop (the target of the spawned process): see the module docstring."""
-    import importlib
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the server's to handle
     _limit_address_space(address_space)
     for kind in kinds:
-        for module in TASKS[kind][1]:
-            importlib.import_module(module)
+        TASKS[kind][1]()
     while True:
         try:
             task_id, kind, args = conn.recv()

@@ -215,9 +215,11 @@ def load_function(path: str, func: str):
     module = importlib.util.module_from_spec(spec)
     folder = os.path.dirname(os.path.abspath(path))
     sys.path.insert(0, folder)
+    sys.modules[mod_name] = module          # dataclasses and pickling look the module up
     try:
         spec.loader.exec_module(module)
     except Exception as exc:  # the user's module raised while importing
+        sys.modules.pop(mod_name, None)
         raise _one_line(f"importing {os.path.basename(path)}", exc, path) from None
     finally:
         if sys.path and sys.path[0] == folder:

@@ -504,8 +504,9 @@ class _Importer:
         meta = dict(source=self.file, format="hlo")
         if self.stage:
             meta["hlo_stage"] = self.stage
-        if any("xla_fusion" in n.meta for n in self.nodes):
-            meta["has_xla_fusions"] = True
+        if any("xla_fusion" in n.meta for n in self.nodes) or any(
+                "xla_fusion" in n.meta for g in self.cache.values() for n in g.nodes):
+            meta["has_xla_fusions"] = True       # (in a while body, say: still optimised)
         return Graph(self.m.name, tuple(self.nodes), tuple(outputs), Attrs(meta))
 
 

@@ -100,8 +100,9 @@ def choose_module(path, module: str | None = None, stage: str = "after") -> str:
     listing = ", ".join(m.label for m in mods[:12]) + (" ..." if len(mods) > 12 else "")
     if module is None:
         if len(mods) != 1:
-            raise InputError(f"this dump holds {len(mods)} modules ({listing}): name one (by "
-                             "number or name)", file=os.fspath(path))
+            raise InputError(f"this dump holds {len(mods)} modules ({listing}): name one by "
+                             "number or name (on the command line DIR:NUMBER; `workbench dump "
+                             "DIR` lists them)", file=os.fspath(path))
         chosen = mods[0]
     else:
         key = str(module)

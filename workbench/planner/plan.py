@@ -527,7 +527,8 @@ def xla_plan(graph: Graph, device: str = "cpu") -> Plan:
     Raises
     ------
     PlanError
-        If the graph has no XLA fusion tags (it is not an optimised module).
+        If the graph has no XLA fusion tags (it is not an optimised module; a module whose
+        fusions all sit inside a while loop's body is optimised, ``meta['has_xla_fusions']``).
     """
     groups: dict[str, list[str]] = {}
     singles = []
@@ -539,7 +540,7 @@ def xla_plan(graph: Graph, device: str = "cpu") -> Plan:
             singles.append([n])
         else:
             groups.setdefault(tag, []).append(n)
-    if not groups:
+    if not groups and not graph.meta.get("has_xla_fusions"):
         raise PlanError(f"graph {graph.name!r} has no XLA fusion tags: load a module XLA has "
                         "optimised (*.after_noynn.hlo, or *.after.hlo) to see XLA's grouping")
     return make_plan(graph, list(groups.values()) + singles, policy="xla", device=device)

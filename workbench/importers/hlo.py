@@ -36,8 +36,8 @@ from workbench.ir.graph import Graph, Node
 from workbench.ir.ops import REGISTRY
 from workbench.ir.types import TensorType, TupleType
 from workbench.ir.verify import check_node, verify
-from workbench.importers.hlo_attrs import (Unsupported, computation_names, op_attrs,
-                                           parse_literal, to_int)
+from workbench.importers.hlo_attrs import Unsupported, computation_names, op_attrs, to_int
+from workbench.importers.hlo_literal import parse_literal
 from workbench.importers.hlo_text import (HloComputation, HloInstruction, HloModule,
                                           parse_hlo_module)
 

@@ -10,7 +10,6 @@ importer keeps the instruction as an opaque node with the reason.
 
 from __future__ import annotations
 
-import math
 import re
 
 from workbench.errors import AttributeError_, ParseError
@@ -23,13 +22,6 @@ class Unsupported(Exception):
     """An op whose attributes the workbench cannot represent: it becomes opaque."""
 
 
-#: the tokens of a literal: ASCII numbers as XLA prints them, inf/nan, true/false
-_INT_TOKEN = re.compile(r"[-+]?[0-9]+", re.ASCII)
-_FLOAT_TOKEN = re.compile(r"[-+]?([0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)([eE][-+]?[0-9]+)?",
-                          re.ASCII)
-_NONFINITE_TOKEN = re.compile(r"[-+]?(inf|nan)", re.ASCII | re.IGNORECASE)
-#: the longest number token read (digits beyond it say nothing a float or s64 can hold)
-MAX_TOKEN = 400
 _ASCII_INT = re.compile(r"[-+]?[0-9]{1,19}", re.ASCII)
 
 
@@ -58,69 +50,6 @@ def to_int(text: str) -> int:
     if not _ASCII_INT.fullmatch(t):
         raise ValueError(f"{t[:30]!r} is not a whole number")
     return int(t)
-
-
-def _token_value(tok: str, what: str):
-    """The Python value of one literal token, or a ParseError message."""
-    low = tok.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    if len(tok) > MAX_TOKEN:
-        raise ValueError(f"a number of {len(tok)} characters")
-    if _INT_TOKEN.fullmatch(tok):
-        return int(tok)
-    if _NONFINITE_TOKEN.fullmatch(tok):
-        return ("-" if low.startswith("-") else "") + low.lstrip("+-")
-    if _FLOAT_TOKEN.fullmatch(tok):
-        f = float(tok)
-        if math.isinf(f):
-            raise ValueError(f"{tok[:40]} overflows a 64-bit float (infinity is written inf)")
-        return f
-    raise ValueError(f"{tok[:40]!r} is not a number")
-
-
-def parse_literal(text: str, ins: HloInstruction, file: str):
-    """The numbers of a constant literal such as ``0.5``, ``-inf``, ``{1, 2}``, ``{{1,2},{3,4}}``.
-
-    Tokens are ASCII numbers (``1``, ``-2.5e-3``), ``inf``/``-inf``/``nan``, ``true``/
-    ``false``; at most ``max_constant_elements`` of them
-    (:mod:`workbench.importers.limits`). Whether they fit the constant's type is the IR's
-    check (:mod:`workbench.ir.literals`).
-
-    Raises
-    ------
-    ParseError
-        For a literal that is not numbers (tuples, complex numbers, ``infinity``, non-ASCII
-        digits, NUL), naming the constant.
-    ResourceLimitError
-        For more values than ``max_constant_elements``.
-    Unsupported
-        For ``{...}``: XLA elided the value when it printed the module.
-    """
-    from workbench.importers import limits
-
-    body = text.strip()
-    if "..." in body:
-        raise Unsupported("XLA elided its value ({...}) when it printed the module; print it "
-                          "with print_large_constants (HloPrintOptions) to evaluate it")
-    where = dict(file=file, line=ins.line, column=ins.column, node=ins.name)
-    if body.startswith("(") or "{" in body and ":" in body:
-        raise ParseError(f"constant {ins.name!r}: unsupported literal form {body[:30]!r}",
-                         **where)
-    if body.count("{") != body.count("}"):
-        raise ParseError(f"constant {ins.name!r}: unbalanced braces in its literal", **where)
-    tokens = [t for t in re.split(r"[ \t,{}]+", body) if t]
-    limits.check("max_constant_elements", len(tokens), f"the number of values of constant "
-                 f"{ins.name!r}", **where)
-    values = []
-    for tok in tokens:
-        try:
-            values.append(_token_value(tok, ins.name))
-        except ValueError as exc:
-            raise ParseError(f"constant {ins.name!r}: {exc}", **where) from None
-    if not values:
-        raise ParseError(f"constant {ins.name!r} has no value", **where)
-    return values[0] if len(values) == 1 else tuple(values)
 
 
 def window(text: str) -> dict:

@@ -19,6 +19,7 @@ import logging
 import re
 
 from workbench.app import ids
+from workbench.app.whatif import DIFF_CHOICES, SLIDER_KNOBS, SLIDERS
 
 log = logging.getLogger("workbench.app")
 
@@ -52,7 +53,8 @@ def integer(low: int | None = None, high: int | None = None):
 
 def number(v) -> bool:
     """A finite int or float (not a bool)."""
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v
+    return (isinstance(v, (int, float)) and not isinstance(v, bool) and v == v
+            and abs(v) != float("inf"))
 
 
 def one_of(*values):
@@ -163,8 +165,21 @@ def schemas(upload_max_bytes: int) -> dict:
         (ids.DECISION_LOG, "active_cell"): opt(_cell),
         (ids.DECISION_LOG, "derived_viewport_data"): opt(list_of(flat_record)),
         (ids.TABS, "value"): opt(one_of(ids.TAB_PLAN, ids.TAB_COST, ids.TAB_EXPLAIN,
-                                        ids.TAB_PROFILE)),
+                                        ids.TAB_PROFILE, ids.TAB_WHATIF, ids.TAB_DIFF)),
+        (ids.WHATIF_SWEEP_KNOB, "value"): opt(one_of(*SLIDER_KNOBS)),
+        (ids.TUNE_BUDGET, "value"): opt(lambda v: number(v) and 1 <= v <= 50),
+        (ids.DIFF_A, "value"): opt(one_of(*DIFF_CHOICES)),
+        (ids.DIFF_B, "value"): opt(one_of(*DIFF_CHOICES)),
+        **{(ids.knob_id(k.knob), "value"): opt(_knob_value(k)) for k in SLIDERS},
     }
+
+
+def _knob_value(spec):
+    """A slider's position: a log slider's exponent within its range; a linear slider's value
+    (the profile's own value is its neutral position) a finite number."""
+    if spec.scale == "log":
+        return lambda v: number(v) and spec.low <= v <= spec.high
+    return lambda v: number(v) and abs(v) < 1e12
 
 
 def _registered(spec) -> list:

@@ -92,6 +92,7 @@ def main_bench(argv=None) -> int:
     sizes = [2000, 5000, 10000] if args.quick else [int(s) for s in args.sizes.split(",")]
     repeat = 1 if args.quick else 2
     probe_cpu()
+    print(f"machine: {os.cpu_count()} CPUs, load average {_load()} at the start")
     results: dict = {}
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
@@ -129,7 +130,15 @@ def main_bench(argv=None) -> int:
                 w, c, status = run([cmd, path], 1)
                 ok &= status == 0
                 print(f"{cmd:8s} {label}: {w:6.2f} s wall ({c:.2f} s CPU), exit {status}")
+    print(f"load average {_load()} at the end (timings on a busy machine run long)")
     return 0 if ok else 1
+
+
+def _load() -> str:
+    try:
+        return " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ SUBSET = ("truncated-mlp.before-50", "truncated-sample-softmax-97", "unknown-opc
           "path-5000", "newline-in-name", "out-is-directory", "fifo-inputs",
           "constant-401-digits", "constant-infinity", "s32-constant-1.5", "pred-constant-2",
           "empty-operand", "call-extra-operands", "inline-type-contradicts", "layout-5",
-          "reducer-dangling", "tuple-5k-deep", "constant-900-deep", "json-deep-array")
+          "reducer-dangling", "tuple-5k-deep", "constant-900-deep", "json-deep-array", "big-live-tensor")
 
 
 @pytest.fixture(scope="module")

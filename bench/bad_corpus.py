@@ -162,7 +162,7 @@ PARAM = re.compile(r"^  ([\w.\-]+) = (\w+)\[([^\]]*)\](\{[^}]*\})? parameter\((\
 
 def huge_and_odd_numbers(b: Builder):
     for model, text in shared_hlo().items():
-        p = PARAM.search(text)
+        p = PARAM.search(text, text.index("ENTRY"))     # the entry's, not a callee's
         dims = p.group(3).split(",")
 
         def with_dims(new, layout=None):
@@ -327,7 +327,8 @@ def garbage(b: Builder):
     b.add("unicode-names", "unicode", good.replace("mul.6", "mul\u00b2\u202e"), expect="any")
     b.add("unicode-name-json", "unicode", _text(SAMPLES / "chain10.json").replace(
         '"mul1"', '"m\u00fcl\u00b9"'), ".json", expect="ok")
-    b.add("fullwidth-digits", "unicode", good.replace("f32[65536]", "f32[６５５３６]", 1))
+    b.add("fullwidth-digits", "unicode", good.replace("f32[65536]{0} parameter(0)",
+                                                      "f32[６５５３６]{0} parameter(0)"))
     b.add("superscript-digit", "unicode", good.replace("parameter(0)", "parameter(\u00b2)"))
     long_string = good.replace("ENTRY main.1 {", "ENTRY main.1 {\n  x = f32[] custom(\"" +
                                "A" * 200_000 + "\")")

@@ -482,6 +482,9 @@ def issue_cases(b: Builder):
         "  x = f32[4]{0} parameter(0)\n  ROOT z = f32[4]{0} call(x, x), to_apply=sub", sub))
     b.add("inline-type-contradicts", "wrong dtype", _module(
         "  x = f32[4]{0} parameter(0)\n  ROOT z = f32[4]{0} negate(f32[8]{0} x)"))
+    callee = "sub {\n  a = s32[4]{0} parameter(0)\n  ROOT n = f32[4]{0} negate(a)\n}\n\n"
+    b.add("callee-parameter-dtype", "wrong dtype", _module(
+        "  x = f32[4]{0} parameter(0)\n  ROOT z = f32[4]{0} call(x), to_apply=sub", callee))
     b.add("layout-5", "odd number", _module("  ROOT x = f32[4]{5} parameter(0)"))
     b.add("layout-0-0", "odd number", _module("  ROOT x = f32[4,4]{0,0} parameter(0)"))
     red = ("r {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"

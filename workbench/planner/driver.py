@@ -17,7 +17,7 @@ from workbench.planner.legality import (MAX_OPERANDS_AND_OUTPUTS, GroupView, Ref
                                         check_view)
 from workbench.planner.patterns import find_patterns
 from workbench.planner.plan import Constraints, Decision, Plan, make_plan
-from workbench.planner.state import FusionState, Group
+from workbench.planner.state import FusionState, Group, version_members
 
 
 class PlannerRun:
@@ -45,32 +45,26 @@ class PlannerRun:
     def names(self, members) -> tuple[str, ...]:
         return self.ix.names(members)
 
-    def gnames(self, g: Group) -> tuple[str, ...]:
-        """A group's member ids in topological order (cached until the group changes)."""
-        if g.names is None:
-            g.names = self.ix.names(g.members)
-        return g.names
-
-    def _as_names(self, m) -> tuple[str, ...]:
-        if isinstance(m, Group):
-            return self.gnames(m)
-        if isinstance(m, tuple) and (not m or isinstance(m[0], str)):
-            return m
-        return self.names(m)
-
     def log(self, action: str, fused: bool, reason: str, message: str, nodes=(), members=(),
             removed=(), numbers: dict | None = None) -> None:
-        """Append a decision; ``members``/``removed`` are groups, index sets or id tuples."""
-        self.decisions.append(Decision(
-            len(self.decisions), action, fused, reason, message, tuple(nodes),
-            tuple(self._as_names(m) for m in members),
-            Attrs.of_scalars(_round(numbers)) if numbers else EMPTY,
-            tuple(self._as_names(m) for m in removed)))
+        """Append a decision; ``members``/``removed`` are groups, group versions, index sets or
+        id tuples (snapshotted now, named when the log is read)."""
+        snap = _snapshot
+        self.decisions.append(Decision.later(
+            len(self.decisions), action, fused, reason, _entry,
+            (self.ix, message, tuple(nodes), tuple(snap(m) for m in members),
+             tuple(snap(m) for m in removed), numbers)))
+
+    def log_later(self, action: str, fused: bool, reason: str, build, args) -> None:
+        """Append a decision built by ``build(*args)`` when the log is read (see
+        :meth:`Decision.later <workbench.planner.decision.Decision.later>`)."""
+        self.decisions.append(Decision.later(len(self.decisions), action, fused, reason, build,
+                                             args))
 
     def desc(self, g: Group) -> str:
         """The group as the log names it (see :func:`~workbench.planner.explain.describe`)."""
-        root = self.ix.ids[max(g.roots)] if g.roots else None
-        return describe(self.gnames(g), root, g.pattern)
+        return snap_desc(self.ix, g.ver, len(g.members), max(g.roots) if g.roots else None,
+                         g.pattern)
 
     # ----- checks ----------------------------------------------------------------------------
 
@@ -132,15 +126,8 @@ class PlannerRun:
             self.state.exact_live(g)
 
     def bound_of(self, flops, trans, nbytes, written=None, contraction=False) -> str:
-        """What limits a kernel, as the log says it: ``launch-bound``, ``compute-bound``,
-        ``memory-bound`` or, on a profile with cache ceilings, ``memory-bound (L2)``."""
-        d = self.dev
-        c = (flops + d.transcendental_flops * trans) / d.flop_rate(written, contraction)
-        level, bandwidth = d.memory_level(nbytes)
-        m = nbytes / bandwidth
-        if d.launch_overhead_s >= max(c, m):
-            return bound_label("launch", level, d)
-        return bound_label("compute" if c > m else "memory", level, d)
+        """What limits a kernel, as the log says it (see :func:`bound_text`)."""
+        return bound_text(self.dev, flops, trans, nbytes, written, contraction)
 
     def kind(self, g: Group) -> str:
         ix = self.ix
@@ -270,6 +257,52 @@ def dead_code_decision(ix, step: int) -> Decision | None:
                     f"remove {'it' if one else 'them'}, so {'it is' if one else 'each is'} "
                     "reported as a kernel of its own and not counted in the per-call totals",
                     names)
+
+
+def bound_text(d, flops, trans, nbytes, written=None, contraction=False) -> str:
+    """What limits a kernel on device ``d``, as the log says it: ``launch-bound``,
+    ``compute-bound``, ``memory-bound`` or, on a profile with cache ceilings,
+    ``memory-bound (L2)``."""
+    c = (flops + d.transcendental_flops * trans) / d.flop_rate(written, contraction)
+    level, bandwidth = d.memory_level(nbytes)
+    m = nbytes / bandwidth
+    if d.launch_overhead_s >= max(c, m):
+        return bound_label("launch", level, d)
+    return bound_label("compute" if c > m else "memory", level, d)
+
+
+def _snapshot(m):
+    """What the log keeps of a group or member set until it is read (see :func:`snap_names`)."""
+    if isinstance(m, Group):
+        return m.ver
+    if isinstance(m, (set, frozenset)):
+        return frozenset(m)
+    return m
+
+
+def snap_names(ix, s) -> tuple[str, ...]:
+    """Member ids, in topological order, of a snapshot: an id tuple, an index set, or a group
+    version (:func:`~workbench.planner.state.version_members`)."""
+    if isinstance(s, frozenset):
+        return ix.names(s)
+    if isinstance(s, tuple) and (not s or isinstance(s[0], str)):
+        return s
+    return ix.names(version_members(s))
+
+
+def snap_desc(ix, ver, size: int, root: int | None, pattern) -> str:
+    """:func:`~workbench.planner.explain.describe` of a group snapshot: its version, size,
+    latest root and pattern (member ids are looked up only for groups of up to three ops)."""
+    rname = ix.ids[root] if root is not None else None
+    if size > 3 and (pattern or rname is not None):
+        return describe(("",) * size, rname, pattern)
+    return describe(ix.names(version_members(ver)), rname, pattern)
+
+
+def _entry(ix, message, nodes, members, removed, numbers):
+    names = snap_names
+    return (message, nodes, tuple(names(ix, m) for m in members),
+            _round(numbers) if numbers else None, tuple(names(ix, m) for m in removed))
 
 
 def _needs_write_union(st: FusionState, v: int, gids: set) -> bool:

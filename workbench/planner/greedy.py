@@ -45,7 +45,7 @@ class GreedyRun(PlannerRun):
             counts = self.union_counts(P, C, bool(P.select(ix.reduction)))
             r = self.check([P.members, C.members], counts, upstream=0)
         t_unfused = st.time(P) + st.time(C)
-        before = [self.gnames(P), self.gnames(C)]
+        before = [P.ver, C.ver]
         if r is None:
             res = self.unite(P, C, direct_ok=True)
             if not isinstance(res, Refusal):

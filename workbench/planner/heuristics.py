@@ -42,7 +42,8 @@ import heapq
 from workbench.costmodel.model import kernel_time
 from workbench.errors import InputError, PlanError
 from workbench.ir.graph import Graph
-from workbench.planner.driver import PlannerRun, saved_bytes_text
+from workbench.planner.driver import (PlannerRun, _round, bound_text, saved_bytes_text,
+                                      snap_desc, snap_names)
 from workbench.fmt import fmt_time, name_list
 from workbench.planner.legality import Refusal
 from workbench.planner.plan import Constraints, Plan
@@ -254,34 +255,16 @@ class PriorityRun(PlannerRun):
         return None
 
     def take(self, cand: "Candidate") -> None:
-        st, ix, p = self.state, self.ix, cand.producer
-        before = [self.gnames(p)] + [self.gnames(c) for c in cand.consumers]
-        pdesc, saved = self.desc(p), p.out_bytes
-        cdescs = [self.desc(c) for c in cand.consumers]
-        ptrans = p.trans
+        st, p = self.state, cand.producer
+        before = [(g.ver, len(g.members), max(g.roots), g.pattern)
+                  for g in (p, *cand.consumers)]
+        saved, ptrans = p.out_bytes, p.trans
         consumers = st.fuse_into_consumers(p, cand.consumers)
         for c in consumers:
             self.tighten(c)
-        flops, trans, nbytes, written, dot = cand.fused[0]
-        kind = self.kind(consumers[0])
-        bound = self.bound_of(flops, trans, nbytes, written, dot)
-        if cand.k == 1:
-            msg = (f"fused {pdesc} into {cdescs[0]}: saves "
-                   f"{fmt_time(cand.benefit)} ({saved_bytes_text(saved)}) — {bound} "
-                   f"{kind} fusion")
-        else:
-            extra = (f"; its {_count(ptrans)} transcendentals are computed {cand.k}x"
-                     if ptrans else "")
-            msg = (f"fused {pdesc} into its {cand.k} consumers "
-                   f"({name_list(cdescs)}), duplicating it: saves "
-                   f"{fmt_time(cand.benefit)} ({saved_bytes_text(saved)}{extra}) — "
-                   f"{bound} {kind} fusions")
-        self.log("fuse", True, "benefit" if cand.k == 1 else "duplicate", msg,
-                 nodes=(ix.ids[max(p.roots)],) + tuple(ix.ids[max(c.roots)] for c in consumers),
-                 members=consumers, removed=before,
-                 numbers={"time_unfused_s": cand.t_unfused, "time_fused_s": cand.t_fused,
-                          "benefit_s": cand.benefit, "bytes_saved": saved,
-                          "consumers": cand.k})
+        self.log_later("fuse", True, "benefit" if cand.k == 1 else "duplicate", _fuse_entry,
+                       (self.ix, self.dev, before, [c.ver for c in consumers], saved, ptrans,
+                        cand.fused[0], self.kind(consumers[0]), cand.t_unfused, cand.t_fused))
         touched = set()
         for c in consumers:
             touched.add(c.gid)
@@ -311,6 +294,32 @@ class PriorityRun(PlannerRun):
                      f"{fmt_time(-cand.benefit)} more than it saves{dup}", nodes=nodes,
                      numbers={"time_unfused_s": cand.t_unfused, "time_fused_s": cand.t_fused,
                               "benefit_s": cand.benefit})
+
+
+def _fuse_entry(ix, dev, before, after, saved, ptrans, fused, kind, t_unfused, t_fused):
+    """The decision of one priority fusion, built when the log is read (see
+    :meth:`PriorityRun.take`): ``before`` the producer's and consumers' snapshots (version,
+    size, latest root, pattern), ``after`` the consumers' versions."""
+    pdesc, *cdescs = [snap_desc(ix, *b) for b in before]
+    k, benefit = len(cdescs), t_unfused - t_fused
+    bound = bound_text(dev, *fused)
+    if k == 1:
+        msg = (f"fused {pdesc} into {cdescs[0]}: saves "
+               f"{fmt_time(benefit)} ({saved_bytes_text(saved)}) — {bound} "
+               f"{kind} fusion")
+    else:
+        extra = (f"; its {_count(ptrans)} transcendentals are computed {k}x"
+                 if ptrans else "")
+        msg = (f"fused {pdesc} into its {k} consumers "
+               f"({name_list(cdescs)}), duplicating it: saves "
+               f"{fmt_time(benefit)} ({saved_bytes_text(saved)}{extra}) — "
+               f"{bound} {kind} fusions")
+    nodes = tuple(ix.ids[b[2]] for b in before)
+    members = tuple(snap_names(ix, v) for v in after)
+    removed = tuple(snap_names(ix, b[0]) for b in before)
+    numbers = _round({"time_unfused_s": t_unfused, "time_fused_s": t_fused, "benefit_s": benefit,
+                      "bytes_saved": saved, "consumers": k})
+    return msg, nodes, members, numbers, removed
 
 
 def _count(n: int) -> str:

@@ -30,6 +30,7 @@ from workbench.errors import CycleError, PlanError
 from workbench.ir.attrs import EMPTY, Attrs
 from workbench.ir.graph import Graph
 from workbench.ir.ops import Category, get_op
+from workbench.planner.decision import Decision
 
 PLAN_FORMAT = "fusion-workbench-plan"
 PLAN_VERSION = 1
@@ -155,67 +156,6 @@ ROLE_NOTES = {
     GroupRole.OFFLINE: " (offline: folds weights once, when they are loaded; not run per call)",
     GroupRole.FREE: " (free: reads its operand's buffer another way; no kernel)",
 }
-
-
-@dataclass(frozen=True)
-class Decision:
-    """One step of the planner (or one user edit), taken or refused, with its reason.
-
-    Parameters
-    ----------
-    step : int
-        Position in the decision log (0-based).
-    action : str
-        What was tried: ``"fuse"`` (producer into consumers), ``"sibling"``, ``"pattern"``,
-        ``"edit"``, ...
-    fused : bool
-        True if it was done.
-    reason : str
-        A short code (``"benefit"``, ``"cycle"``, ``"expensive-duplication"`` ...).
-    message : str
-        The reason as a sentence a person can read.
-    nodes : tuple of str
-        The nodes the step concerns (producer first, then consumers).
-    members : tuple of tuple of str
-        For a taken step: the full membership of each group it produced (for replay).
-    numbers : Attrs
-        The cost-model numbers behind it (seconds, bytes), e.g. ``time_unfused_s``,
-        ``time_fused_s``, ``benefit_s``.
-    removed : tuple of tuple of str
-        For a taken step: the exact member sets of the groups it replaced. When given,
-        :func:`replay` removes exactly these (a duplicated producer's own group survives a step
-        that copies it into one consumer); when empty, replay removes every group that is a
-        subset of the new groups' union.
-    """
-
-    step: int
-    action: str
-    fused: bool
-    reason: str
-    message: str
-    nodes: tuple[str, ...] = ()
-    members: tuple[tuple[str, ...], ...] = ()
-    numbers: Attrs = EMPTY
-    removed: tuple[tuple[str, ...], ...] = ()
-
-    def to_json(self) -> dict:
-        d = {"step": self.step, "action": self.action, "fused": self.fused,
-             "reason": self.reason, "message": self.message, "nodes": list(self.nodes)}
-        if self.members:
-            d["members"] = [list(m) for m in self.members]
-        if self.removed:
-            d["removed"] = [list(m) for m in self.removed]
-        if self.numbers:
-            d["numbers"] = self.numbers.to_json()
-        return d
-
-    @staticmethod
-    def from_json(d: dict) -> "Decision":
-        return Decision(int(d["step"]), str(d["action"]), bool(d["fused"]), str(d["reason"]),
-                        str(d["message"]), tuple(d.get("nodes", ())),
-                        tuple(tuple(m) for m in d.get("members", ())),
-                        Attrs(d.get("numbers", {})),
-                        tuple(tuple(m) for m in d.get("removed", ())))
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,7 @@ class SiblingFusion:
         if r is None and t_fused >= t_unfused:
             r = Refusal("not-profitable", f"one kernel would take {fmt_time(t_fused)}, no less "
                         f"than the two ({fmt_time(t_unfused)})")
-        before = [run.gnames(a), run.gnames(b)]
+        before = [a.ver, b.ver]
         if r is None:
             shared_text = self.shared_text(a, b, v)
             res = run.unite(a, b, direct_ok=False)

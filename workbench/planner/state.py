@@ -40,11 +40,32 @@ from workbench.ir.index import GraphIndex
 SEARCH_BUDGET = 20000
 
 
+def version_members(ver) -> set[int]:
+    """The members a group had when its :attr:`Group.ver` was ``ver``.
+
+    A version is a node index (a group of one op) or a pair of the versions that were merged;
+    taking one costs nothing, and the decision log keeps them to name a step's groups only when
+    the log is read.
+    """
+    out: set[int] = set()
+    seen: set[int] = set()
+    stack = [ver]
+    while stack:
+        v = stack.pop()
+        if v.__class__ is int:
+            out.add(v)
+        elif id(v) not in seen:
+            seen.add(id(v))
+            stack.extend(v)
+    return out
+
+
 class Group:
     """One group of the working state (node indices; see :class:`FusionState`)."""
 
     __slots__ = ("gid", "members", "ext", "parts", "ext_bytes", "outs", "out_bytes", "flops",
-                 "trans", "rank", "roots", "live", "pattern", "pinned", "special", "dup", "names", "t")
+                 "trans", "rank", "roots", "live", "pattern", "pinned", "special", "dup", "names", "t",
+                 "ver")
 
     def __init__(self, gid: int):
         self.gid = gid
@@ -70,6 +91,8 @@ class Group:
         self.names: tuple | None = None
         #: cached predicted time (None: stale)
         self.t: float | None = None
+        #: a snapshot of the members, O(1) to take (see :func:`version_members`)
+        self.ver: object = gid
 
     def select(self, flags) -> list[int]:
         """Sorted special members with ``flags[i]`` set."""
@@ -208,6 +231,7 @@ class FusionState:
             shared = pm & c.members
             c.members |= pm
             c.names = c.t = None
+            c.ver = (c.ver, p.ver)
             for v in pm:
                 self.node_groups[v].add(c.gid)
             c.flops += p.flops - sum(ix.flops[m] for m in shared)
@@ -295,6 +319,7 @@ class FusionState:
                 self.home[v] = a.gid
         a.members = members
         a.names = a.t = None
+        a.ver = (a.ver, b.ver)
         a.ext, a.parts, a.ext_bytes = ext, parts, sum(ext.values())
         a.outs = {v for v in a.outs | b.outs if self.needs_write(v, a.gid)}
         a.out_bytes = sum(ix.nbytes[v] for v in a.outs)

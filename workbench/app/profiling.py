@@ -128,8 +128,24 @@ def correctness_rows(report: dict) -> list[dict]:
     return [{"output": f"out{o.get('index')} {o.get('node')}",
              "max_abs_error": f"{_num(o.get('max_abs_error')) or 0:.3g}",
              "max_rel_error": f"{_num(o.get('max_rel_error')) or 0:.3g}",
+             "nonfinite": nonfinite_text(o),
              "ok": "yes" if o.get("ok") else f"NO ({o.get('mismatches')} elements)"}
             for o in report.get("outputs", ())]
+
+
+def nonfinite_text(output: dict) -> str:
+    """An output's non-finite mismatches in the report's words (NaN, inf, a finite value where
+    the reference has neither, and the first position), ``"none"`` when there are none."""
+    from workbench.codegen.check import OutputCheck
+
+    fields = ("nan_count", "inf_count", "finite_count")
+    if not any(output.get(k) for k in fields):
+        return "none"
+    first = output.get("first_nonfinite")
+    check = OutputCheck(0, "", "", (), 0.0, 0.0, 0.0, 0.0, 0, False,
+                        **{k: int(output.get(k) or 0) for k in fields},
+                        first_nonfinite=tuple(first) if first is not None else None)
+    return check.nonfinite_text()
 
 
 def backend_text(report: dict, requested: str = "auto") -> str:
@@ -174,7 +190,9 @@ def mismatch_text(report: dict) -> str:
     bad = [o for o in report.get("outputs", ()) if not o.get("ok")]
     if bad and not errors:
         errors = [f"output {o.get('node')} differs from the reference (max abs error "
-                  f"{o.get('max_abs_error')})" for o in bad]
+                  f"{o.get('max_abs_error')}"
+                  + (f"; {nonfinite_text(o)}" if nonfinite_text(o) != "none" else "") + ")"
+                  for o in bad]
     return "; ".join(errors)
 
 

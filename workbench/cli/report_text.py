@@ -74,8 +74,8 @@ def format_report(report) -> str:
         extra = ""
         if o.reference_error is not None:
             extra = f"  (f32 reference's own error {o.reference_error:.2g})"
-        lines.append(f"output {o.index} {o.node}: {_type_text(o)}  max abs error "
-                     f"{o.max_abs_error:.3g}  max rel error {o.max_rel_error:.3g}  {status}{extra}")
+        lines.append(f"output {o.index} {o.node}: {_type_text(o)}  {o.summary()}  "
+                     f"{status}{extra}")
     for e in report.errors:
         lines.append(f"error: {e.get('text', e.get('message'))}")
     for n in report.notes:

@@ -9,7 +9,13 @@ epilogue over that block while it is in cache; a convolution first gathers the b
 (im2col). Kernels are compiled eagerly from an explicit signature with ``cache=True``.
 
 Float flags: ``fastmath={'reassoc', 'contract'}`` lets LLVM reorder sums (vectorised
-reductions) and fuse multiply-adds; no ``nnan``/``ninf``, so NaN and inf behave as in numpy.
+reductions) and fuse multiply-adds; no ``nnan``/``ninf``, so NaN and inf behave as in numpy. A
+kernel that adds or subtracts a product it recomputes (a softmax's ``x*K - max(x*K)``) drops
+``contract`` (:data:`STRICT_FLAGS`): an FMA there rounds differently from the product it is
+compared with, and the difference, which should be 0, can overflow ``exp``
+(:mod:`workbench.codegen.products`). ``reassoc`` changes a sum of ``n`` terms by at most the
+reordering bound the correctness check allows (``n * eps * max|term|``, Higham 4.2); ``contract``
+changes ``a*b + c`` by at most half an ulp of ``a*b``.
 """
 
 from __future__ import annotations
@@ -50,13 +56,16 @@ BLOCKED_MIN_ROWS = 64
 #: fused plan: 620-690 us against 800-850 us). See docs/codegen.md, "Processes and threads".
 BLAS_ALL_CORES = False
 FASTMATH_FLAGS = "{'reassoc', 'contract'}"
+#: the flags of a kernel that adds or subtracts a recomputed product (see the module notes)
+STRICT_FLAGS = "{'reassoc'}"
 #: ops for which workbench.codegen.fastmath has float32 functions
 FASTMATH_OPS = ("exponential", "log", "tanh", "logistic", "erf")
 #: rows per block target: a block of the dot's result (rows x N) stays within ~256 KiB (L2)
 BLOCK_BYTES = 256 << 10
 
 
-def render_cpu(kir: KernelIR, math_table: str | None = None, fast_hash: str = ""):
+def render_cpu(kir: KernelIR, math_table: str | None = None, fast_hash: str = "",
+               strict_products: bool = False):
     """Numba CPU source for a kernel.
 
     Parameters
@@ -67,6 +76,9 @@ def render_cpu(kir: KernelIR, math_table: str | None = None, fast_hash: str = ""
         ``log``, ``tanh``, ``logistic`` and ``erf``; None uses ``math`` (libm) directly.
     fast_hash : str
         Hash of the approximations' source, written into the header (part of the cache key).
+    strict_products : bool
+        Compile without ``contract`` (:data:`STRICT_FLAGS`): the kernel adds or subtracts a
+        product that is recomputed (:func:`~workbench.codegen.products.needs_strict_products`).
 
     Returns
     -------
@@ -104,7 +116,8 @@ def render_cpu(kir: KernelIR, math_table: str | None = None, fast_hash: str = ""
                     and not any(_blocked(c) for c in contractions)) else 1
     w.line(f"BLAS_THREADS = {threads}  # 0: BLAS may use every core (no dot runs in a prange)")
     w.line("")
-    w.line(f"@njit(SIGNATURE, parallel=PARALLEL, cache=True, fastmath={FASTMATH_FLAGS}, "
+    flags = STRICT_FLAGS if strict_products else FASTMATH_FLAGS
+    w.line(f"@njit(SIGNATURE, parallel=PARALLEL, cache=True, fastmath={flags}, "
            "error_model='numpy', boundscheck=False, nogil=True)")
     w.line(f"def kernel({', '.join(arg_names(kir))}):")
     w.extend(body)

@@ -368,8 +368,10 @@ def _errors(compiled, checks):
     for c in checks:
         if not c.ok:
             errors.append(MismatchError(
-                f"output {c.index} differs from the reference: max abs error "
-                f"{c.max_abs_error:.3g}, max rel error {c.max_rel_error:.3g}, "
-                f"{c.mismatches} element(s) beyond atol {c.atol:.3g} + rtol {c.rtol:g}",
+                f"output {c.index} differs from the reference: "
+                + (f"{c.nonfinite_text()}; " if c.nonfinite_text() else "")
+                + f"max abs error {c.max_abs_error:.3g}, max rel error "
+                f"{c.max_rel_error:.3g}, {c.mismatches} element(s) beyond atol {c.atol:.3g} + "
+                f"rtol {c.rtol:g}",
                 node=c.node).to_dict())
     return errors

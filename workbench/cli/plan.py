@@ -58,7 +58,7 @@ def cmd_plan(args) -> int:
 
 
 def cmd_compare_xla(args) -> int:
-    from workbench.planner.compare import compare_with_xla, difference_summary
+    from workbench.planner.compare import compare_with_xla, difference_summary, fusion_summary
     from workbench.costmodel.devices import get_device
     from workbench.planner.heuristics import plan_graph
 
@@ -77,8 +77,9 @@ def cmd_compare_xla(args) -> int:
     if args.policy != "xla-cpu":
         print("  (the priority and greedy policies weigh costs, so the device changes their "
               "answer; xla-cpu follows XLA:CPU's rules and does not depend on it)")
-    print(f"precision {agreement.precision:.3f}  recall {agreement.recall:.3f}  "
-          f"F1 {agreement.f1:.3f}")
+    print(agreement.score_text())
+    for line in fusion_summary(agreement, limit=args.limit):
+        print(line)
     for line in difference_summary(graph, agreement, limit=args.limit):
         print(line)
     return 0

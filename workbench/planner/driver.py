@@ -7,7 +7,7 @@ from __future__ import annotations
 from workbench.errors import LegalityError, PlanError
 from workbench.ir.graph import Graph
 from workbench.ir.attrs import Attrs
-from workbench.costmodel.model import BASE_REGISTERS, MEMORY_COMPUTE_PARALLELISM
+from workbench.costmodel.model import BASE_REGISTERS, MEMORY_COMPUTE_PARALLELISM, group_cost
 from workbench.costmodel.devices import get_device
 from workbench.costmodel.text import bound_label
 from workbench.fmt import fmt_bytes, fmt_time, name_list
@@ -115,6 +115,13 @@ class PlannerRun:
         """Unite two groups if that creates no cycle: the new group, or a :class:`Refusal`."""
         ranks = self.state.reorder_for_union(a, b, direct_ok)
         if ranks is False:
+            succ = self.state.succ
+            first, second = (a, b) if b.gid in succ[a.gid] else (b, a)
+            if not direct_ok and second.gid in succ[first.gid]:
+                return Refusal("cycle", f"{self.desc(second)} reads the result of "
+                               f"{self.desc(first)}: they are producer and consumer, not "
+                               "siblings, and side-by-side fusion joins only kernels that do "
+                               "not depend on each other")
             return Refusal("cycle", f"a path runs from {self.desc(a)} to {self.desc(b)} through "
                            "other kernels: as one kernel they would depend on themselves")
         if ranks is None:
@@ -211,6 +218,16 @@ class PlannerRun:
                          f"{anchor}: {r.message}", nodes=(anchor,))
                 continue
             before = self._pattern_cost(m.members)
+            predicted = group_cost(self.graph, self.names(m.members), self.dev).predicted_s
+            if predicted > before:
+                self.log("pattern", False, "not-profitable",
+                         f"did not form the {m.name} pattern at {anchor}: as one {m.kind} "
+                         f"fusion its {len(m.members)} ops are predicted at "
+                         f"{fmt_time(predicted)}, {fmt_time(predicted - before)} more than "
+                         f"running them one by one ({fmt_time(before)})", nodes=(anchor,),
+                         numbers={"time_unfused_s": before, "time_fused_s": predicted,
+                                  "benefit_s": before - predicted})
+                continue
             g = self._gather(sorted(m.members), "pattern")
             if g is None:
                 continue

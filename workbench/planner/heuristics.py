@@ -180,7 +180,7 @@ class PriorityRun(PlannerRun):
         else:
             consumers = sorted((st.groups[c] for c in succ), key=lambda g: g.rank)
         r = self._structural(p, consumers)
-        if r is not None:
+        if r is not None and not full:
             return Candidate(p, consumers, refusal=r)
         keep = [v for v in p.outs if ix.output[v]]
         t_unfused, t_fused, fused, ins = st.time(p), 0.0, [], []
@@ -196,8 +196,10 @@ class PriorityRun(PlannerRun):
             t_unfused += st.time(c)
             fused.append((flops, trans, nbytes, written, dot))
             ins.append(n_in)
-        cand = Candidate(p, consumers, t_unfused=t_unfused, t_fused=t_fused, fused=fused,
-                         n_inputs=ins)
+        cand = Candidate(p, consumers, refusal=r, t_unfused=t_unfused, t_fused=t_fused,
+                         fused=fused, n_inputs=ins)
+        if r is not None:
+            return cand
         if full:
             return self.legality(cand) or cand
         return cand
@@ -215,7 +217,9 @@ class PriorityRun(PlannerRun):
                                        n_out=len(c.outs) + len(keep), n_in=n_in)
             r = self.check([p.members, c.members], counts, upstream=0)
             if r is not None:
-                return Candidate(p, cand.consumers, refusal=r, consumer=c)
+                return Candidate(p, cand.consumers, refusal=r, consumer=c,
+                                 t_unfused=cand.t_unfused, t_fused=cand.t_fused,
+                                 fused=cand.fused, n_inputs=cand.n_inputs)
         return None
 
     def _structural(self, p: Group, consumers) -> Refusal | None:
@@ -229,8 +233,9 @@ class PriorityRun(PlannerRun):
                            "fused into its consumers")
         if k > 1:
             if any(ix.output[v] for v in p.outs):
-                return Refusal("graph-output", "its value is a graph output, written anyway; "
-                               "copying it into its consumers saves nothing")
+                return Refusal("graph-output", "its value is a graph output, so it is written "
+                               "anyway, and a graph output with several consumers is not "
+                               f"copied into them (that would compute it {k + 1} times)")
             if p.select(ix.contraction):
                 return Refusal("duplicate-contraction", f"it holds a contraction, which would be "
                                f"recomputed {k} times")
@@ -288,8 +293,12 @@ class PriorityRun(PlannerRun):
                      else f"its {cand.k} consumers ({name_list(self.desc(c) for c in cand.consumers)})")
             if cand.refusal is not None:
                 target = self.desc(cand.consumer) if cand.consumer is not None else cdesc
+                numbers = ({} if not cand.fused else
+                           {"time_unfused_s": cand.t_unfused, "time_fused_s": cand.t_fused,
+                            "benefit_s": cand.estimate})
                 self.log("fuse", False, cand.refusal.code, f"kept {self.desc(g)} separate from "
-                         f"{target}: {cand.refusal.message}", nodes=nodes)
+                         f"{target}: {cand.refusal.message}{_model_says(cand)}", nodes=nodes,
+                         numbers=numbers)
                 continue
             dup = (f"; duplicating it would compute it {cand.k}x" if cand.k > 1 else "")
             self.log("fuse", False, "not-profitable",
@@ -297,6 +306,18 @@ class PriorityRun(PlannerRun):
                      f"{fmt_time(-cand.benefit)} more than it saves{dup}", nodes=nodes,
                      numbers={"time_unfused_s": cand.t_unfused, "time_fused_s": cand.t_fused,
                               "benefit_s": cand.benefit})
+
+
+def _model_says(cand: "Candidate") -> str:
+    """What the cost model predicts for a fusion a rule refused (``""`` when it was not
+    costed): the rule decides, and the sentence says so when the model disagrees."""
+    if not cand.fused:
+        return ""
+    est = cand.estimate
+    if est > 0:
+        return (f"; the cost model predicts fusing would save {fmt_time(est)}, but this rule "
+                "keeps them apart")
+    return f"; the cost model agrees: fusing would cost {fmt_time(-est)} more than it saves"
 
 
 def _count(n: int) -> str:
@@ -323,3 +344,8 @@ class Candidate:
     @property
     def benefit(self) -> float:
         return self.t_unfused - self.t_fused if self.refusal is None else float("-inf")
+
+    @property
+    def estimate(self) -> float:
+        """The cost model's saving of the fusion, refused or not (seconds)."""
+        return self.t_unfused - self.t_fused

@@ -35,7 +35,9 @@ def test_group_bytes_flops_and_time_by_hand():
     # add and multiply: one FLOP per element; broadcast: none; exp: one transcendental each.
     assert (c.flops, c.transcendentals) == (2048, 1024)
     compute = (2048 + 8 * 1024) / 67e12          # H100: a transcendental = 8 FLOP
-    memory = 12288 / 3.35e12
+    # XLA's ReadTime: the 8 KiB read fits in the L2 (x 2.5) and in 2 KiB of L1 on each of
+    # the 132 SMs (x 8 more); the 4 KiB written goes at HBM bandwidth
+    memory = 8192 / (3.35e12 * 2.5 * 8) + 4096 / 3.35e12
     assert c.compute_s == pytest.approx(compute)
     assert c.memory_s == pytest.approx(memory)
     assert c.predicted_s == pytest.approx(compute + memory - 0.95 * min(compute, memory) + 1e-6)
@@ -173,7 +175,9 @@ def test_probe_measures_positive_numbers_quickly():
 
     t0 = time.perf_counter()
     p = probe_cpu()
-    assert time.perf_counter() - t0 < 2.0        # about 0.6 s of trials (budget: ~1 s)
+    # about 1 s on an idle machine (the copies of the sweep allocate 256 MiB); a loaded
+    # 2-core machine (load 8) took 3.2 s
+    assert time.perf_counter() - t0 < 6.0
     assert p.kind == "cpu" and p.launch_overhead_s > 0 and p.max_registers_per_thread is None
     assert p.bandwidth_Bps > 1e8 and p.peak_flops > 1e8
     assert "best of" in p.source

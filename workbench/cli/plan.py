@@ -4,6 +4,7 @@ costs, agreement with XLA's own fusions, the cost model's device profiles (docs/
 from __future__ import annotations
 
 import json
+import sys
 
 from workbench.cli.common import check_out_path, int_at_least
 from workbench.cli.common import load_graph_arg as _load
@@ -85,12 +86,23 @@ def cmd_compare_xla(args) -> int:
     return 0
 
 
+def _progress_line(stage, k, n, message) -> None:
+    if k in (1, n):
+        print(f"  {stage} {k}/{n}: {message}", file=sys.stderr)
+
+
 def cmd_devices(args) -> int:
     from workbench.costmodel.devices import all_profiles, cpu_profile_path
     from workbench.costmodel.text import core_text, memory_ceilings
     from workbench.fmt import fmt_rate, fmt_time
 
-    profiles = all_profiles(refresh=args.refresh)
+    if args.refresh:
+        from workbench.profiler.calibrate import refresh_cpu_profile
+
+        print("measuring the cpu profile: a quick probe, then micro-kernels of the CPU backend "
+              "(about a minute the first time, while they compile)", file=sys.stderr)
+        refresh_cpu_profile(_progress_line)
+    profiles = all_profiles()
     if args.json:
         print(json.dumps({"cpu_cache": str(cpu_profile_path()),
                           "profiles": [p.to_json() for p in profiles]}, indent=1))

@@ -6,12 +6,13 @@ all name a kernel's bound and a device's ceilings with these functions, so they 
 
 from __future__ import annotations
 
+from workbench.costmodel.devices import LEVEL_WORDS
 from workbench.costmodel.model import CostBreakdown
 from workbench.fmt import fmt_bytes, fmt_count, fmt_rate, fmt_time
 
 
 #: how the text names the memory levels of CostBreakdown.memory_level
-LEVEL_NAMES = {"l2": "L2", "llc": "LLC", "dram": "DRAM"}
+LEVEL_NAMES = LEVEL_WORDS
 
 
 def bound_label(bound: str, level: str, device=None) -> str:

@@ -7,7 +7,9 @@ from __future__ import annotations
 from workbench.errors import LegalityError, PlanError
 from workbench.ir.graph import Graph
 from workbench.ir.attrs import Attrs
-from workbench.costmodel.model import BASE_REGISTERS, MEMORY_COMPUTE_PARALLELISM, group_cost
+from workbench.costmodel.calibration import speedup
+from workbench.costmodel.model import (BASE_REGISTERS, MEMORY_COMPUTE_PARALLELISM,
+                                       calibration_of, group_cost)
 from workbench.costmodel.devices import get_device
 from workbench.costmodel.text import bound_label
 from workbench.fmt import fmt_bytes, fmt_time, name_list
@@ -137,14 +139,22 @@ class PlannerRun:
         if self.dev.is_gpu and cap is not None and g.live + BASE_REGISTERS > cap:
             self.state.exact_live(g)
 
-    def bound_of(self, flops, trans, nbytes, written=None, contraction=False) -> str:
+    def bound_of(self, flops, trans, nbytes, written=None, contraction=False,
+                 calibrated=None) -> str:
         """What limits a kernel, as the log says it: ``launch-bound``, ``compute-bound``,
         ``memory-bound`` or, on a profile with cache ceilings, ``memory-bound (L2)``."""
         d = self.dev
-        c = (flops + d.transcendental_flops * trans) / d.flop_rate(written, contraction)
         level, bandwidth = d.memory_level(nbytes)
-        m = nbytes / bandwidth
-        if d.launch_overhead_s >= max(c, m):
+        cal = calibration_of(d)
+        if cal is not None and calibrated is not None:
+            cs, ds, work, traffic = calibrated
+            c, m = cs / speedup(cal, work) + ds, cal.memory(nbytes)
+            launch = cal.launch(traffic)
+        else:
+            c = (flops + d.transcendental_flops * trans) / d.flop_rate(written, contraction)
+            m = nbytes / bandwidth
+            launch = d.launch_overhead_s
+        if launch >= max(c, m):
             return bound_label("launch", level, d)
         return bound_label("compute" if c > m else "memory", level, d)
 

@@ -192,7 +192,8 @@ class PriorityRun(PlannerRun):
             written = c.out_bytes + sum(ix.nbytes[v] for v in keep if v not in c.outs)
             nbytes = in_bytes + written
             dot = st.has_contraction(p, c)
-            t_fused += st.time_of(flops, trans, nbytes, written, dot)
+            t_fused += st.time_of(flops, trans, nbytes, written, dot,
+                                  st.calibrated(c, p, minus=shared))
             t_unfused += st.time(c)
             fused.append((flops, trans, nbytes, written, dot))
             ins.append(n_in)
@@ -255,7 +256,8 @@ class PriorityRun(PlannerRun):
             self.tighten(c)
         flops, trans, nbytes, written, dot = cand.fused[0]
         kind = self.kind(consumers[0])
-        bound = self.bound_of(flops, trans, nbytes, written, dot)
+        bound = self.bound_of(flops, trans, nbytes, written, dot,
+                              st.calibrated(consumers[0]))
         if cand.k == 1:
             msg = (f"fused {pdesc} into {cdescs[0]}: saves "
                    f"{fmt_time(cand.benefit)} ({saved_bytes_text(saved)}) — {bound} "

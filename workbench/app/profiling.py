@@ -108,19 +108,42 @@ def kernel_rows(report: dict, plan) -> list[dict]:
     rows = []
     for k in report.get("kernels", ()):
         measured, predicted = _num(k.get("median_s")), _num(k.get("predicted_s"))
-        ratio = measured / predicted if measured and predicted else None
+        check = k.get("prediction") or {}
+        ratio = _num(check.get("ratio"))
+        if ratio is None:
+            ratio = measured / predicted if measured and predicted else None
         note = "numpy fallback" if k.get("fallback") else ("cached" if k.get("cached") else "")
         if noisy(k):
             note = " · ".join(x for x in (f"noisy: spread {fmt_seconds(k['spread_s'])}, "
                                           f"min {fmt_seconds(k['min_s'])}", note) if x)
+        if check.get("missed"):
+            note = " · ".join(x for x in (f"MISS: {check.get('text')}", note) if x)
         rows.append({"group": k.get("group_id"), "kind": k.get("kind", "?"),
                      "measured_s": measured, "predicted_s": predicted,
                      "spread_s": _num(k.get("spread_s")), "noisy": noisy(k),
                      "measured": fmt_seconds(measured), "predicted": fmt_seconds(predicted),
                      "ratio": f"{ratio:.2f}" if ratio else "-",
+                     "missed": bool(check.get("missed")),
+                     "dominant": k.get("dominant") or "-",
                      "gbps": f"{k['gbps']:.2f}" if _num(k.get("gbps")) else "-",
                      "note": note})
     return rows
+
+
+def accuracy_text(report: dict) -> str:
+    """How many of the fused plan's kernels ran within [0.5, 2] x their prediction, and which
+    missed (``""`` without predictions)."""
+    checks = [(k.get("group_id"), k["prediction"]) for k in report.get("kernels", ())
+              if k.get("prediction")]
+    if not checks:
+        return ""
+    missed = [g for g, c in checks if c.get("missed")]
+    text = (f"predictions: {len(checks) - len(missed)} of {plural(len(checks), 'kernel')} "
+            "within [0.5, 2] x their prediction")
+    if missed:
+        text += f"; missed (flagged in the table, with the term that was wrong): " \
+                f"{', '.join(missed)}"
+    return text
 
 
 def correctness_rows(report: dict) -> list[dict]:
@@ -178,6 +201,9 @@ def summary_text(report: dict, requested: str = "auto") -> str:
     if what:
         text += (f" · noisy: {' and '.join(what)} vary widely from run to run (spread above "
                  "the fastest run), as on a busy machine; profile again to compare")
+    accuracy = accuracy_text(report)
+    if accuracy:
+        text += " · " + accuracy
     notes = report.get("notes") or ()
     if notes:
         text += " · " + " ".join(str(n) for n in notes)

@@ -7,11 +7,13 @@ is a measurement of this machine running our kernels, not a datasheet or a sysfs
 
 ``launch_s``, ``launch_cold``
     The time of a one-element kernel called again and again (a warm launch), and of the same
-    kernel when the plan streams ``S`` bytes through the caches between two of its calls
-    (``[S, seconds]`` points): the dispatch's code and data are evicted and fetched again. A
-    kernel's launch term is the cold launch at the graph's *traffic* (the bytes its unfused plan
-    moves per call, which is what runs between two calls of a kernel while the profiler
-    alternates the fused and the unfused plans).
+    kernel in a plan whose other kernel streams a working set of ``S`` bytes between two of its
+    calls (``[S, seconds]`` points): the dispatch's code and data are evicted and fetched again.
+    A kernel's launch term is the cold launch at the graph's *footprint* (the peak bytes alive
+    at once, parameters included: the working set the plan keeps touching;
+    :func:`~workbench.costmodel.model.graph_traffic`). Measured on the 2-core VM, the small
+    kernels of graphs with footprints under 3 MiB ran in 0.6-1.6 µs, those of 8-32 MiB
+    footprints in 3-7 µs, whatever their own size.
 ``stream``
     ``[bytes moved, seconds]`` of a streaming elementwise kernel (``y = 2 x``) at working sets
     from a few KiB to hundreds of MiB, launch taken off: the memory term interpolates it
@@ -188,8 +190,8 @@ class Calibration:
     # ----- the terms -------------------------------------------------------------------------
 
     def launch(self, traffic_bytes: float) -> float:
-        """Seconds to launch a kernel while the plan streams ``traffic_bytes`` between two of
-        its calls (at least the warm launch)."""
+        """Seconds to launch a kernel of a plan whose working set is ``traffic_bytes`` (at
+        least the warm launch)."""
         if not self.launch_cold or traffic_bytes <= 0:
             return self.launch_s
         return max(self.launch_s, interp_loglog(self.launch_cold, traffic_bytes,

@@ -63,7 +63,7 @@ from dataclasses import dataclass, field
 
 from workbench.ir.graph import Graph
 from workbench.costmodel.calibration import (Calibration, NodeCosts, cpu_terms, cpu_time,
-                                             node_costs)
+                                             node_basis, node_costs)
 from workbench.costmodel.devices import (CPU_PARALLEL_MIN_BYTES, DEVICES, LEVEL_WORDS,
                                          DeviceProfile, cpu_profile, get_device, probe_cpu)
 from workbench.ir.index import GraphIndex, graph_index
@@ -202,6 +202,9 @@ class CostBreakdown:
     memory_level: str = "dram"
     terms: dict = field(default_factory=dict, compare=False)
     dominant: str = ""
+    #: what each term counts: term -> (amount, unit), e.g. ``memory -> (bytes, "B")``,
+    #: ``contraction -> (FLOPs, "FLOP")``, a compute class -> (elements, "element")
+    term_units: dict = field(default_factory=dict, compare=False)
 
     @property
     def bytes_total(self) -> int:
@@ -210,7 +213,13 @@ class CostBreakdown:
     def to_json(self) -> dict:
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
         out["terms"] = dict(self.terms)
+        out["term_units"] = {k: list(v) for k, v in self.term_units.items()}
         return out
+
+    @property
+    def dominant_key(self) -> str:
+        """The key of ``terms`` that dominates (``""`` when there are no terms)."""
+        return max(self.terms, key=lambda k: self.terms[k]) if self.terms else ""
 
     @staticmethod
     def total(items: Iterable["CostBreakdown"]) -> "CostBreakdown":
@@ -265,10 +274,11 @@ def estimate(flops: int, trans: int, bytes_read: int, bytes_written: int, live: 
     terms = {"launch": launch, "memory": memory, "compute": compute}
     dominant = (f"memory ({LEVEL_WORDS.get(level, level)})" if bound == "memory"
                 and len(device.memory_levels()) > 1 else bound)
+    units = {"launch": (1, "launch"), "memory": (moved, "B"), "compute": (work, "FLOP")}
     return CostBreakdown(bytes_read, bytes_written, flops, trans, work / moved if moved else 0.0,
                          regs, occ, launch, compute, memory,
                          combine_times(compute, memory) + launch, bound,
-                         live, 1, work, level, terms, dominant)
+                         live, 1, work, level, terms, dominant, units)
 
 
 def calibrated_estimate(index: GraphIndex, mem, bytes_read: int, bytes_written: int,
@@ -278,12 +288,21 @@ def calibrated_estimate(index: GraphIndex, mem, bytes_read: int, bytes_written: 
     (node indices)."""
     costs = node_costs_of(index, device, cal)
     by_class: dict[str, float] = {}
-    dot_s, work = 0.0, 0
+    units: dict[str, tuple] = {"launch": (1, "launch")}
+    dot_s, work, dot_flops = 0.0, 0, 0
     for m in mem:
-        by_class[costs.klass[m]] = by_class.get(costs.klass[m], 0.0) + costs.compute_s[m]
+        k = costs.klass[m]
+        by_class[k] = by_class.get(k, 0.0) + costs.compute_s[m]
         dot_s += costs.dot_s[m]
         work += costs.work[m]
+        if k == "contraction":
+            dot_flops += index.flops[m]
+        else:
+            n = units.get(k, (0, "element"))[0] + node_basis(index, m)[0]
+            units[k] = (n, "element")
     by_class.pop("contraction", None)
+    units["contraction"] = (dot_flops, "FLOP")
+    units["memory"] = (bytes_read + bytes_written, "B")
     moved = bytes_read + bytes_written
     rows = 1 if any(index.reduction[m] and index.elements[m] <= 1 for m in mem) else 2
     terms, dominant, predicted = cpu_terms(cal, by_class, dot_s, moved, work,
@@ -296,7 +315,7 @@ def calibrated_estimate(index: GraphIndex, mem, bytes_read: int, bytes_written: 
     return CostBreakdown(bytes_read, bytes_written, flops, trans, fe / moved if moved else 0.0,
                          None, None, terms["launch"], compute, terms["memory"], predicted,
                          _bound(compute, terms["memory"], terms["launch"]), 0, 1, fe, level,
-                         terms, dominant)
+                         terms, dominant, {k: v for k, v in units.items() if k in terms})
 
 
 def calibration_of(device) -> "Calibration | None":
@@ -331,15 +350,19 @@ def node_costs_of(index: GraphIndex, device: DeviceProfile, cal) -> NodeCosts:
 
 
 def graph_traffic(index: GraphIndex) -> int:
-    """Bytes the graph's unfused plan moves per call (every live op reading its operands and
-    writing its value): what streams between two calls of a kernel as the profiler runs the
-    fused and the unfused plans in turn (the launch term, see
-    :mod:`~workbench.costmodel.calibration`)."""
-    hit = index.__dict__.get("_traffic")
+    """The graph's memory footprint as the profiler runs it: the peak bytes of values alive at
+    once (parameters included, :func:`~workbench.ir.interpreter.peak_live_bytes`), the working
+    set its kernels keep touching between two calls of one kernel. The launch term grows with
+    it (see :mod:`~workbench.costmodel.calibration`): a kernel's dispatch code and data are
+    evicted from the caches by a footprint larger than they are."""
+    hit = index.__dict__.get("_footprint")
     if hit is None:
-        hit = sum(sum(index.reads_of(i, o) for o in index.operands[i]) + index.nbytes[i]
-                  for i in range(len(index)) if not index.source[i] and index.live[i])
-        index.__dict__["_traffic"] = hit
+        from workbench.ir.interpreter import peak_live_bytes
+
+        params = sum(index.nbytes[i] for i in range(len(index))
+                     if index.ops[i] == "parameter")
+        hit = max(peak_live_bytes(index.graph)[0], params)
+        index.__dict__["_footprint"] = hit
     return hit
 
 

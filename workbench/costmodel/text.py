@@ -73,3 +73,44 @@ def device_line(device) -> str:
     if d.kind == "cpu":
         text += " (`workbench devices --refresh` measures again)"
     return text
+
+
+def term_words(key: str, c: CostBreakdown) -> str:
+    """How the text names a term of ``c.terms``: ``memory (LLC)``, ``transcendental (sin)``,
+    ``contraction``, ``launch``, ``compute``."""
+    from workbench.costmodel.calibration import dominant_term
+
+    return dominant_term({key: 1.0}, LEVEL_WORDS.get(c.memory_level, c.memory_level))
+
+
+def miss_text(c: CostBreakdown, measured_s: float) -> str:
+    """Which term of ``c`` was wrong when a kernel took ``measured_s``: its dominant term, with
+    the rate the kernel achieved against the rate the model assumed, e.g. ``memory (LLC): ran
+    at 3.1 GB/s, the model assumed 25 GB/s`` or ``transcendental (sin): 6.4 ns per element,
+    the model assumed 0.9 ns``; the whole time beyond the launch is put on that term."""
+    key = c.dominant_key
+    if not key:
+        return ""
+    name = term_words(key, c)
+    assumed_s = c.terms[key]
+    amount, unit = c.term_units.get(key, (0, ""))
+    if key == "launch" or not amount or assumed_s <= 0:
+        return (f"{name}: the kernel took {fmt_time(measured_s)}, the model assumed "
+                f"{fmt_time(c.predicted_s)} ({fmt_time(c.terms.get('launch', 0.0))} of it "
+                "launch)")
+    spent = max(measured_s - c.terms.get("launch", 0.0), measured_s * 0.05)
+    if unit == "element":
+        return (f"{name}: {fmt_time(spent / amount)} per element, the model assumed "
+                f"{fmt_time(assumed_s / amount)}")
+    rate_unit = "B/s" if unit == "B" else f"{unit}/s"
+    return (f"{name}: ran at {fmt_rate(amount / spent, rate_unit)}, the model assumed "
+            f"{fmt_rate(amount / assumed_s, rate_unit)}")
+
+
+def ratio_words(ratio: float) -> str:
+    """``2.4x slower than predicted`` / ``3.1x faster than predicted`` / ``as predicted``."""
+    if ratio >= 1.005:
+        return f"{ratio:.1f}x slower than predicted"
+    if ratio <= 1 / 1.005:
+        return f"{1 / ratio:.1f}x faster than predicted"
+    return "as predicted"

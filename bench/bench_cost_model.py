@@ -88,8 +88,9 @@ def _entries(manifest: Path):
 
 def all_models() -> list[tuple[str, Path, str]]:
     shared = [(p.name.split(".")[0], p, "tune") for p in sorted(SHARED.glob("*.before.hlo"))]
-    samples = [(p.stem, p, "tune") for p in sorted((ROOT / "sample_graphs").glob("*.json"))]
-    return shared + samples + corpus_models()
+    samples = [(f"sample_{p.stem}", p, "tune")
+               for p in sorted((ROOT / "sample_graphs").glob("*.json"))]
+    return shared + samples + [(f"corpus_{n}", p, s) for n, p, s in corpus_models()]
 
 
 # ----- measuring ----------------------------------------------------------------------------------

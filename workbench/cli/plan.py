@@ -93,7 +93,7 @@ def _progress_line(stage, k, n, message) -> None:
 
 def cmd_devices(args) -> int:
     from workbench.costmodel.devices import all_profiles, cpu_profile_path
-    from workbench.costmodel.text import core_text, memory_ceilings
+    from workbench.costmodel.text import calibration_lines, core_text, memory_ceilings
     from workbench.fmt import fmt_rate, fmt_time
 
     if args.refresh:
@@ -119,6 +119,8 @@ def cmd_devices(args) -> int:
         if len(p.memory_levels()) > 1:
             print(f"      memory ceilings: {memory_ceilings(p)} (a kernel streams at the "
                   "ceiling of the smallest level that holds the bytes it moves)")
+        for line in calibration_lines(p):
+            print(f"      {line}")
         print(f"      source: {p.source}")
     print(f"the cpu profile is cached in {cpu_profile_path()}"
           + ("; just measured again" if args.refresh else

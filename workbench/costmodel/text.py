@@ -114,3 +114,32 @@ def ratio_words(ratio: float) -> str:
     if ratio <= 1 / 1.005:
         return f"{1 / ratio:.1f}x faster than predicted"
     return "as predicted"
+
+
+def calibration_lines(d) -> list[str]:
+    """What a calibrated ``cpu`` profile measured, a few lines for ``workbench devices``: the
+    launch (warm and cold), the per-element cost of each class, the dots' rates; ``[]`` for a
+    profile without calibration."""
+    from workbench.costmodel.calibration import CLASS_WORDS
+
+    cal = getattr(d, "calibration", None)
+    if not cal:
+        return []
+    cold = cal.get("launch_cold") or []
+    lines = [f"calibrated launch: {fmt_time(cal['launch_s'])} warm"
+             + (f", {fmt_time(cold[-1][1])} with {fmt_bytes(cold[-1][0])} streamed between "
+                "calls" if cold else "")
+             + f"; parallel speedup {cal.get('parallel_speedup', 1):.2f}"]
+    per = []
+    for klass, pts in sorted((cal.get("per_element") or {}).items()):
+        cost = pts[0][1]
+        per.append(f"{CLASS_WORDS.get(klass, klass)} "
+                   + (fmt_time(cost) if cost >= 1e-12 else "free (under memory)"))
+    if per:
+        lines.append("per element on one core (64 KiB working set): " + ", ".join(per))
+    for kind, pts in sorted((cal.get("contraction") or {}).items()):
+        if pts:
+            rates = [f / s for f, _, s in pts if s > 0]
+            lines.append(f"{kind}: {fmt_rate(min(rates), 'FLOP/s')} to "
+                         f"{fmt_rate(max(rates), 'FLOP/s')} over {len(pts)} shapes")
+    return lines

@@ -88,8 +88,14 @@ def _one_kernel(graph):
     return [[n for n in graph.topo_order if graph.node(n).op not in ("parameter", "constant")]]
 
 
+class FellBack(Exception):
+    """A probe kernel ran through numpy: it measures nothing of the backend."""
+
+
 def _best(graph, cache_dir):
     times, kernels = time_plan(graph, _one_kernel(graph), _inputs(graph), cache_dir)
+    if kernels[0].fallback:
+        raise FellBack(f"{graph.name}: {kernels[0].fallback_reason}")
     return float(times[:, 0].min()), "PARALLEL = True" in (kernels[0].source or "")
 
 
@@ -188,7 +194,10 @@ def _per_element(warm, stream, cache_dir, progress, speedup_of):
     for k, (klass, n) in enumerate(jobs):
         _tick(progress, f"{klass} on {n} elements", k, len(jobs))
         g, charged = _class_graph(klass, n)
-        t, parallel = _best(g, cache_dir)
+        try:
+            t, parallel = _best(g, cache_dir)
+        except FellBack:
+            continue        # the class keeps the elementwise cost (Calibration.per_element_s)
         moved = _moved_bytes(g)
         compute = compute_beyond_memory(t - warm, interp_loglog(stream, moved))
         if parallel:
@@ -217,7 +226,10 @@ def _contractions(warm, cache_dir, progress):
         g = verify(b.build([b.op("dot", [x, w], lhs_contracting_dims=(1,),
                                  rhs_contracting_dims=(0,), lhs_batch_dims=(),
                                  rhs_batch_dims=())]))
-        t, _ = _best(g, cache_dir)
+        try:
+            t, _ = _best(g, cache_dir)
+        except FellBack:
+            continue
         out["dot"].append([2 * m * kk * n, 4 * m * n, max(t - warm, 1e-9)])
     for k, (xs, ws, groups) in enumerate(CONVS):
         _tick(progress, f"convolution {xs} * {ws}", len(DOTS) + k, len(DOTS) + len(CONVS))
@@ -225,7 +237,10 @@ def _contractions(warm, cache_dir, progress):
         x, w = b.parameter("x", xs), b.parameter("w", ws)
         c = b.op("conv2d", [x, w], strides=(1, 1), padding="SAME", feature_group_count=groups)
         g = verify(b.build([c]))
-        t, _ = _best(g, cache_dir)
+        try:
+            t, _ = _best(g, cache_dir)
+        except FellBack:
+            continue
         node = g.node(c)
         from workbench.ir.ops import get_op
 

@@ -38,7 +38,16 @@ def breakdown_line(c: CostBreakdown, device=None) -> str:
             f"{fmt_count(c.flops)} FLOP" + (f" + {fmt_count(c.transcendentals)} transc."
                                              if c.transcendentals else "")
             + f", AI {c.arithmetic_intensity:.2f} {unit}{regs} -> {fmt_time(c.predicted_s)}, "
-            f"{bound_label(c.bound, c.memory_level, device)}")
+            f"{bound_label(c.bound, c.memory_level, device)}" + _dominant_note(c))
+
+
+def _dominant_note(c: CostBreakdown) -> str:
+    """``; dominant term: transcendental (sin)`` when the calibrated terms name a compute class
+    the bound alone does not say."""
+    d = c.dominant or ""
+    if not d or d.split(" (")[0] in ("memory", "launch", "compute"):
+        return ""
+    return f"; dominant term: {d}"
 
 
 def memory_ceilings(d) -> str:

@@ -150,3 +150,13 @@ def test_a_malformed_calibration_falls_back_to_the_roofline():
     c = group_cost(g, ["a", "e"], bad)
     assert c.terms.keys() == {"launch", "memory", "compute"}
     assert Calibration.from_json(CAL).parallel_speedup == 2.0
+
+
+def test_a_transpose_that_keeps_the_last_dimension_is_a_copy_of_rows():
+    b = GraphBuilder("heads")
+    x = b.parameter("x", (4, 16, 8, 64))
+    rows = b.op("transpose", [x], dimensions=(0, 2, 1, 3))
+    cols = b.op("transpose", [x], dimensions=(0, 1, 3, 2))
+    ix = graph_index(verify(b.build([rows, cols])))
+    assert node_class(ix, ix.pos[rows]) == "elementwise"
+    assert node_class(ix, ix.pos[cols]) == "transpose"

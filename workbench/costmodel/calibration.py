@@ -232,9 +232,15 @@ def node_class(index, i: int) -> str:
     """The per-element class of node ``i`` (see the module notes)."""
     graph = index.graph
     op = index.ops[i]
+    node = graph.node(index.ids[i])
+    if op == "transpose":
+        perm = tuple(node.attrs.get("dimensions", ()))
+        # keeping the last dimension in place moves whole contiguous rows: a copy
+        if perm and perm[-1] == len(perm) - 1:
+            return "elementwise"
+        return "transpose"
     if op in TRANSCENDENTAL_CLASSES or op in ARITH_CLASSES or op in LAYOUT_CLASSES:
         return op
-    node = graph.node(index.ids[i])
     if op == "reduce":
         x = graph.node(node.operands[0]).type
         return "reduce_row" if x.rank - 1 in node.attrs.get("dimensions", ()) else "reduce_col"

@@ -160,3 +160,12 @@ def test_a_transpose_that_keeps_the_last_dimension_is_a_copy_of_rows():
     ix = graph_index(verify(b.build([rows, cols])))
     assert node_class(ix, ix.pos[rows]) == "elementwise"
     assert node_class(ix, ix.pos[cols]) == "transpose"
+
+
+def test_the_launch_grows_with_the_kernels_and_the_footprint_of_the_plan():
+    cal = Calibration.from_json(dict(CAL, launch_ctx=[[1, 0, 1e-6], [1, 32 * MiB, 2e-6],
+                                                      [64, 0, 3e-6], [64, 32 * MiB, 6e-6]]))
+    assert cal.launch((0, 1)) == pytest.approx(1e-6)
+    assert cal.launch((32 * MiB, 64)) == pytest.approx(6e-6)
+    assert cal.launch((32 * MiB, 8)) == pytest.approx(interp_loglog([(1, 2e-6), (64, 6e-6)], 8))
+    assert cal.launch((64 * MiB, 200)) == pytest.approx(6e-6)      # clamped beyond the table

@@ -25,6 +25,9 @@ def probe(tmp_path_factory):
         mp.setattr(calibrate, "DOTS", ((64, 64, 64),))
         mp.setattr(calibrate, "CONVS", (((2, 8, 8, 8), (3, 3, 8, 8), 1),))
         mp.setattr(calibrate, "RUN_BUDGET_S", 0.02)
+        mp.setattr(calibrate, "ROUNDS", 2)
+        mp.setattr(calibrate, "CONTEXT_KERNELS", (1, 4))
+        mp.setattr(calibrate, "CONTEXT_BYTES", (0, 1 << 20))
         stages = []
         doc = calibrate.calibrate_cpu(lambda *a: stages.append(a), cache_dir=tmp / "k")
     return doc, stages, tmp
@@ -33,6 +36,7 @@ def probe(tmp_path_factory):
 def test_the_probe_measures_every_term_with_our_kernels(probe):
     doc, stages, _ = probe
     assert doc["launch_s"] > 0 and len(doc["stream"]) == 3 and len(doc["launch_cold"]) == 1
+    assert [p[:2] for p in doc["launch_ctx"]] == [[1, 0], [1, 1 << 20], [4, 0], [4, 1 << 20]]
     assert [b for b, _ in doc["stream"]] == [8 << 10, 8 << 14, 8 << 18]
     assert set(doc["per_element"]) == {"elementwise", "exponential", "reduce_col"}
     assert len(doc["per_element"]["reduce_col"]) == 2          # small and large working set

@@ -5,15 +5,18 @@ not) times micro-kernels compiled by the workbench's own CPU backend and stores 
 the ``cpu`` profile's ``calibration`` (a JSON object, :class:`Calibration` reads it). Each number
 is a measurement of this machine running our kernels, not a datasheet or a sysfs value:
 
-``launch_s``, ``launch_cold``
-    The time of a one-element kernel called again and again (a warm launch), and of the same
-    kernel in a plan whose other kernel streams a working set of ``S`` bytes between two of its
-    calls (``[S, seconds]`` points): the dispatch's code and data are evicted and fetched again.
-    A kernel's launch term is the cold launch at the graph's *footprint* (the peak bytes alive
-    at once, parameters included: the working set the plan keeps touching;
-    :func:`~workbench.costmodel.model.graph_traffic`). Measured on the 2-core VM, the small
-    kernels of graphs with footprints under 3 MiB ran in 0.6-1.6 µs, those of 8-32 MiB
-    footprints in 3-7 µs, whatever their own size.
+``launch_s``, ``launch_cold``, ``launch_ctx``
+    The time of a one-element kernel called again and again (a warm launch); of the same kernel
+    in a plan whose other kernel streams a working set of ``S`` bytes between two of its calls
+    (``launch_cold``, ``[S, seconds]``); and its median time in plans of ``K`` distinct kernels
+    and a footprint of ``S`` bytes (``launch_ctx``, ``[K, S, seconds]``): between two of its
+    calls the other kernels evict its dispatch's code and data. A kernel's launch term is this
+    launch in the graph's *context* (:func:`~workbench.costmodel.model.graph_traffic`): its
+    footprint (the peak bytes alive at once, parameters included) and the kernels a profiling
+    round runs (the unfused plan's and the fused plan's, about twice its ops). Measured on the
+    2-core VM, the small kernels of graphs with footprints under 3 MiB ran in 0.6-1.6 µs, those
+    of 8-32 MiB footprints in 3-7 µs, whatever their own size; a one-element kernel ran in 1.0
+    µs alone and 3.4 µs (median) among 100 others.
 ``stream``
     ``[bytes moved, seconds]`` of a streaming elementwise kernel (``y = 2 x``) at working sets
     from a few KiB to hundreds of MiB, launch taken off: the memory term interpolates it
@@ -147,10 +150,10 @@ def find_levels(points) -> list[dict]:
         if bw < LEVEL_DROP * groups[-1][0][1]:
             groups.append([])
         groups[-1].append((b, bw))
-    names = list(LEVEL_NAMES[-(len(groups) - 1):]) if len(groups) > 1 else []
-    names = names[-(len(groups) - 1):] if len(groups) > 1 else []
-    while len(names) < len(groups) - 1:
-        names.insert(0, f"cache{len(groups) - 1 - len(names)}")
+    caches = len(groups) - 1
+    names = list(LEVEL_NAMES[-caches:]) if caches else []
+    while len(names) < caches:
+        names.insert(0, f"cache{caches - len(names)}")
     out = [{"name": n, "up_to": int(g[-1][0]), "Bps": g[0][1]} for n, g in zip(names, groups)]
     out.append({"name": "DRAM", "up_to": None, "Bps": groups[-1][0][1]})
     return out
@@ -169,6 +172,7 @@ class Calibration:
     parallel_min_work: int = 1 << 20
     contraction: dict = field(default_factory=dict)
     source: str = ""
+    launch_ctx: tuple = ()
 
     @staticmethod
     def from_json(doc: dict) -> "Calibration":
@@ -185,16 +189,27 @@ class Calibration:
             {k: tuple(tuple(p) for p in v) for k, v in doc["per_element"].items()},
             float(doc.get("parallel_speedup", 1.0)), int(doc.get("parallel_min_work", 1 << 20)),
             {k: tuple(tuple(p) for p in v) for k, v in doc.get("contraction", {}).items()},
-            str(doc.get("source", "")))
+            str(doc.get("source", "")), tuple(tuple(p) for p in doc.get("launch_ctx", ())))
 
     # ----- the terms -------------------------------------------------------------------------
 
-    def launch(self, traffic_bytes: float) -> float:
-        """Seconds to launch a kernel of a plan whose working set is ``traffic_bytes`` (at
-        least the warm launch)."""
-        if not self.launch_cold or traffic_bytes <= 0:
+    def launch(self, context) -> float:
+        """Seconds to launch a kernel in a plan of ``context`` = (footprint bytes, kernels per
+        round), at least the warm launch: the ``launch_ctx`` table (plans of 1 to 64 distinct
+        kernels and a footprint of 0 to 32 MiB, interpolated log-log in both), else the
+        ``launch_cold`` curve by footprint (a number ``context`` is a footprint)."""
+        footprint, kernels = context if isinstance(context, tuple) else (context, 1)
+        if self.launch_ctx:
+            rows: dict = {}
+            for k, fp, sec in self.launch_ctx:
+                rows.setdefault(k, []).append((max(fp, 1.0), sec))
+            by_k = [(k, interp_loglog(pts, max(footprint, 1.0), extrapolate_linear=False))
+                    for k, pts in sorted(rows.items())]
+            return max(self.launch_s, interp_loglog(by_k, max(kernels, 1),
+                                                    extrapolate_linear=False))
+        if not self.launch_cold or footprint <= 0:
             return self.launch_s
-        return max(self.launch_s, interp_loglog(self.launch_cold, traffic_bytes,
+        return max(self.launch_s, interp_loglog(self.launch_cold, footprint,
                                                 extrapolate_linear=False))
 
     def memory(self, nbytes: float) -> float:

@@ -349,20 +349,22 @@ def node_costs_of(index: GraphIndex, device: DeviceProfile, cal) -> NodeCosts:
     return hit[1]
 
 
-def graph_traffic(index: GraphIndex) -> int:
-    """The graph's memory footprint as the profiler runs it: the peak bytes of values alive at
-    once (parameters included, :func:`~workbench.ir.interpreter.peak_live_bytes`), the working
-    set its kernels keep touching between two calls of one kernel. The launch term grows with
-    it (see :mod:`~workbench.costmodel.calibration`): a kernel's dispatch code and data are
-    evicted from the caches by a footprint larger than they are."""
-    hit = index.__dict__.get("_footprint")
+def graph_traffic(index: GraphIndex) -> tuple[int, int]:
+    """The context a kernel of this graph runs in as the profiler times it: (footprint, kernels
+    per round). The footprint is the peak bytes of values alive at once (parameters included,
+    :func:`~workbench.ir.interpreter.peak_live_bytes`), the working set the kernels keep
+    touching; kernels per round is what runs between two calls of one kernel while the profiler
+    alternates the fused and the unfused plans, about twice the graph's live ops. The launch
+    term grows with both (see :mod:`~workbench.costmodel.calibration`)."""
+    hit = index.__dict__.get("_context")
     if hit is None:
         from workbench.ir.interpreter import peak_live_bytes
 
         params = sum(index.nbytes[i] for i in range(len(index))
                      if index.ops[i] == "parameter")
-        hit = max(peak_live_bytes(index.graph)[0], params)
-        index.__dict__["_footprint"] = hit
+        ops = sum(1 for i in range(len(index)) if not index.source[i] and index.live[i])
+        hit = (max(peak_live_bytes(index.graph)[0], params), 2 * ops)
+        index.__dict__["_context"] = hit
     return hit
 
 

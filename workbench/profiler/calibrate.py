@@ -123,6 +123,41 @@ def _stream_and_cold(cache_dir, progress):
     return warm, stream, cold
 
 
+#: plans of this many distinct kernels, and a footprint of this many bytes, for launch_ctx
+CONTEXT_KERNELS = (1, 16, 64)
+CONTEXT_BYTES = (0, 4 << 20, 32 << 20)
+_CONTEXT_OPS = ("negate", "abs", "floor", "ceil", "sign", "sqrt", "exponential", "tanh")
+
+
+def _launch_context(cache_dir, progress):
+    """[[kernels, footprint bytes, median seconds]] of a one-element kernel run in a plan of
+    ``kernels`` distinct kernels (one-op kernels on 256 to 320 elements, each its own code)
+    and, when ``footprint`` > 0, a streaming kernel over that many bytes."""
+    out = []
+    jobs = [(k, fp) for k in CONTEXT_KERNELS for fp in CONTEXT_BYTES]
+    for j, (k, fp) in enumerate(jobs):
+        _tick(progress, f"launch among {k} kernels, footprint {fp >> 20} MiB", j, len(jobs))
+        b = GraphBuilder(f"context{k}_{fp}")
+        groups, outs = [], []
+        for i in range(k - 1):
+            x = b.parameter(f"p{i}", (256 + i,))
+            outs.append(b.op(_CONTEXT_OPS[i % len(_CONTEXT_OPS)], [x], node_id=f"c{i}"))
+            groups.append([outs[-1]])
+        if fp:
+            n = fp // 8
+            two = b.splat(2.0, (n,))
+            big = b.op("multiply", [b.parameter("big", (n,)), two], node_id="stream")
+            outs.append(big)
+            groups.append([two, big])
+        tiny = b.op("negate", [b.parameter("s", (16,))], node_id="tiny")
+        outs.append(tiny)
+        groups.append([tiny])
+        g = verify(b.build(outs))
+        times, _ = time_plan(g, groups, _inputs(g), cache_dir)
+        out.append([k, fp, float(np.median(times[:, -1]))])
+    return out
+
+
 def _class_graph(klass: str, n: int):
     """A one-kernel graph of ``klass`` on about ``n`` float32 elements, and the elements the
     class is charged for."""
@@ -268,13 +303,14 @@ def _measure_round(cache_dir, progress, r):
             progress(stage, k, n, f"round {r + 1} of {ROUNDS}: {message}")
 
     warm, stream, cold = _stream_and_cold(cache_dir, tick)
+    context = _launch_context(cache_dir, tick)
     g, n = _class_graph("sine", SMALL)
     t, _ = _best(g, cache_dir)
     sine1 = compute_beyond_memory(t - warm, interp_loglog(stream, _moved_bytes(g))) / n
     speed = _parallel_speedup(warm, stream, cache_dir, sine1)
     per_element = _per_element(warm, stream, cache_dir, tick, speed)
     contraction = _contractions(warm, cache_dir, tick)
-    return warm, stream, cold, speed, per_element, contraction
+    return warm, stream, cold, speed, per_element, contraction, context
 
 
 def _merge(rounds):
@@ -296,7 +332,8 @@ def _merge(rounds):
     per_element = {k: least([r[4].get(k, []) for r in rounds], 1) for k in classes}
     kinds = sorted({k for r in rounds for k in r[5]})
     contraction = {k: least([r[5].get(k, []) for r in rounds], 2) for k in kinds}
-    return warm, stream, cold, speed, per_element, contraction
+    context = least([r[6] for r in rounds], 2)
+    return warm, stream, cold, speed, per_element, contraction, context
 
 
 def calibrate_cpu(progress=None, cache_dir=None) -> dict:
@@ -319,7 +356,7 @@ def calibrate_cpu(progress=None, cache_dir=None) -> dict:
     start = time.time()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     rounds = [_measure_round(cache_dir, progress, r) for r in range(ROUNDS)]
-    warm, stream, cold, speed, per_element, contraction = _merge(rounds)
+    warm, stream, cold, speed, per_element, contraction, context = _merge(rounds)
     levels = find_levels([(b, b / s) for b, s in stream])
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(start))
     busy = f", load average {load:.1f}" if load is not None else ""
@@ -330,7 +367,8 @@ def calibrate_cpu(progress=None, cache_dir=None) -> dict:
               f"{sum(len(v) for v in contraction.values())} dots and convolutions, warm and "
               f"cold launches; best of many runs each, the best of {ROUNDS} rounds, in "
               f"{time.time() - start:.0f} s")
-    return {"version": 1, "launch_s": warm, "launch_cold": cold, "stream": stream,
+    return {"version": 1, "launch_s": warm, "launch_cold": cold, "launch_ctx": context,
+            "stream": stream,
             "levels": levels, "per_element": per_element, "parallel_speedup": speed,
             "parallel_min_work": int(PARALLEL_MIN_WORK), "contraction": contraction,
             "source": source, "measured_at": start, "load_avg": load}

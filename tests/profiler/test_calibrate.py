@@ -47,7 +47,7 @@ def test_the_probe_measures_every_term_with_our_kernels(probe):
     assert doc["source"].startswith("calibrated on ") and "CPU backend" in doc["source"]
     assert any(s[0] == "calibrate" for s in stages)
     cal = Calibration.from_json(json.loads(json.dumps(doc)))    # stored as JSON, read back
-    assert cal.launch(0) == doc["launch_s"]
+    assert cal.launch(0) >= doc["launch_s"]       # the median among 1 kernel, at least the best
 
 
 def test_refresh_stores_a_calibrated_profile_the_cost_model_uses(probe, monkeypatch):

@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import math
 
+from workbench.fmt import fmt_seconds as fmt_time
+from workbench.fmt import plural
 
-def fmt_time(seconds) -> str:
-    """Seconds as a short human string (``12.3 us``, ``4.56 ms``, ``1.20 s``); '-' if unknown."""
-    if seconds is None or (isinstance(seconds, float) and not math.isfinite(seconds)):
-        return "-"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if seconds >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
 
 
 def _num(v, spec=".3g") -> str:
@@ -30,7 +24,7 @@ def format_report(report) -> str:
     """
     cached = sum(1 for k in report.kernels if k.cached)
     lines = [f"graph {report.graph}  backend {report.backend}  policy {report.policy}  "
-             f"({len(report.kernels)} kernels, {len(report.unfused_kernels)} unfused; compile "
+             f"({plural(len(report.kernels), 'kernel')}, {len(report.unfused_kernels)} unfused; compile "
              f"{report.compile_s:.2f} s, {cached} fused kernels from the cache)"]
     head = ("group", "kind", "ops", "median", "min", "spread", "predicted", "meas/pred",
             "GB/s", "GFLOP/s", "regs", "spill B", "note", "plan ops")

@@ -16,9 +16,10 @@ as the profiler times kernels, turned into the numbers the cost model reads.
 * a sine kernel above the backend's parallel threshold: the parallel speedup;
 * dots from 64^3 to 1024^3 and convolutions (3x3, 1x1, depthwise) by shape.
 
-Each kernel runs in a plan of its own, many times in a row, and its best run counts (on a shared
-machine interference only slows a run); the cold launch takes the 25th percentile, the typical
-run of a kernel in a plan. The probe measures whatever the backend does: run it again after the
+Each kernel runs in a plan of its own, many times in a row; its typical run counts (the 25th
+percentile of its runs: the profile reports medians, which a burst of load inflates more), and
+the whole probe runs three times, each number the best of the rounds (interference only slows a
+run); the launch in context takes the median. The probe measures whatever the backend does: run it again after the
 code generator changes (threads, vectorised math, serial or parallel choices) and the cost model
 follows. It takes about a minute the first time (compiling about 70 kernels; cached after) and
 10-20 s after that.
@@ -78,6 +79,16 @@ def time_plan(graph, groups, inputs, cache_dir=None, budget_s=RUN_BUDGET_S):
     return np.asarray(runs), compiled.call
 
 
+#: the percentile of a kernel's runs the probe keeps: a typical run (the profile reports
+#: medians), less sensitive to bursts of load than the median; the rounds take the best of it
+TYPICAL_PERCENTILE = 25
+
+
+def typical(seconds) -> float:
+    """The :data:`TYPICAL_PERCENTILE` of a kernel's run times."""
+    return float(np.percentile(np.asarray(seconds), TYPICAL_PERCENTILE))
+
+
 def _inputs(graph, low=0.5, high=1.5):
     """Inputs in [low, high) for every parameter (positive, so log, sqrt, pow are finite)."""
     rng = np.random.default_rng(0)
@@ -96,7 +107,7 @@ def _best(graph, cache_dir):
     times, kernels = time_plan(graph, _one_kernel(graph), _inputs(graph), cache_dir)
     if kernels[0].fallback:
         raise FellBack(f"{graph.name}: {kernels[0].fallback_reason}")
-    return float(times[:, 0].min()), "PARALLEL = True" in (kernels[0].source or "")
+    return typical(times[:, 0]), "PARALLEL = True" in (kernels[0].source or "")
 
 
 # ----- the measurements ---------------------------------------------------------------------------
@@ -108,7 +119,7 @@ def _stream_and_cold(cache_dir, progress):
     b = GraphBuilder("launch")
     s = b.parameter("s", (16,))
     g = verify(b.build([b.op("negate", [s], node_id="tiny")]))
-    warm = float(time_plan(g, [["tiny"]], _inputs(g), cache_dir)[0].min())
+    warm = typical(time_plan(g, [["tiny"]], _inputs(g), cache_dir)[0][:, 0])
     for k, n in enumerate(STREAM_ELEMENTS):
         _tick(progress, f"streaming kernel, {8 * n >> 10} KiB moved", k, len(STREAM_ELEMENTS))
         b = GraphBuilder(f"stream{n}")
@@ -117,7 +128,7 @@ def _stream_and_cold(cache_dir, progress):
         g = verify(b.build([y, b.op("negate", [s], node_id="tiny")]))
         groups = [[m for m in g.topo_order if g.node(m).op == "broadcast"] + ["y"], ["tiny"]]
         times, _ = time_plan(g, groups, _inputs(g), cache_dir)
-        stream.append([8 * n, max(float(times[:, 0].min()) - warm, 1e-9)])
+        stream.append([8 * n, max(typical(times[:, 0]) - warm, 1e-9)])
         if n in COLD_ELEMENTS:
             cold.append([8 * n, float(np.percentile(times[:, 1], 25))])
     return warm, stream, cold

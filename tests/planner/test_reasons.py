@@ -40,7 +40,14 @@ CASES = Path(__file__).resolve().parent / "xla_cases"
 CACHED_CPU = replace(FIXED_CPU, l2_bytes=1 << 20, l2_bandwidth_Bps=100e9, llc_bytes=32 << 20,
                      llc_bandwidth_Bps=80e9, core_flops=60e9, parallel_min_bytes=2 << 20,
                      transcendental_flops=35.0, launch_overhead_s=4e-7)
-DEVICES = {"fixed-cpu": FIXED_CPU, "cached-cpu": CACHED_CPU, "h100": "h100"}
+def _calibrated_cpu():
+    from tests.costmodel.test_calibration import DEV
+
+    return DEV
+
+
+DEVICES = {"fixed-cpu": FIXED_CPU, "cached-cpu": CACHED_CPU, "calibrated-cpu": _calibrated_cpu(),
+           "h100": "h100"}
 POLICIES = ("priority", "xla-cpu", "greedy")
 _TIME = r"(-?[0-9.]+ (?:[µnm]?s))"
 #: named rules that fuse without weighing costs (the sentence must say so and give the cost)

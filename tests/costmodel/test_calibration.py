@@ -169,3 +169,22 @@ def test_the_launch_grows_with_the_kernels_and_the_footprint_of_the_plan():
     assert cal.launch((32 * MiB, 64)) == pytest.approx(6e-6)
     assert cal.launch((32 * MiB, 8)) == pytest.approx(interp_loglog([(1, 2e-6), (64, 6e-6)], 8))
     assert cal.launch((64 * MiB, 200)) == pytest.approx(6e-6)      # clamped beyond the table
+
+
+def test_a_dot_with_an_epilogue_runs_at_the_output_fusions_measured_rate():
+    slow = with_calibration(FIXED_CPU, dict(CAL, contraction=dict(
+        CAL["contraction"], dot_fused=[[1e6, 4096, 2e-5], [1e9, 1 << 20, 2e-2]])))
+    b = GraphBuilder("dot_relu")
+    x, w = b.parameter("x", (512, 512)), b.parameter("w", (512, 512))
+    d = b.op("dot", [x, w], lhs_contracting_dims=(1,), rhs_contracting_dims=(0,),
+             lhs_batch_dims=(), rhs_batch_dims=(), node_id="d")
+    r = b.op("maximum", [d, b.splat(0.0, (512, 512))], node_id="r")
+    g = verify(b.build([r]))
+    alone = op_cost(g, "d", slow).terms["contraction"]
+    fused = group_cost(g, [n for n in g.topo_order if g.node(n).op != "parameter"
+                           and g.node(n).op != "constant"], slow).terms["contraction"]
+    assert alone == pytest.approx(2 * 512 ** 3 / 1e11)
+    assert fused == pytest.approx(2 * alone)
+    # the planner prices the fusion the same way: fusing the relu into the dot does not pay
+    plan = plan_graph(g, "priority", slow)
+    assert len([grp for grp in plan.groups]) == 2

@@ -41,7 +41,8 @@ def test_the_probe_measures_every_term_with_our_kernels(probe):
     assert set(doc["per_element"]) == {"elementwise", "exponential", "reduce_col"}
     assert len(doc["per_element"]["reduce_col"]) == 2          # small and large working set
     assert all(s > 0 for _, s in doc["per_element"]["exponential"])
-    assert len(doc["contraction"]["dot"]) == 1 and len(doc["contraction"]["conv"]) == 1
+    assert {k: len(v) for k, v in doc["contraction"].items()} == {
+        "dot": 1, "dot_fused": 1, "conv": 1, "conv_fused": 1}
     bws = [lv["Bps"] for lv in doc["levels"]]
     assert doc["levels"][-1]["name"] == "DRAM" and bws == sorted(bws, reverse=True)
     assert doc["source"].startswith("calibrated on ") and "CPU backend" in doc["source"]

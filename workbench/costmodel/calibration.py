@@ -35,9 +35,13 @@ is a measurement of this machine running our kernels, not a datasheet or a sysfs
     executions; ``PARALLEL_MIN_WORK`` in workbench/codegen/cpu.py, a test keeps the two equal).
 ``contraction``
     ``kind -> [[FLOPs, result bytes, seconds], ...]`` for dots and convolutions (plain and
-    grouped) by shape; a contraction's time is its FLOPs at the rate interpolated (log-log) on
-    FLOPs among the points of its regime (a result under 2 MiB is one BLAS call on one core,
-    larger ones row blocks over the cores: ``BLOCKED_MIN_BYTES``).
+    grouped) by shape, alone and (``dot_fused``, ``conv_fused``, ``conv_grouped_fused``) with a
+    bias + ReLU epilogue in the same kernel; a contraction's time is its FLOPs at the rate
+    interpolated (log-log) on FLOPs among the points of its kind and regime (a result under 2 MiB
+    is one BLAS call on one core, larger ones row blocks over the cores: ``BLOCKED_MIN_BYTES``),
+    the fused kind's when other ops share its kernel. On the 2-core VM the backend's output
+    fusions ran slower than the dot and its epilogue as separate kernels (the block's result is a
+    scratch array allocated per call): the fused kind measures that.
 
 A kernel's time (:func:`cpu_terms`)::
 
@@ -318,6 +322,8 @@ class NodeCosts:
     compute_s: list
     dot_s: list
     work: list
+    #: the contraction's seconds when other ops share its kernel (an output fusion)
+    dot_fused_s: list = field(default_factory=list)
 
 
 def contraction_kind(index, i: int) -> str:
@@ -332,15 +338,20 @@ def node_costs(index, cal: Calibration, blocked_min_bytes: int) -> NodeCosts:
     """:class:`NodeCosts` of every node of ``index`` on ``cal``."""
     n = len(index)
     klass, comp, dots, work = [""] * n, [0.0] * n, [0.0] * n, [0] * n
+    fused = [0.0] * n
     for i in range(n):
         if index.contraction[i]:
-            dots[i] = cal.contraction_s(contraction_kind(index, i), index.flops[i],
-                                        index.nbytes[i], blocked_min_bytes)
+            kind = contraction_kind(index, i)
+            dots[i] = cal.contraction_s(kind, index.flops[i], index.nbytes[i],
+                                        blocked_min_bytes)
+            fused[i] = (cal.contraction_s(kind + "_fused", index.flops[i], index.nbytes[i],
+                                          blocked_min_bytes)
+                        if cal.contraction.get(kind + "_fused") else dots[i])
             klass[i] = "contraction"
         else:
             klass[i], comp[i] = node_compute_s(index, i, cal)
         work[i] = node_work(index, i)
-    return NodeCosts(klass, comp, dots, work)
+    return NodeCosts(klass, comp, dots, work, fused)
 
 
 def speedup(cal: Calibration, work: float, rows: int = 2) -> float:

@@ -290,10 +290,11 @@ def calibrated_estimate(index: GraphIndex, mem, bytes_read: int, bytes_written: 
     by_class: dict[str, float] = {}
     units: dict[str, tuple] = {"launch": (1, "launch")}
     dot_s, work, dot_flops = 0.0, 0, 0
+    dots = costs.dot_fused_s if len(mem) > 1 and costs.dot_fused_s else costs.dot_s
     for m in mem:
         k = costs.klass[m]
         by_class[k] = by_class.get(k, 0.0) + costs.compute_s[m]
-        dot_s += costs.dot_s[m]
+        dot_s += dots[m]
         work += costs.work[m]
         if k == "contraction":
             dot_flops += index.flops[m]

@@ -46,7 +46,7 @@ class Group:
 
     __slots__ = ("gid", "members", "ext", "parts", "ext_bytes", "outs", "out_bytes", "flops",
                  "trans", "rank", "roots", "live", "pattern", "pinned", "special", "dup", "names", "t",
-                 "cs", "ds", "work")
+                 "cs", "ds", "dsf", "work")
 
     def __init__(self, gid: int):
         self.gid = gid
@@ -75,6 +75,7 @@ class Group:
         #: calibrated CPU: one core's compute seconds, contraction seconds, work (statements)
         self.cs = 0.0
         self.ds = 0.0
+        self.dsf = 0.0
         self.work = 0
 
     def select(self, flags) -> list[int]:
@@ -124,8 +125,8 @@ class FusionState:
         g.ext_bytes = sum(g.ext.values())
         g.flops, g.trans, g.rank = ix.flops[i], ix.trans[i], i
         if self.costs is not None:
-            g.cs, g.ds, g.work = (self.costs.compute_s[i], self.costs.dot_s[i],
-                                  self.costs.work[i])
+            g.cs, g.ds, g.dsf, g.work = (self.costs.compute_s[i], self.costs.dot_s[i],
+                                         self.costs.dot_fused_s[i], self.costs.work[i])
         g.live = ix.reg_width[i] + sum(ix.reg_width[o] for o in ix.operands[i]
                                        if ix.read_bytes[o])
         g.roots = {i}
@@ -154,11 +155,18 @@ class FusionState:
         nodes ``minus`` (members counted twice), on a calibrated CPU; else None."""
         if self.costs is None:
             return None
+        cs, ds, dsf, work = self.sums(*groups, minus=minus)
+        size = sum(len(g.members) for g in groups) - len(minus)
+        return cs, (dsf if size > 1 else ds), work, self.traffic
+
+    def sums(self, *groups: Group, minus=()):
+        """(compute s, contraction s alone, contraction s fused, work) of ``groups`` less the
+        nodes ``minus``."""
         c = self.costs
-        cs = sum(g.cs for g in groups) - sum(c.compute_s[m] for m in minus)
-        ds = sum(g.ds for g in groups) - sum(c.dot_s[m] for m in minus)
-        work = sum(g.work for g in groups) - sum(c.work[m] for m in minus)
-        return cs, ds, work, self.traffic
+        return (sum(g.cs for g in groups) - sum(c.compute_s[m] for m in minus),
+                sum(g.ds for g in groups) - sum(c.dot_s[m] for m in minus),
+                sum(g.dsf for g in groups) - sum(c.dot_fused_s[m] for m in minus),
+                sum(g.work for g in groups) - sum(c.work[m] for m in minus))
 
     def time_of(self, flops: float, trans: float, nbytes: float, written: float,
                 contraction: bool, calibrated=None) -> float:
@@ -239,7 +247,7 @@ class FusionState:
             c.flops += p.flops - sum(ix.flops[m] for m in shared)
             c.trans += p.trans - sum(ix.trans[m] for m in shared)
             if self.costs is not None:
-                c.cs, c.ds, c.work, _ = self.calibrated(c, p, minus=shared)
+                c.cs, c.ds, c.dsf, c.work = self.sums(c, p, minus=shared)
             c.live += p.live
             c.special |= p.special
             c.pattern = c.pattern or p.pattern
@@ -331,6 +339,7 @@ class FusionState:
         a.trans += b.trans
         a.cs += b.cs
         a.ds += b.ds
+        a.dsf += b.dsf
         a.work += b.work
         a.live += b.live
         a.special |= b.special

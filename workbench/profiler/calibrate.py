@@ -263,37 +263,55 @@ def _parallel_speedup(warm, stream, cache_dir, serial_per_element):
     return max(1.0, serial_per_element / per) if per > 0 else 1.0
 
 
-def _contractions(warm, cache_dir, progress):
-    out: dict[str, list] = {"dot": [], "conv": [], "conv_grouped": []}
-    for k, (m, kk, n) in enumerate(DOTS):
-        _tick(progress, f"dot {m}x{kk}x{n}", k, len(DOTS) + len(CONVS))
-        b = GraphBuilder(f"dot{m}_{kk}_{n}")
+def _with_epilogue(b, c, width: int):
+    """``relu(c + bias)``, the bias a vector along ``c``'s last dimension."""
+    shape = b.type(c).shape
+    bias = b.op("broadcast", [b.parameter("bias", (width,))], shape=shape,
+                dimensions=(len(shape) - 1,))
+    return b.op("maximum", [b.op("add", [c, bias]), b.splat(0.0, shape)])
+
+
+def _contraction_graph(kind: str, shape, epilogue: bool):
+    """A dot ``(M, K, N)`` or a convolution ``(input, kernel, groups)``, alone or with a
+    bias + ReLU epilogue in its kernel; and its FLOPs."""
+    from workbench.ir.ops import get_op
+
+    b = GraphBuilder(f"{kind}{'_fused' if epilogue else ''}")
+    if kind == "dot":
+        m, kk, n = shape
         x, w = b.parameter("x", (m, kk)), b.parameter("w", (kk, n))
-        g = verify(b.build([b.op("dot", [x, w], lhs_contracting_dims=(1,),
-                                 rhs_contracting_dims=(0,), lhs_batch_dims=(),
-                                 rhs_batch_dims=())]))
-        try:
-            t, _ = _best(g, cache_dir)
-        except FellBack:
-            continue
-        out["dot"].append([2 * m * kk * n, 4 * m * n, max(t - warm, 1e-9)])
-    for k, (xs, ws, groups) in enumerate(CONVS):
-        _tick(progress, f"convolution {xs} * {ws}", len(DOTS) + k, len(DOTS) + len(CONVS))
-        b = GraphBuilder("conv")
+        c = b.op("dot", [x, w], lhs_contracting_dims=(1,), rhs_contracting_dims=(0,),
+                 lhs_batch_dims=(), rhs_batch_dims=())
+    else:
+        xs, ws, groups = shape
         x, w = b.parameter("x", xs), b.parameter("w", ws)
         c = b.op("conv2d", [x, w], strides=(1, 1), padding="SAME", feature_group_count=groups)
-        g = verify(b.build([c]))
+    out = _with_epilogue(b, c, b.type(c).shape[-1]) if epilogue else c
+    g = verify(b.build([out]))
+    node = g.node(c)
+    flops = get_op(node.op).flops(tuple(g.node(o).type for o in node.operands), node.type,
+                                  node.attrs)
+    return g, flops, node.type.nbytes
+
+
+def _contractions(warm, cache_dir, progress):
+    """``kind -> [[FLOPs, result bytes, seconds]]`` for dots and convolutions alone (``dot``,
+    ``conv``, ``conv_grouped``) and with a bias + ReLU epilogue in the same kernel (the same
+    kinds with ``_fused``: an output fusion; the backend's row-block epilogue has costs of its
+    own, such as the block's scratch result)."""
+    out: dict[str, list] = {}
+    jobs = [("dot", d, e) for d in DOTS for e in (False, True)] + \
+        [("conv", c, e) for c in CONVS for e in (False, True)]
+    for k, (kind, shape, epilogue) in enumerate(jobs):
+        _tick(progress, f"{kind} {shape}{' + bias + relu' if epilogue else ''}", k, len(jobs))
+        g, flops, out_bytes = _contraction_graph(kind, shape, epilogue)
         try:
             t, _ = _best(g, cache_dir)
         except FellBack:
             continue
-        node = g.node(c)
-        from workbench.ir.ops import get_op
-
-        flops = get_op("conv2d").flops((g.node("x").type, g.node("w").type), node.type,
-                                       node.attrs)
-        out["conv_grouped" if groups > 1 else "conv"].append(
-            [flops, node.type.nbytes, max(t - warm, 1e-9)])
+        name = "conv_grouped" if kind == "conv" and shape[2] > 1 else kind
+        out.setdefault(name + ("_fused" if epilogue else ""), []).append(
+            [flops, out_bytes, max(t - warm, 1e-9)])
     return out
 
 

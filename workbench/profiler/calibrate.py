@@ -386,7 +386,9 @@ def calibrate_cpu(progress=None, cache_dir=None) -> dict:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     rounds = [_measure_round(cache_dir, progress, r) for r in range(ROUNDS)]
     warm, stream, cold, speed, per_element, contraction, context = _merge(rounds)
-    levels = find_levels([(b, b / s) for b, s in stream])
+    # a working set streamed in less time than a launch measures the launch, not a bandwidth
+    levels = find_levels([(b, b / s) for b, s in stream if s >= warm] or
+                         [(b, b / s) for b, s in stream])
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(start))
     busy = f", load average {load:.1f}" if load is not None else ""
     source = (f"calibrated on {platform.node()} ({os.cpu_count()} CPUs{busy}) at {when} with "

@@ -8,6 +8,7 @@ from dash import dash_table, dcc, html
 from workbench.app import ids
 from workbench.app.controller import DEFAULT_DEVICE, DEFAULT_POLICY, device_choices
 from workbench.app.graph_figure import KIND_COLORS, KIND_HELP, ROLE_HELP, stylesheet
+from workbench.app.layout_whatif import diff_tab, whatif_tab
 from workbench.app.tables import LOG_STYLES
 
 #: code generator backends offered (docs/architecture.md: compile_plan's backends)
@@ -16,8 +17,9 @@ BACKENDS = ("auto", "cpu", "cuda")
 UPLOAD_MAX_BYTES = 16 << 20
 
 
-def _button(id_, label, title="", kind="") -> html.Button:
-    return html.Button(label, id=id_, n_clicks=0, title=title, className=f"btn {kind}".strip())
+def _button(id_, label, title="", kind="", disabled=False) -> html.Button:
+    return html.Button(label, id=id_, n_clicks=0, title=title, className=f"btn {kind}".strip(),
+                       disabled=disabled)
 
 
 def header(choices: list[dict], initial_choice: str | None, policies: tuple) -> html.Div:
@@ -43,7 +45,8 @@ def header(choices: list[dict], initial_choice: str | None, policies: tuple) -> 
             _button(ids.REPLAN, "Re-plan", "Run the planner again, keeping forbidden pairs "
                     "and pinned groups"),
         ]),
-        html.Div([html.Div(id=ids.LOAD_MSG, className="msg error", role="alert"),
+        html.Div([html.Div(id=ids.APP_MSG, className="msg error", role="alert"),
+                  html.Div(id=ids.LOAD_MSG, className="msg error", role="alert"),
                   html.Div(id=ids.LOAD_NOTE, className="msg note", role="status"),
                   html.Div(id=ids.REPLAN_MSG, className="msg error", role="alert")]),
     ])
@@ -170,7 +173,9 @@ def profile_tab() -> html.Div:
             html.Span(dcc.Dropdown(id=ids.PROFILE_BACKEND, options=list(BACKENDS),
                                    value="auto", clearable=False, className="small-dd"),
                       title="backend — auto: CUDA when a GPU is present, else the CPU"),
-            _button(ids.PROFILE_CANCEL, "Cancel"),
+            _button(ids.PROFILE_CANCEL, "Cancel", "Stop the job (queued or running)",
+                    disabled=True),
+            dcc.Interval(id=ids.PROFILE_POLL, interval=300, disabled=True),
             html.Progress(id=ids.PROFILE_PROGRESS, value="0", max="1"),
             html.Span(id=ids.PROFILE_STATUS, className="status")]),
         html.Div(id=ids.PROFILE_MSG, className="msg error", role="alert"),
@@ -210,7 +215,9 @@ def page(choices: list[dict], initial_choice: str | None, policies: tuple) -> ht
         dcc.Tab(plan_tab(), label="Plan", value=ids.TAB_PLAN),
         dcc.Tab(cost_tab(), label="Cost", value=ids.TAB_COST),
         dcc.Tab(explain_tab(), label="Explain", value=ids.TAB_EXPLAIN),
-        dcc.Tab(profile_tab(), label="Compile & profile", value=ids.TAB_PROFILE)])
+        dcc.Tab(profile_tab(), label="Compile & profile", value=ids.TAB_PROFILE),
+        dcc.Tab(whatif_tab(_button, _table), label="What-if", value=ids.TAB_WHATIF),
+        dcc.Tab(diff_tab(_button, _table), label="Diff", value=ids.TAB_DIFF)])
     return html.Div(className="app", children=stores + [
         header(choices, initial_choice, policies),
         html.Div(className="main", children=[graph_panel(),

@@ -112,9 +112,10 @@ def interp_loglog(points, x: float, extrapolate_linear: bool = True) -> float:
     return pts[-1][1]
 
 
-def combine(compute_s: float, memory_s: float) -> float:
-    """``c + m - 0.95 min(c, m)`` (XLA's CombineComputeAndMemoryAccessTime), seconds."""
-    return compute_s + memory_s - OVERLAP * min(compute_s, memory_s)
+def combine(compute_s: float, memory_s: float, overlap: float = OVERLAP) -> float:
+    """``c + m - overlap min(c, m)`` (XLA's CombineComputeAndMemoryAccessTime, overlap 0.95;
+    a profile's ``overlap`` knob), seconds."""
+    return compute_s + memory_s - overlap * min(compute_s, memory_s)
 
 
 def compute_beyond_memory(total_s: float, memory_s: float) -> float:
@@ -178,6 +179,8 @@ class Calibration:
     contraction: dict = field(default_factory=dict)
     source: str = ""
     launch_ctx: tuple = ()
+    #: the share of the shorter of compute and memory hidden (the profile's ``overlap`` knob)
+    overlap: float = OVERLAP
 
     @staticmethod
     def from_json(doc: dict) -> "Calibration":
@@ -367,7 +370,7 @@ def cpu_time(cal: Calibration, compute_s: float, dot_s: float, nbytes: float, wo
              traffic: float, rows: int = 2) -> float:
     """Predicted seconds of a kernel from its summed terms (see the module notes)."""
     compute = compute_s / speedup(cal, work, rows) + dot_s
-    return cal.launch(traffic) + combine(compute, cal.memory(nbytes))
+    return cal.launch(traffic) + combine(compute, cal.memory(nbytes), cal.overlap)
 
 
 def cpu_terms(cal: Calibration, by_class: dict, dot_s: float, nbytes: float, work: float,
@@ -385,7 +388,7 @@ def cpu_terms(cal: Calibration, by_class: dict, dot_s: float, nbytes: float, wor
     if dot_s > 0:
         terms["contraction"] = dot_s
     compute = sum(v for k, v in terms.items() if k not in ("launch", "memory"))
-    predicted = terms["launch"] + combine(compute, terms["memory"])
+    predicted = terms["launch"] + combine(compute, terms["memory"], cal.overlap)
     return terms, dominant_term(terms, cal.level(nbytes)["name"]), predicted
 
 

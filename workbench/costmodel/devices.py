@@ -116,6 +116,11 @@ class DeviceProfile:
         A kernel with a contraction (dot, convolution) that writes fewer bytes than this runs
         on one core, at ``core_flops`` (:meth:`flop_rate`); ``None``: every kernel gets
         ``peak_flops``.
+    overlap : float
+        The share of the shorter of a kernel's compute and memory times hidden under the longer,
+        in [0, 1]: XLA's ``kMemoryComputeParallelism``, 0.95
+        (xla/service/gpu/model/gpu_performance_model_base.h), on every named profile; a what-if
+        knob (:mod:`~workbench.costmodel.knobs`).
     calibration : dict or None
         CPU: what the calibration probe of the workbench's own backend measured
         (:mod:`workbench.profiler.calibrate`); when present the cost model predicts with it
@@ -139,6 +144,7 @@ class DeviceProfile:
     llc_bandwidth_Bps: float | None = None
     core_flops: float | None = None
     parallel_min_bytes: int | None = None
+    overlap: float = 0.95
     calibration: dict | None = field(default=None, compare=False)
 
     @property
@@ -150,10 +156,11 @@ class DeviceProfile:
 
         ``core_flops`` for a kernel with a ``contraction`` that writes less than
         ``parallel_min_bytes``, when the profile has both (it runs on one core); else
-        ``peak_flops``. This follows the workbench's CPU backend: a dot whose result is under
-        2 MiB is one single-threaded BLAS call (``BLOCKED_MIN_BYTES`` in
-        workbench/codegen/cpu.py; see :data:`CPU_PARALLEL_MIN_BYTES`), while larger ones are
-        split into row blocks across the cores. Elementwise and reduction kernels keep
+        ``peak_flops``. This follows the workbench's CPU backend: a dot or convolution whose
+        result is under 64 KiB is one single-threaded BLAS call (``PARALLEL_MIN_BYTES`` in
+        workbench/codegen/cpu_contraction.py; see :data:`CPU_PARALLEL_MIN_BYTES`), while
+        larger ones are split into blocks across the cores (one single-threaded BLAS call per
+        block, on numba's threads). Elementwise and reduction kernels keep
         ``peak_flops``: the backend runs them on every core once they do enough work to pay
         for it (``PARALLEL_MIN_WORK``), and below that their compute time is microseconds.
         """
@@ -222,9 +229,10 @@ DEVICES = ("cpu", "h100", "h200", "a100")
 _PROBE_VERSION = 5  # 4: core_flops and parallel_min_bytes; 5: levels measured, calibration
 
 #: contraction kernels writing less than this run on one core in the cpu profile (bytes): the
-#: cpu backend's threshold for splitting a dot's result into row blocks across cores
-#: (BLOCKED_MIN_BYTES in workbench/codegen/cpu.py; a test keeps the two equal)
-CPU_PARALLEL_MIN_BYTES = 2 << 20
+#: cpu backend's threshold for splitting a dot or convolution into blocks across the cores
+#: (PARALLEL_MIN_BYTES in workbench/codegen/cpu_contraction.py; a test keeps the two equal).
+#: A property of the backend, not of the machine: a cached profile gets the current value.
+CPU_PARALLEL_MIN_BYTES = 64 << 10
 
 #: rounds of the probe; each round times every measurement (the copies, the sgemms, the call
 #: overhead, the transcendentals) in turn, so that a burst of load from another process spoils
@@ -344,15 +352,25 @@ def levels_to_fields(levels: list[dict]) -> dict:
     return out
 
 
+#: the fields a what-if knob may set that a calibrated profile's model reads; the calibration
+#: stores their values when it is attached (:func:`with_calibration`)
+KNOB_FIELDS = ("launch_overhead_s", "bandwidth_Bps", "llc_bandwidth_Bps", "l2_bandwidth_Bps",
+               "peak_flops", "core_flops", "transcendental_flops", "overlap", "l2_bytes",
+               "llc_bytes")
+
+
 def with_calibration(profile: DeviceProfile, calibration: dict) -> DeviceProfile:
     """``profile`` carrying ``calibration`` (the probe of :mod:`workbench.profiler.calibrate`):
-    its levels, warm launch and source replace the quick probe's."""
+    its levels, warm launch and source replace the quick probe's, and the calibration records
+    the profile's knob fields as they are (``profile``), the values a what-if knob is measured
+    against (:mod:`~workbench.costmodel.calibrated`)."""
     fields = levels_to_fields(calibration.get("levels") or [])
-    return replace(profile, calibration=calibration,
-                   launch_overhead_s=float(calibration.get("launch_s",
-                                                           profile.launch_overhead_s)),
-                   source=str(calibration.get("source", "")) + "; quick probe: "
-                   + profile.source.split("; calibrated on")[0], **fields)
+    out = replace(profile, launch_overhead_s=float(calibration.get("launch_s",
+                                                                   profile.launch_overhead_s)),
+                  source=str(calibration.get("source", "")) + "; quick probe: "
+                  + profile.source.split("; calibrated on")[0], **fields)
+    stored = dict(calibration, profile={f: getattr(out, f) for f in KNOB_FIELDS})
+    return replace(out, calibration=stored)
 
 
 def _machine_key() -> str:
@@ -383,7 +401,10 @@ def _read_cache():
         doc = json.loads(cpu_profile_path().read_text())
         if doc.get("machine") == _machine_key() and \
                 doc.get("probe_version") == _PROBE_VERSION:
-            return (DeviceProfile(**doc["profile"]), bool(doc.get("busy", False)),
+            prof = dict(doc["profile"])
+            if prof.get("parallel_min_bytes"):
+                prof["parallel_min_bytes"] = CPU_PARALLEL_MIN_BYTES
+            return (DeviceProfile(**prof), bool(doc.get("busy", False)),
                     float(doc.get("measured_at", 0)))
     except (OSError, ValueError, KeyError, TypeError):
         pass
@@ -455,17 +476,25 @@ def all_profiles(refresh: bool = False) -> list[DeviceProfile]:
 
 
 def get_device(device) -> DeviceProfile:
-    """A :class:`DeviceProfile` from a name (``cpu``, ``h100``, ``h200``, ``a100``, or a GPU
-    with another register cap, ``h100-r64``) or a profile.
+    """A :class:`DeviceProfile` from a name (``cpu``, ``h100``, ``h200``, ``a100``, a GPU
+    with another register cap, ``h100-r64``, or a profile with what-if knobs set,
+    ``h100+launch_overhead_s=5e-06``: :func:`~workbench.costmodel.knobs.apply_knobs`) or a
+    profile.
 
     Raises
     ------
     InputError
-        If the name is not a known device.
+        If the name is not a known device, or names an unknown knob or a bad value.
     """
     if isinstance(device, DeviceProfile):
         return device
-    name = str(device).lower()
+    name = str(device)
+    if "+" in name:
+        from workbench.costmodel.knobs import apply_knobs, split_name
+
+        base, settings = split_name(name)
+        return apply_knobs(get_device(base), settings)
+    name = name.lower()
     if name == "cpu":
         return cpu_profile()
     if name in GPU_PROFILES:

@@ -62,10 +62,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from workbench.ir.graph import Graph
-from workbench.costmodel.calibration import (Calibration, NodeCosts, cpu_terms, cpu_time,
-                                             node_basis, node_costs)
-from workbench.costmodel.devices import (CPU_PARALLEL_MIN_BYTES, DEVICES, LEVEL_WORDS,
-                                         DeviceProfile, cpu_profile, get_device, probe_cpu)
+from workbench.costmodel.calibrated import calibration_of, graph_traffic, node_costs_of
+from workbench.costmodel.calibration import cpu_terms, cpu_time, node_basis
+from workbench.costmodel.devices import (DEVICES, LEVEL_WORDS, DeviceProfile, cpu_profile,
+                                         get_device, probe_cpu)
 from workbench.ir.index import GraphIndex, graph_index
 
 #: XLA's kMemoryComputeParallelism (xla/service/gpu/model/gpu_performance_model_base.h)
@@ -82,9 +82,11 @@ __all__ = ["BASE_REGISTERS", "CostBreakdown", "DEVICES", "DeviceProfile", "PlanC
            "op_cost", "peak_live", "plan_cost", "probe_cpu", "registers_and_occupancy"]
 
 
-def combine_times(compute_s: float, memory_s: float) -> float:
-    """XLA's ``CombineComputeAndMemoryAccessTime``: ``c + m - 0.95 * min(c, m)``, seconds."""
-    return compute_s + memory_s - MEMORY_COMPUTE_PARALLELISM * min(compute_s, memory_s)
+def combine_times(compute_s: float, memory_s: float,
+                  overlap: float = MEMORY_COMPUTE_PARALLELISM) -> float:
+    """XLA's ``CombineComputeAndMemoryAccessTime``: ``c + m - overlap * min(c, m)``, seconds
+    (``overlap`` 0.95 there; a profile's :attr:`~DeviceProfile.overlap`, a what-if knob)."""
+    return compute_s + memory_s - overlap * min(compute_s, memory_s)
 
 
 def kernel_time(flops: float, trans: float, nbytes: float, device: DeviceProfile,
@@ -111,7 +113,7 @@ def kernel_time(flops: float, trans: float, nbytes: float, device: DeviceProfile
         memory = gpu_memory_time(device, nbytes, written, read)
     else:
         memory = nbytes / device.memory_level(nbytes)[1]
-    return combine_times(compute, memory) + device.launch_overhead_s
+    return combine_times(compute, memory, device.overlap) + device.launch_overhead_s
 
 
 #: XLA's kL2CacheSpeedup, kL1CacheSpeedup and kL1CacheSizePerSM
@@ -277,7 +279,7 @@ def estimate(flops: int, trans: int, bytes_read: int, bytes_written: int, live: 
     units = {"launch": (1, "launch"), "memory": (moved, "B"), "compute": (work, "FLOP")}
     return CostBreakdown(bytes_read, bytes_written, flops, trans, work / moved if moved else 0.0,
                          regs, occ, launch, compute, memory,
-                         combine_times(compute, memory) + launch, bound,
+                         combine_times(compute, memory, device.overlap) + launch, bound,
                          live, 1, work, level, terms, dominant, units)
 
 
@@ -317,56 +319,6 @@ def calibrated_estimate(index: GraphIndex, mem, bytes_read: int, bytes_written: 
                          None, None, terms["launch"], compute, terms["memory"], predicted,
                          _bound(compute, terms["memory"], terms["launch"]), 0, 1, fe, level,
                          terms, dominant, {k: v for k, v in units.items() if k in terms})
-
-
-def calibration_of(device) -> "Calibration | None":
-    """The :class:`~workbench.costmodel.calibration.Calibration` of a calibrated CPU profile
-    (read once per profile object), or None."""
-    if device is None or device.kind != "cpu" or not device.calibration:
-        return None
-    key = id(device)
-    hit = _CALIBRATIONS.get(key)
-    if hit is None or hit[0] is not device:
-        try:
-            hit = (device, Calibration.from_json(device.calibration))
-        except (KeyError, TypeError, ValueError):
-            hit = (device, None)
-        _CALIBRATIONS[key] = hit
-    return hit[1]
-
-
-_CALIBRATIONS: dict = {}
-
-
-def node_costs_of(index: GraphIndex, device: DeviceProfile, cal) -> NodeCosts:
-    """The per-node calibrated costs of ``index`` on ``device`` (computed once, kept on the
-    index)."""
-    store = index.__dict__.setdefault("_calibrated_costs", {})
-    key = id(cal)
-    hit = store.get(key)
-    if hit is None or hit[0] is not cal:
-        hit = (cal, node_costs(index, cal, CPU_PARALLEL_MIN_BYTES))
-        store[key] = hit
-    return hit[1]
-
-
-def graph_traffic(index: GraphIndex) -> tuple[int, int]:
-    """The context a kernel of this graph runs in as the profiler times it: (footprint, kernels
-    per round). The footprint is the peak bytes of values alive at once (parameters included,
-    :func:`~workbench.ir.interpreter.peak_live_bytes`), the working set the kernels keep
-    touching; kernels per round is what runs between two calls of one kernel while the profiler
-    alternates the fused and the unfused plans, about twice the graph's live ops. The launch
-    term grows with both (see :mod:`~workbench.costmodel.calibration`)."""
-    hit = index.__dict__.get("_context")
-    if hit is None:
-        from workbench.ir.interpreter import peak_live_bytes
-
-        params = sum(index.nbytes[i] for i in range(len(index))
-                     if index.ops[i] == "parameter")
-        ops = sum(1 for i in range(len(index)) if not index.source[i] and index.live[i])
-        hit = (max(peak_live_bytes(index.graph)[0], params), 2 * ops)
-        index.__dict__["_context"] = hit
-    return hit
 
 
 def peak_live(index: GraphIndex, members) -> int:
@@ -556,7 +508,8 @@ def plan_cost(graph: Graph, plan, device=None) -> PlanCost:
     """Cost every group of ``plan`` (on ``device``, by default the plan's own) and the baseline.
 
     Offline groups (weight folding) and dead groups are costed but summed apart from the
-    per-call ``total``; the unfused baseline is the per-call ops alone.
+    per-call ``total``; free groups (one bitcast or get-tuple-element: an alias, no kernel)
+    are in neither; the unfused baseline is the per-call ops alone, free ops excluded.
 
     Raises
     ------
@@ -575,8 +528,9 @@ def plan_cost(graph: Graph, plan, device=None) -> PlanCost:
     by_role = {r: CostBreakdown.total(groups[k] for k, v in roles.items() if v == r)
                for r in ("offline", "dead")}
     index = graph_index(graph)
+    # free ops (a bitcast keeping the row-major order, a get-tuple-element) launch nothing
     base = CostBreakdown.total(op_cost(graph, n, dev) for i, n in enumerate(index.ids)
                                if not index.source[i] and index.live[i]
-                               and not index.offline[i])
+                               and not index.offline[i] and not index.free[i])
     return PlanCost(groups, unfused, total, base, base.predicted_s - total.predicted_s, dev.name,
                     by_role["offline"], by_role["dead"], roles)

@@ -23,6 +23,11 @@ outside any fusion (named by the op), is ``same`` (one of the plan's kernels com
 ops), ``split`` (the plan spreads its ops over several kernels), ``merged`` (one kernel of the
 plan computes it with ops of other XLA kernels) or ``split and merged``; for a difference, the
 plan's decisions that made it are quoted (the refusal that cut it, the fusion that joined it).
+
+Free ops that XLA left outside its fusions (a bitcast that keeps the row-major order, a
+get-tuple-element: no kernel, no data moved) are dropped from both sides before counting: a
+plan that puts such a bitcast into the consumer's kernel fuses nothing XLA did not, and the
+comparison names the ops it dropped (``Agreement.dropped``).
 """
 
 from __future__ import annotations
@@ -88,6 +93,8 @@ class Agreement:
         Sizes of the two pair sets.
     fusions : tuple of FusionDiff
         Every XLA kernel compared with the plan, in XLA's launch order.
+    dropped : tuple of str
+        Free ops outside XLA's fusions, left out of the comparison (see the module notes).
     """
 
     precision: float | None
@@ -98,6 +105,7 @@ class Agreement:
     plan_pairs: int = 0
     xla_pairs: int = 0
     fusions: tuple = ()
+    dropped: tuple = ()
 
     @property
     def same(self) -> int:
@@ -125,16 +133,27 @@ class Agreement:
                 "extra_pairs": [list(p) for p in self.extra_pairs],
                 "missing_pairs": [list(p) for p in self.missing_pairs],
                 "fusions_same": self.same, "fusions_total": len(self.fusions),
-                "fusions": [f.to_json() for f in self.fusions]}
+                "fusions": [f.to_json() for f in self.fusions],
+                "dropped": list(self.dropped)}
 
 
-def fused_pairs(graph: Graph, member_sets) -> set[tuple[str, str]]:
-    """Every pair of non-source nodes that share a group (sorted pairs)."""
+def fused_pairs(graph: Graph, member_sets, skip=frozenset()) -> set[tuple[str, str]]:
+    """Every pair of non-source nodes that share a group (sorted pairs), ``skip`` left out."""
     pairs: set[tuple[str, str]] = set()
     for s in member_sets:
-        ops = sorted(n for n in s if not is_source(graph, n))
+        ops = sorted(n for n in s if not is_source(graph, n) and n not in skip)
         pairs.update(combinations(ops, 2))
     return pairs
+
+
+def free_outside_fusions(graph: Graph) -> tuple[str, ...]:
+    """Free ops (no data moved: a bitcast keeping the row-major order, a get-tuple-element)
+    that XLA left outside every fusion, in topological order."""
+    from workbench.ir.index import graph_index
+
+    ix = graph_index(graph)
+    return tuple(nid for i, nid in enumerate(ix.ids)
+                 if ix.free[i] and "xla_fusion" not in graph.node(nid).meta)
 
 
 def compare_with_xla(graph: Graph, plan: Plan) -> Agreement:
@@ -158,8 +177,9 @@ def compare_with_xla(graph: Graph, plan: Plan) -> Agreement:
     """
     if plan.graph_fingerprint != graph.fingerprint:
         raise PlanError(f"the plan is for graph {plan.graph_name!r}, not {graph.name!r}")
-    ours = fused_pairs(graph, plan.member_sets())
-    theirs = fused_pairs(graph, xla_plan(graph).member_sets())
+    skip = frozenset(free_outside_fusions(graph))
+    ours = fused_pairs(graph, plan.member_sets(), skip)
+    theirs = fused_pairs(graph, xla_plan(graph).member_sets(), skip)
     both = len(ours & theirs)
     precision = both / len(ours) if ours else None
     recall = both / len(theirs) if theirs else None
@@ -170,16 +190,18 @@ def compare_with_xla(graph: Graph, plan: Plan) -> Agreement:
         f1 = 2 * p * r / (p + r) if p + r else 0.0
     return Agreement(precision, recall, f1, tuple(sorted(ours - theirs)),
                      tuple(sorted(theirs - ours)), len(ours), len(theirs),
-                     per_fusion(graph, plan))
+                     per_fusion(graph, plan, skip),
+                     tuple(n for n in graph.topo_order if n in skip))
 
 
-def xla_kernels(graph: Graph) -> list[tuple[str, str, tuple]]:
+def xla_kernels(graph: Graph, skip=frozenset()) -> list[tuple[str, str, tuple]]:
     """XLA's kernels of a flattened optimised module: ``(name, kind, ops)`` for each fusion
-    (by its tag) and each non-source op outside any fusion (named by itself), in order."""
+    (by its tag) and each non-source op outside any fusion (named by itself), in order; the
+    ops in ``skip`` (free ops outside XLA's fusions, which are no kernel) left out."""
     order: dict[str, list] = {}
     kinds: dict[str, str] = {}
     for n in graph.topo_order:
-        if is_source(graph, n):
+        if is_source(graph, n) or n in skip:
             continue
         meta = graph.node(n).meta
         tag = meta.get("xla_fusion")
@@ -189,14 +211,16 @@ def xla_kernels(graph: Graph) -> list[tuple[str, str, tuple]]:
     return [(k, kinds[k], tuple(v)) for k, v in order.items()]
 
 
-def per_fusion(graph: Graph, plan: Plan) -> tuple:
-    """A :class:`FusionDiff` for every XLA kernel of ``graph`` against ``plan``."""
-    kernels = xla_kernels(graph)
+def per_fusion(graph: Graph, plan: Plan, skip=frozenset()) -> tuple:
+    """A :class:`FusionDiff` for every XLA kernel of ``graph`` against ``plan``, the ops in
+    ``skip`` left out of both sides."""
+    kernels = xla_kernels(graph, skip)
     owner = {n: name for name, _, ops in kernels for n in ops}
     homes: dict[str, list[str]] = {}
     members: dict[str, frozenset] = {}
     for g in plan.groups:
-        members[g.id] = frozenset(n for n in g.nodes if not is_source(graph, n))
+        members[g.id] = frozenset(n for n in g.nodes
+                                  if not is_source(graph, n) and n not in skip)
         for n in members[g.id]:
             homes.setdefault(n, []).append(g.id)
     out = []

@@ -39,6 +39,7 @@ from __future__ import annotations
 import gc
 import heapq
 
+from workbench.costmodel.model import kernel_time
 from workbench.errors import InputError, PlanError
 from workbench.ir.graph import Graph
 from workbench.planner.driver import PlannerRun, saved_bytes_text
@@ -185,19 +186,27 @@ class PriorityRun(PlannerRun):
         r = self._structural(p, consumers)
         if r is not None and not full:
             return Candidate(p, consumers, refusal=r)
-        keep = [v for v in p.outs if ix.output[v]]
+        output, nbytes_of, contraction = ix.output, ix.nbytes, ix.contraction
+        keep = [v for v in p.outs if output[v]]
         t_unfused, t_fused, fused, ins = st.time(p), 0.0, [], []
+        p_dot = bool(p.special) and any(contraction[m] for m in p.special)
+        dev, time_of = self.dev, kernel_time
         for c in consumers:
+            flops, trans = c.flops + p.flops, c.trans + p.trans
             shared = p.members & c.members if p.dup or c.dup else ()
-            flops = c.flops + p.flops - sum(ix.flops[m] for m in shared)
-            trans = c.trans + p.trans - sum(ix.trans[m] for m in shared)
+            for m in shared:
+                flops -= ix.flops[m]
+                trans -= ix.trans[m]
             n_in, in_bytes = st.merged_inputs(c, p)
-            written = c.out_bytes + sum(ix.nbytes[v] for v in keep if v not in c.outs)
+            written = c.out_bytes
+            for v in keep:
+                if v not in c.outs:
+                    written += nbytes_of[v]
             nbytes = in_bytes + written
-            dot = st.has_contraction(p, c)
-            t_fused += st.time_of(flops, trans, nbytes, written, dot,
-                                  st.calibrated(c, p, minus=shared))
-            t_unfused += st.time(c)
+            dot = p_dot or (bool(c.special) and any(contraction[m] for m in c.special))
+            t_fused += time_of(flops, trans, nbytes, dev, written, dot,
+                               st.calibrated(c, p, minus=shared))
+            t_unfused += c.t if c.t is not None else st.time(c)
             fused.append((flops, trans, nbytes, written, dot))
             ins.append(n_in)
         cand = Candidate(p, consumers, refusal=r, t_unfused=t_unfused, t_fused=t_fused,
@@ -240,6 +249,8 @@ class PriorityRun(PlannerRun):
                 return Refusal("graph-output", "its value is a graph output, so it is written "
                                "anyway, and a graph output with several consumers is not "
                                f"copied into them (that would compute it {k + 1} times)")
+            if not p.special:
+                return None
             if p.select(ix.contraction):
                 return Refusal("duplicate-contraction", f"it holds a contraction, which would be "
                                f"recomputed {k} times")

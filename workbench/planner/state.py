@@ -32,8 +32,8 @@ group of its own at the end.
 
 from __future__ import annotations
 
-from workbench.costmodel.model import (calibration_of, graph_traffic, kernel_time,
-                                       node_costs_of, peak_live)
+from workbench.costmodel.calibrated import calibration_of, graph_traffic, node_costs_of
+from workbench.costmodel.model import kernel_time, peak_live
 from workbench.costmodel.devices import DeviceProfile
 from workbench.ir.index import GraphIndex
 

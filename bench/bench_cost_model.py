@@ -82,6 +82,9 @@ def _entries(manifest: Path):
             if e.get(key) and (manifest.parent / e[key]).exists():
                 path = manifest.parent / e[key]
                 break
+        if path is None and e.get("name"):       # corpus/manifest.json: NAME.before.hlo
+            candidate = manifest.parent / f"{e['name']}.before.hlo"
+            path = candidate if candidate.exists() else None
         if path is not None:
             yield str(e.get("name") or path.name.split(".")[0]), path, str(e.get("split", "tune"))
 

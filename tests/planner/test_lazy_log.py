@@ -35,12 +35,15 @@ def test_shared_models_plan_as_before(shared_hlo, name, policy):
     _check_log(g, plan)
 
 
-@pytest.mark.parametrize("policy,kernels", [("priority", 19), ("xla-cpu", 46), ("greedy", 40)])
-def test_layered_plan_as_before(policy, kernels):
+#: xla-cpu's counts are those after issue 11's XLA rules (a reduce over > 32 elements keeps its
+#: operand's producer apart, XLA's minor-dim concatenate rule): 46 kernels, 1069 decisions before
+@pytest.mark.parametrize("policy,kernels,decisions",
+                         [("priority", 19, 739), ("xla-cpu", 36, 746), ("greedy", 40, 739)])
+def test_layered_plan_as_before(policy, kernels, decisions):
     g = layered_graph(1000)
     plan = plan_graph(g, policy, "h100")
     assert plan.num_kernels == kernels
-    assert len(plan.decisions) == (1069 if policy == "xla-cpu" else 739)
+    assert len(plan.decisions) == decisions
     _check_log(g, plan)
 
 

@@ -339,12 +339,10 @@ def xla_agreement_text(ws: Workspace, graph: Graph, planner=make_proposal) -> st
     a = compare_with_xla(graph, ws.plan)
     edited = "" if ws.plan == ws.proposal else ", with your edits"
     text = (f"Agreement with XLA's fusions (pairs of ops in one kernel) of the current plan "
-            f"(policy {ws.plan.policy}{edited}): precision {a.precision:.3f}, recall "
-            f"{a.recall:.3f}, F1 {a.f1:.3f}; {len(a.extra_pairs)} pairs only this plan fuses, "
-            f"{len(a.missing_pairs)} only XLA fuses.")
+            f"(policy {ws.plan.policy}{edited}): {a.score_text()}; {len(a.extra_pairs)} pairs "
+            f"only this plan fuses, {len(a.missing_pairs)} only XLA fuses.")
     if ws.plan.policy != XLA_POLICY or edited:
         x = compare_with_xla(graph, planner(graph, XLA_POLICY, ws.device, None))
         text += (f" The {XLA_POLICY} policy's plan (what `workbench compare-xla` reports by "
-                 f"default): F1 {x.f1:.3f} (precision {x.precision:.3f}, recall "
-                 f"{x.recall:.3f}).")
+                 f"default): {x.score_text()}.")
     return text

@@ -71,6 +71,7 @@ COST_FIELDS = (
     ("compute time", "compute_s", fmt_seconds),
     ("predicted time", "predicted_s", fmt_seconds),
     ("bound", "bound", lambda v: v or "-"),
+    ("dominant term", "dominant", lambda v: v or "-"),
 )
 
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 from workbench.errors import LegalityError, PlanError
 from workbench.ir.graph import Graph
 from workbench.ir.attrs import EMPTY, Attrs
-from workbench.costmodel.model import BASE_REGISTERS, MEMORY_COMPUTE_PARALLELISM
+from workbench.costmodel.calibrated import calibration_of
+from workbench.costmodel.calibration import speedup
+from workbench.costmodel.model import BASE_REGISTERS, MEMORY_COMPUTE_PARALLELISM, group_cost
 from workbench.costmodel.devices import get_device
 from workbench.costmodel.text import bound_label
 from workbench.fmt import fmt_bytes, fmt_time, name_list
@@ -110,6 +112,13 @@ class PlannerRun:
         """Unite two groups if that creates no cycle: the new group, or a :class:`Refusal`."""
         ranks = self.state.reorder_for_union(a, b, direct_ok)
         if ranks is False:
+            succ = self.state.succ
+            first, second = (a, b) if b.gid in succ[a.gid] else (b, a)
+            if not direct_ok and second.gid in succ[first.gid]:
+                return Refusal("cycle", f"{self.desc(second)} reads the result of "
+                               f"{self.desc(first)}: they are producer and consumer, not "
+                               "siblings, and side-by-side fusion joins only kernels that do "
+                               "not depend on each other")
             return Refusal("cycle", f"a path runs from {self.desc(a)} to {self.desc(b)} through "
                            "other kernels: as one kernel they would depend on themselves")
         if ranks is None:
@@ -125,9 +134,10 @@ class PlannerRun:
         if self.dev.is_gpu and cap is not None and g.live + BASE_REGISTERS > cap:
             self.state.exact_live(g)
 
-    def bound_of(self, flops, trans, nbytes, written=None, contraction=False) -> str:
+    def bound_of(self, flops, trans, nbytes, written=None, contraction=False,
+                 calibrated=None) -> str:
         """What limits a kernel, as the log says it (see :func:`bound_text`)."""
-        return bound_text(self.dev, flops, trans, nbytes, written, contraction)
+        return bound_text(self.dev, flops, trans, nbytes, written, contraction, calibrated)
 
     def kind(self, g: Group) -> str:
         ix = self.ix
@@ -199,6 +209,16 @@ class PlannerRun:
                          f"{anchor}: {r.message}", nodes=(anchor,))
                 continue
             before = self._pattern_cost(m.members)
+            predicted = group_cost(self.graph, self.names(m.members), self.dev).predicted_s
+            if predicted > before:
+                self.log("pattern", False, "not-profitable",
+                         f"did not form the {m.name} pattern at {anchor}: as one {m.kind} "
+                         f"fusion its {len(m.members)} ops are predicted at "
+                         f"{fmt_time(predicted)}, {fmt_time(predicted - before)} more than "
+                         f"running them one by one ({fmt_time(before)})", nodes=(anchor,),
+                         numbers={"time_unfused_s": before, "time_fused_s": predicted,
+                                  "benefit_s": before - predicted})
+                continue
             g = self._gather(sorted(m.members), "pattern")
             if g is None:
                 continue
@@ -259,14 +279,24 @@ def dead_code_decision(ix, step: int) -> Decision | None:
                     names)
 
 
-def bound_text(d, flops, trans, nbytes, written=None, contraction=False) -> str:
+def bound_text(d, flops, trans, nbytes, written=None, contraction=False,
+               calibrated=None) -> str:
     """What limits a kernel on device ``d``, as the log says it: ``launch-bound``,
     ``compute-bound``, ``memory-bound`` or, on a profile with cache ceilings,
-    ``memory-bound (L2)``."""
-    c = (flops + d.transcendental_flops * trans) / d.flop_rate(written, contraction)
+    ``memory-bound (L2)``. On a calibrated CPU profile, ``calibrated`` (one core's compute
+    seconds, contraction seconds, work, traffic: :meth:`FusionState.calibrated`) gives the
+    measured rates the planner itself used."""
     level, bandwidth = d.memory_level(nbytes)
-    m = nbytes / bandwidth
-    if d.launch_overhead_s >= max(c, m):
+    cal = calibration_of(d)
+    if cal is not None and calibrated is not None:
+        cs, ds, work, traffic = calibrated
+        c, m = cs / speedup(cal, work) + ds, cal.memory(nbytes)
+        launch = cal.launch(traffic)
+    else:
+        c = (flops + d.transcendental_flops * trans) / d.flop_rate(written, contraction)
+        m = nbytes / bandwidth
+        launch = d.launch_overhead_s
+    if launch >= max(c, m):
         return bound_label("launch", level, d)
     return bound_label("compute" if c > m else "memory", level, d)
 

@@ -185,7 +185,7 @@ class PriorityRun(PlannerRun):
         else:
             consumers = sorted((st.groups[c] for c in succ), key=lambda g: g.rank)
         r = self._structural(p, consumers)
-        if r is not None:
+        if r is not None and not full:
             return Candidate(p, consumers, refusal=r)
         output, nbytes_of, contraction = ix.output, ix.nbytes, ix.contraction
         keep = [v for v in p.outs if output[v]]
@@ -194,10 +194,10 @@ class PriorityRun(PlannerRun):
         dev, time_of = self.dev, kernel_time
         for c in consumers:
             flops, trans = c.flops + p.flops, c.trans + p.trans
-            if p.dup or c.dup:
-                for m in p.members & c.members:
-                    flops -= ix.flops[m]
-                    trans -= ix.trans[m]
+            shared = p.members & c.members if p.dup or c.dup else ()
+            for m in shared:
+                flops -= ix.flops[m]
+                trans -= ix.trans[m]
             n_in, in_bytes = st.merged_inputs(c, p)
             written = c.out_bytes
             for v in keep:
@@ -205,12 +205,15 @@ class PriorityRun(PlannerRun):
                     written += nbytes_of[v]
             nbytes = in_bytes + written
             dot = p_dot or (bool(c.special) and any(contraction[m] for m in c.special))
-            t_fused += time_of(flops, trans, nbytes, dev, written, dot)
+            t_fused += time_of(flops, trans, nbytes, dev, written, dot,
+                               st.calibrated(c, p, minus=shared))
             t_unfused += c.t if c.t is not None else st.time(c)
             fused.append((flops, trans, nbytes, written, dot))
             ins.append(n_in)
-        cand = Candidate(p, consumers, t_unfused=t_unfused, t_fused=t_fused, fused=fused,
-                         n_inputs=ins)
+        cand = Candidate(p, consumers, refusal=r, t_unfused=t_unfused, t_fused=t_fused,
+                         fused=fused, n_inputs=ins)
+        if r is not None:
+            return cand
         if full:
             return self.legality(cand) or cand
         return cand
@@ -228,7 +231,9 @@ class PriorityRun(PlannerRun):
                                        n_out=len(c.outs) + len(keep), n_in=n_in)
             r = self.check([p.members, c.members], counts, upstream=0)
             if r is not None:
-                return Candidate(p, cand.consumers, refusal=r, consumer=c)
+                return Candidate(p, cand.consumers, refusal=r, consumer=c,
+                                 t_unfused=cand.t_unfused, t_fused=cand.t_fused,
+                                 fused=cand.fused, n_inputs=cand.n_inputs)
         return None
 
     def _structural(self, p: Group, consumers) -> Refusal | None:
@@ -242,8 +247,9 @@ class PriorityRun(PlannerRun):
                            "fused into its consumers")
         if k > 1:
             if any(ix.output[v] for v in p.outs):
-                return Refusal("graph-output", "its value is a graph output, written anyway; "
-                               "copying it into its consumers saves nothing")
+                return Refusal("graph-output", "its value is a graph output, so it is written "
+                               "anyway, and a graph output with several consumers is not "
+                               f"copied into them (that would compute it {k + 1} times)")
             if not p.special:
                 return None
             if p.select(ix.contraction):
@@ -264,7 +270,8 @@ class PriorityRun(PlannerRun):
             self.tighten(c)
         self.log_later("fuse", True, "benefit" if cand.k == 1 else "duplicate", _fuse_entry,
                        (self.ix, self.dev, before, [c.ver for c in consumers], saved, ptrans,
-                        cand.fused[0], self.kind(consumers[0]), cand.t_unfused, cand.t_fused))
+                        cand.fused[0], st.calibrated(consumers[0]), self.kind(consumers[0]),
+                        cand.t_unfused, cand.t_fused))
         touched = set()
         for c in consumers:
             touched.add(c.gid)
@@ -285,8 +292,12 @@ class PriorityRun(PlannerRun):
                      else f"its {cand.k} consumers ({name_list(self.desc(c) for c in cand.consumers)})")
             if cand.refusal is not None:
                 target = self.desc(cand.consumer) if cand.consumer is not None else cdesc
+                numbers = ({} if not cand.fused else
+                           {"time_unfused_s": cand.t_unfused, "time_fused_s": cand.t_fused,
+                            "benefit_s": cand.estimate})
                 self.log("fuse", False, cand.refusal.code, f"kept {self.desc(g)} separate from "
-                         f"{target}: {cand.refusal.message}", nodes=nodes)
+                         f"{target}: {cand.refusal.message}{_model_says(cand)}", nodes=nodes,
+                         numbers=numbers)
                 continue
             dup = (f"; duplicating it would compute it {cand.k}x" if cand.k > 1 else "")
             self.log("fuse", False, "not-profitable",
@@ -296,13 +307,14 @@ class PriorityRun(PlannerRun):
                               "benefit_s": cand.benefit})
 
 
-def _fuse_entry(ix, dev, before, after, saved, ptrans, fused, kind, t_unfused, t_fused):
+def _fuse_entry(ix, dev, before, after, saved, ptrans, fused, calibrated, kind, t_unfused,
+                t_fused):
     """The decision of one priority fusion, built when the log is read (see
     :meth:`PriorityRun.take`): ``before`` the producer's and consumers' snapshots (version,
     size, latest root, pattern), ``after`` the consumers' versions."""
     pdesc, *cdescs = [snap_desc(ix, *b) for b in before]
     k, benefit = len(cdescs), t_unfused - t_fused
-    bound = bound_text(dev, *fused)
+    bound = bound_text(dev, *fused, calibrated)
     if k == 1:
         msg = (f"fused {pdesc} into {cdescs[0]}: saves "
                f"{fmt_time(benefit)} ({saved_bytes_text(saved)}) — {bound} "
@@ -320,6 +332,18 @@ def _fuse_entry(ix, dev, before, after, saved, ptrans, fused, kind, t_unfused, t
     numbers = _round({"time_unfused_s": t_unfused, "time_fused_s": t_fused, "benefit_s": benefit,
                       "bytes_saved": saved, "consumers": k})
     return msg, nodes, members, numbers, removed
+
+
+def _model_says(cand: "Candidate") -> str:
+    """What the cost model predicts for a fusion a rule refused (``""`` when it was not
+    costed): the rule decides, and the sentence says so when the model disagrees."""
+    if not cand.fused:
+        return ""
+    est = cand.estimate
+    if est > 0:
+        return (f"; the cost model predicts fusing would save {fmt_time(est)}, but this rule "
+                "keeps them apart")
+    return f"; the cost model agrees: fusing would cost {fmt_time(-est)} more than it saves"
 
 
 def _count(n: int) -> str:
@@ -346,3 +370,8 @@ class Candidate:
     @property
     def benefit(self) -> float:
         return self.t_unfused - self.t_fused if self.refusal is None else float("-inf")
+
+    @property
+    def estimate(self) -> float:
+        """The cost model's saving of the fusion, refused or not (seconds)."""
+        return self.t_unfused - self.t_fused

@@ -307,6 +307,9 @@ class _Importer:
         meta = dict(tags, line=ins.line)
         if site is not None and ins.name != comp.root.name:
             meta["hlo_name"] = ins.name
+        scope = _op_name(ins)
+        if scope:
+            meta["scope"] = scope
         if op == "parameter":
             try:
                 index = int(ins.operand_text)
@@ -389,6 +392,18 @@ class _Importer:
         if any("xla_fusion" in n.meta for n in self.nodes):
             meta["has_xla_fusions"] = True
         return Graph(self.m.name, tuple(self.nodes), tuple(outputs), Attrs(meta))
+
+
+_OP_NAME = re.compile(r'op_name="([^"]*)"')
+
+
+def _op_name(ins: HloInstruction) -> str | None:
+    """The name scope of an instruction (``metadata={op_name="jit(f)/dot_general"}``)."""
+    md = ins.attrs.get("metadata")
+    if not md:
+        return None
+    m = _OP_NAME.search(md)
+    return m.group(1)[:200] if m else None
 
 
 def hlo_to_graph(module: HloModule) -> Graph:

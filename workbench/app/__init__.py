@@ -38,8 +38,8 @@ def create_app(config: AppConfig | None = None):
     import diskcache
     from dash import Dash, DiskcacheManager
 
-    from workbench.app import (callbacks_cost, callbacks_load, callbacks_plan,
-                               callbacks_profile, callbacks_view)
+    from workbench.app import (callbacks_cost, callbacks_explain, callbacks_load,
+                               callbacks_plan, callbacks_profile, callbacks_view)
     from workbench.app.controller import policies
     from workbench.app.layout import UPLOAD_MAX_BYTES, page
 
@@ -57,6 +57,7 @@ def create_app(config: AppConfig | None = None):
     callbacks_view.register(app, services)
     callbacks_plan.register(app, services)
     callbacks_cost.register(app, services)
+    callbacks_explain.register(app, services)
     callbacks_profile.register(app, services, manager)
     app.services = services
     return app

@@ -10,8 +10,9 @@ reads it: inside a group from the group's own copy, across groups from the value
 Scalar constants are not drawn: kernels take them as immediates, and the op that reads one shows
 its value in its label (see :func:`scalar_constant`). Array constants are drawn like parameters.
 
-Vertex ids are made here (``v12``, ``v12@1f0c2a9e``), never taken from the input file, so that they can
-be passed to Graphviz and used as cytoscape ids without escaping.
+Vertex ids are made here (``v12``, ``v12@1f0c2a9e``), never taken from the input file, so that they
+can be used as cytoscape ids and in selectors without escaping. What of a drawing is visible
+(layers and groups open or closed) is :mod:`.scene`'s business.
 """
 
 from __future__ import annotations
@@ -31,30 +32,26 @@ class Vertex:
     ----------
     id : str
         Drawing id: ``v12`` for the op's home copy; ``v12@<tag>`` for its copy in another group
-        (:func:`group_tag`); ``c3`` for group 3 drawn collapsed, as one box.
+        (:func:`group_tag`).
     node : str
         The graph node's id (from the input file: text, never code).
     group : int or None
         Index of the group (in the grouping) that draws it; None for parameters and constants.
     copy : bool
         True for a duplicated producer's extra copy.
-    box : bool
-        True for a collapsed group (``node`` is then its first member).
     """
 
     id: str
     node: str
     group: int | None
     copy: bool = False
-    box: bool = False
 
 
 @dataclass(frozen=True)
 class Edge:
     """A tensor flowing from one drawn vertex to another; ``nbytes`` is its size in bytes.
 
-    ``producer`` is the drawing id of the vertex that computes the value (``source`` too, unless
-    that vertex was collapsed into a box).
+    ``producer`` is the drawing id of the vertex that computes the value.
     """
 
     source: str
@@ -152,50 +149,3 @@ def build_drawing(graph: Graph, groups: Sequence[Iterable[str]]) -> Drawing:
             src = provider(o, v.group)
             edges.append(Edge(src, v.id, o, int(getattr(t, "nbytes", 0)), src))
     return Drawing(tuple(vertices), tuple(edges), sets)
-
-
-def _sole_reader_group(drawing: Drawing) -> dict[str, int | None]:
-    """For each source vertex: the group of its readers if they are all in one group."""
-    groups_of = {v.id: v.group for v in drawing.vertices}
-    readers: dict[str, set] = {}
-    for e in drawing.edges:
-        if groups_of.get(e.source, 0) is None:
-            readers.setdefault(e.source, set()).add(groups_of[e.target])
-    return {s: next(iter(g)) if len(g) == 1 else None for s, g in readers.items()}
-
-
-def collapse(drawing: Drawing, collapsed: Iterable[int]) -> Drawing:
-    """The drawing with each group in ``collapsed`` (indices) replaced by one box vertex.
-
-    Edges into and out of a box are kept once per (source, target, value); edges inside it go.
-    A parameter (or array constant) read only by one collapsed group goes into its box too.
-    """
-    collapsed = set(collapsed)
-    if not collapsed:
-        return drawing
-    sole = _sole_reader_group(drawing)
-    first: dict[int, str] = {}
-    for v in drawing.vertices:
-        if v.group is not None:
-            first.setdefault(v.group, v.node)
-    drawn_as: dict[str, str] = {}
-    vertices: list[Vertex] = []
-    boxes: set[str] = set()
-    for v in drawing.vertices:
-        group = v.group if v.group is not None else sole.get(v.id)
-        if group in collapsed:
-            box = f"c{group}"
-            if box not in boxes:
-                boxes.add(box)
-                vertices.append(Vertex(box, first[group], group, box=True))
-            drawn_as[v.id] = box
-        else:
-            vertices.append(v)
-            drawn_as[v.id] = v.id
-    edges, seen = [], set()
-    for e in drawing.edges:
-        s, t = drawn_as[e.source], drawn_as[e.target]
-        if s != t and (s, t, e.value) not in seen:
-            seen.add((s, t, e.value))
-            edges.append(Edge(s, t, e.value, e.nbytes, e.producer))
-    return Drawing(tuple(vertices), tuple(edges), drawing.groups)

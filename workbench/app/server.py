@@ -13,9 +13,9 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.app.drawing import build_drawing, collapse
-from workbench.app.graph_layout import (LruCache, boxes_tell_the_truth, compute_layout,
-                                        grouping_key)
+from workbench.app.cache import LruCache, grouping_key
+from workbench.app.drawing import build_drawing
+from workbench.app.hierarchy import layers_of, place
 from workbench.app.state import SessionStore, Workspace, graph_key
 from workbench.errors import InputError
 from workbench.importers import load_graph
@@ -65,6 +65,11 @@ def files_near(path: str) -> list[str]:
     return [str(path)] + [f for f in graph_files_in(Path(path).parent) if f != str(path)]
 
 
+def decisions_key(decisions) -> int:
+    """A key of a decision log's content (what each step did, in order)."""
+    return hash(tuple((d.action, d.fused, d.reason, d.nodes) for d in decisions))
+
+
 class Services:
     """Configuration, graph choices, the session store and the layout cache of one app."""
 
@@ -77,16 +82,23 @@ class Services:
         self.samples = sample_names()
         store_dir = config.store_dir or str(cache_root() / "sessions")
         self.store = SessionStore(store_dir)
-        self.layouts = LruCache(max_entries=128)
+        self.drawings = LruCache(max_entries=32)
+        #: the graph view's last layouts, by (session, view mode) and by (session, mode,
+        #: grouping, record) for undo: in memory, bounded (a restarted server starts afresh)
+        self.layouts = LruCache(max_entries=512)
         self.proposals = LruCache()
+        self.replays = LruCache(max_entries=8)
+        self.xla_plans = LruCache(max_entries=8)
+        self.costs = LruCache(max_entries=8)
         self.graphs = LruCache(max_entries=16)
         self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
 
     # ----- graph choices ---------------------------------------------------------------------
 
     def choices(self) -> list[dict]:
-        """Options for the graph chooser: the given files, then the samples."""
-        opts = [{"label": f"file: {Path(f).name}", "value": f"file:{i}"}
+        """Options for the graph chooser: the given files (with the name of their folder, not
+        the server's path), then the samples."""
+        opts = [{"label": f"file: {Path(f).parent.name}/{Path(f).name}", "value": f"file:{i}"}
                 for i, f in enumerate(self.files)]
         opts += [{"label": f"sample: {s}", "value": f"sample:{s}"} for s in self.samples]
         return opts
@@ -143,30 +155,74 @@ class Services:
         key = (graph_key(graph), policy, device, constraints)
         return self.proposals.get(key, lambda: make_proposal(graph, policy, device, constraints))
 
-    def drawing_for(self, ws: Workspace, graph: Graph, groups: list, collapsed) -> tuple:
-        """The drawing of ``groups`` (dicts) with the groups ``collapsed`` (ids) as boxes, and
-        its positions.
+    def replay_index(self, plan, graph: Graph):
+        """The :class:`~workbench.app.replay.ReplayIndex` of ``plan``'s decision log (cached
+        by the log's content)."""
+        from workbench.app.replay import ReplayIndex
 
-        With nothing collapsed, positions come from the layout made for ``ws.layout_plan`` (the
-        planner's proposal, until the user asks for a re-layout), so that an edit moves no
-        node, as long as the group boxes drawn at those positions tell the truth
-        (:func:`~workbench.app.graph_layout.boxes_tell_the_truth`: no box covers an op outside
-        it or another box); otherwise (a replay step, XLA's grouping, an edit that a box could
-        not follow) the drawing is laid out for ``groups`` themselves. With groups collapsed,
-        the collapsed drawing itself is laid out. Layouts are cached.
-        """
+        key = (graph_key(graph), decisions_key(plan.decisions))
+        return self.replays.get(key, lambda: ReplayIndex(plan, graph))
+
+    def xla_plan(self, graph: Graph, device: str = "cpu"):
+        """XLA's grouping of an optimised module (:func:`~workbench.planner.plan.xla_plan`),
+        cached."""
+        from workbench.planner.plan import xla_plan
+
+        return self.xla_plans.get((graph_key(graph), device), lambda: xla_plan(graph, device))
+
+    def plan_costs(self, ws: Workspace, graph: Graph, plan=None):
+        """The cost model's breakdown of a plan (the current one by default) on the session's
+        device; each group's cost is kept (by members, per graph and device), so an edit
+        costs only the groups it changed."""
+        from workbench.costmodel.model import get_device, plan_cost
+
+        cache = self.costs.get((ws.graph_key, ws.device), dict)
+        return plan_cost(graph, plan or ws.plan, get_device(ws.device), cache)
+
+    def forget_layouts(self, sid: str) -> None:
+        """Drop the layouts the graph view remembers for session ``sid`` (*Re-layout*)."""
+        for mode in ("plan", "replay", "xla"):
+            self.layouts.put((sid, mode), None)
+        self.layouts.put((sid, "epoch"), (self.layouts.peek((sid, "epoch")) or 0) + 1)
+
+    def drawing_for(self, gkey: str, graph: Graph, groups: list) -> tuple:
+        """The drawing of ``groups`` (dicts) of the graph stored under ``gkey`` and where its
+        groups and inputs sit in the graph's layers (:func:`~workbench.app.hierarchy.place`);
+        cached by content."""
         sets = [g["nodes"] for g in groups]
-        drawing = build_drawing(graph, sets)
-        boxes = {i for i, g in enumerate(groups) if g["id"] in set(collapsed)}
-        own = (graph.fingerprint, grouping_key(sets))
-        if boxes:
-            drawing = collapse(drawing, boxes)
-            key = own + (grouping_key(sets[i] for i in boxes),)
-            return drawing, self.layouts.get(key, lambda: compute_layout(drawing))
-        basis = [g.nodes for g in ws.layout_plan.groups]
-        kept = (graph.fingerprint, grouping_key(basis))
-        layout = self.layouts.get(kept, lambda: compute_layout(build_drawing(graph, basis)))
-        if kept != own and not self.layouts.get(
-                ("fits",) + own + kept[1:], lambda: boxes_tell_the_truth(drawing, layout)):
-            layout = self.layouts.get(own, lambda: compute_layout(drawing))
-        return drawing, layout
+        key = (gkey, grouping_key(sets))
+
+        def make():
+            drawing = build_drawing(graph, sets)
+            return drawing, place(layers_of(graph), graph, drawing.groups)
+        return self.drawings.get(key, make)
+
+    def canvas_for(self, sid: str, gkey: str, graph: Graph, groups: list, record: dict,
+                   mode: str):
+        """The canvas of ``groups`` under the view ``record`` for session ``sid``'s ``mode``
+        (``plan``, ``replay``, ``xla``); ``gkey`` is the graph's key in the store.
+
+        The layout starts from the one this session's ``mode`` drew last (a replay step or
+        XLA's grouping, drawn first, from the plan's): with the same record (an edit, a step)
+        everything that stayed keeps its place; a grouping and record drawn before (undo) get
+        the layout they had (until *Re-layout*, :meth:`forget_layouts`).
+        """
+        from workbench.app.view import draw_canvas, view_state
+
+        layers = layers_of(graph)
+        drawing, placement = self.drawing_for(gkey, graph, groups)
+        state = view_state(record, layers, groups)
+        grouping = grouping_key(drawing.groups)
+        rkey = repr((record.get("open"), record.get("nodes")))
+        epoch = self.layouts.peek((sid, "epoch")) or 0
+        seen = self.layouts.peek((sid, mode, gkey, grouping, rkey, epoch))
+        last = self.layouts.peek((sid, mode)) or (self.layouts.peek((sid, "plan"))
+                                                  if mode != "plan" else None)
+        if last is not None and last[0] != gkey:
+            last = None
+        prev = seen or (last[2] if last else None)
+        edit = seen is not None or (last is not None and last[1] == rkey)
+        canvas = draw_canvas(graph, groups, drawing, layers, placement, state, prev, edit)
+        self.layouts.put((sid, mode), (gkey, rkey, canvas.layout))
+        self.layouts.put((sid, mode, gkey, grouping, rkey, epoch), canvas.layout)
+        return canvas

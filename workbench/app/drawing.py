@@ -18,14 +18,16 @@ can be used as cytoscape ids and in selectors without escaping. What of a drawin
 from __future__ import annotations
 
 import hashlib
+import threading
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from workbench.ir.graph import Graph
 
 
-@dataclass(frozen=True)
-class Vertex:
+class Vertex(NamedTuple):
     """One drawn node: an op (or a source) as computed by one group.
 
     Parameters
@@ -47,8 +49,7 @@ class Vertex:
     copy: bool = False
 
 
-@dataclass(frozen=True)
-class Edge:
+class Edge(NamedTuple):
     """A tensor flowing from one drawn vertex to another; ``nbytes`` is its size in bytes.
 
     ``producer`` is the drawing id of the vertex that computes the value.
@@ -61,7 +62,7 @@ class Edge:
     producer: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Drawing:
     """The vertices and edges of one graph under one grouping (see the module docstring)."""
 
@@ -80,9 +81,20 @@ def scalar_constant(graph: Graph, node_id: str) -> bool:
     return node.op == "constant" and getattr(node.type, "size", 2) <= 1
 
 
+_VIDS: "weakref.WeakKeyDictionary[Graph, dict]" = weakref.WeakKeyDictionary()
+_VIDS_LOCK = threading.Lock()
+
+
 def vertex_ids(graph: Graph) -> dict[str, str]:
-    """The drawing id of each node's home vertex: ``v<k>`` with k its topological position."""
-    return {nid: f"v{k}" for k, nid in enumerate(graph.topo_order)}
+    """The drawing id of each node's home vertex: ``v<k>`` with k its topological position
+    (made once per graph; do not change the dict)."""
+    with _VIDS_LOCK:
+        hit = _VIDS.get(graph)
+    if hit is None:
+        hit = {nid: f"v{k}" for k, nid in enumerate(graph.topo_order)}
+        with _VIDS_LOCK:
+            _VIDS[graph] = hit
+    return hit
 
 
 def group_tag(members, vid: dict) -> str:
@@ -118,34 +130,31 @@ def build_drawing(graph: Graph, groups: Sequence[Iterable[str]]) -> Drawing:
     -------
     Drawing
     """
+    from workbench.ir.index import graph_index
+
+    ix = graph_index(graph)
+    ids, operands, nbytes = ix.ids, ix.operands, ix.nbytes
+    scalar = [op == "constant" and ix.elements[i] <= 1 for i, op in enumerate(ix.ops)]
     sets = tuple(frozenset(g) for g in groups)
     vid = vertex_ids(graph)
     home = home_groups(graph, sets)
-    pos = {nid: k for k, nid in enumerate(graph.topo_order)}
-    vertices: list[Vertex] = []
-    for nid in graph.topo_order:
-        if scalar_constant(graph, nid):
-            continue
-        vertices.append(Vertex(vid[nid], nid, home.get(nid)))  # None: a source
+    pos = ix.pos
+    vertices: list[Vertex] = [Vertex(vid[nid], nid, home.get(nid), False)  # None: a source
+                              for i, nid in enumerate(ids) if not scalar[i]]
     tag = [group_tag(s, vid) for s in sets]
     for gi, members in enumerate(sets):
         for nid in sorted(members, key=pos.__getitem__):
             if home.get(nid) != gi:
-                vertices.append(Vertex(f"{vid[nid]}@{tag[gi]}", nid, gi, copy=True))
-
-    def provider(value: str, reader_group: int | None) -> str:
-        if reader_group is not None and value in sets[reader_group]:
-            if home[value] != reader_group:
-                return f"{vid[value]}@{tag[reader_group]}"
-        return vid[value]
-
+                vertices.append(Vertex(f"{vid[nid]}@{tag[gi]}", nid, gi, True))
     edges: list[Edge] = []
     for v in vertices:
-        node = graph.node(v.node)
-        for o in dict.fromkeys(node.operands):
-            if scalar_constant(graph, o):
+        group = v.group
+        members = sets[group] if group is not None else ()
+        for oi in operands[pos[v.node]]:
+            if scalar[oi]:
                 continue
-            t = graph.node(o).type
-            src = provider(o, v.group)
-            edges.append(Edge(src, v.id, o, int(getattr(t, "nbytes", 0)), src))
+            o = ids[oi]
+            src = (f"{vid[o]}@{tag[group]}" if o in members and home[o] != group
+                   else vid[o])
+            edges.append(Edge(src, v.id, o, nbytes[oi], src))
     return Drawing(tuple(vertices), tuple(edges), sets)

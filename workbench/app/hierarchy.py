@@ -10,9 +10,9 @@ can be collapsed, with the fusion groups inside it.
 - An op without a scope (XLA names some ops of an optimised module only ``reduce_sum``) is put
   in the deepest layer that holds all its consumers (or, for an op nobody reads, all its
   operands): *inferred*, and :attr:`Layers.inferred` says which.
-- Under a grouping, a fusion group sits in the deepest layer holding more than half of its
-  members, and a parameter or constant in the deepest layer holding more than half of the
-  groups that read it (:func:`place`).
+- Under a grouping, a fusion group sits in the layer that holds most of its members, and a
+  parameter or constant in the deepest layer holding more than half of the groups that read
+  it (:func:`place`).
 
 Layer ids (``L0`` the root, ``L1`` ...) are made here, numbered in topological order of their
 first op; names from the input file are text for labels and search, never ids or code.
@@ -263,14 +263,37 @@ def majority_layer(layers: Layers, lids: Sequence[str]) -> str:
     return best
 
 
+def plurality_layer(layers: Layers, lids: Sequence[str]) -> str:
+    """The layer a group of ops in layers ``lids`` is drawn in: from the root down, into the
+    child layer that holds the most of them while it holds more than the layer itself does
+    directly (ties: the first child)."""
+    if not lids:
+        return ROOT
+    counts: dict[str, int] = {}
+    for lid in lids:
+        for x in layers.chain(lid):
+            counts[x] = counts.get(x, 0) + 1
+    here = ROOT
+    while True:
+        kids = [c for c in layers.children[here] if c in counts]
+        if not kids:
+            return here
+        best = max(kids, key=lambda c: counts[c])
+        direct = counts[here] - sum(counts[c] for c in kids)
+        if counts[best] <= direct:
+            return here
+        here = best
+
+
 def place(layers: Layers, graph: Graph, groups: Sequence[Iterable[str]],
           readers: dict | None = None) -> Placement:
     """Place ``groups`` (member sets, in order) and the graph's sources in ``layers``.
 
-    A group sits in the deepest layer that holds more than half of its members
-    (:func:`majority_layer`; XLA's fusions cross layer boundaries, a residual add of one block
-    with the next block's layer norm, and are drawn where most of their ops are); a source in
-    the deepest layer holding more than half of the groups that read it.
+    A group sits where most of its ops are (:func:`plurality_layer`: XLA's fusions and ours
+    cross layer boundaries, a residual add of one block with the next block's layer norm, a
+    forward op with its gradient); a source in the deepest layer holding more than half of
+    the groups that read it (:func:`majority_layer`: a weight the forward pass, the backward
+    pass and the update all read stays outside them).
 
     Parameters
     ----------
@@ -279,7 +302,7 @@ def place(layers: Layers, graph: Graph, groups: Sequence[Iterable[str]],
         graph (a group reads a source when one of its members has it as an operand).
     """
     nl = layers.node_layer
-    group_layer = tuple(majority_layer(layers, [nl[n] for n in members if n in nl])
+    group_layer = tuple(plurality_layer(layers, [nl[n] for n in members if n in nl])
                         for members in groups)
     if readers is None:
         readers = {}

@@ -3,8 +3,9 @@
 :func:`workbench.planner.plan.replay` rebuilds the groups after the first ``k`` decisions from
 scratch, scanning every group at every step: fine for a sample, minutes at step 100,000 of a
 training step. :class:`ReplayIndex` replays the log once, in the same way (the same groups in
-the same order), keeping the state every :data:`SNAPSHOT_EVERY` decisions, so that any step is
-one snapshot plus fewer than that many decisions away. It also answers what the explain panel
+the same order), keeping about :data:`SNAPSHOTS` states along the way (every
+:data:`SNAPSHOT_EVERY` decisions at least), so that any step is one stored state plus a few
+thousand decisions away. It also answers what the explain panel
 asks: the next taken (or refused) decision, the decisions of one reason, and what a decision
 replaced and made.
 """
@@ -17,35 +18,41 @@ from dataclasses import dataclass
 
 from workbench.ir.graph import Graph
 
-#: decisions between two stored states
+#: decisions between two stored states (at least; a long log keeps about 50 states)
 SNAPSHOT_EVERY = 2000
+SNAPSHOTS = 50
 
 
 class _State:
-    """Groups as an insertion-ordered dict of member sets, with the groups of each node."""
+    """Groups as an insertion-ordered dict of member sets; the groups of each node are indexed
+    only when a decision needs them (one without ``removed``)."""
 
     def __init__(self, sets):
         self.sets = dict.fromkeys(sets)
-        self.of: dict[str, set] = {}
-        for s in self.sets:
-            for n in s:
-                self.of.setdefault(n, set()).add(s)
+        self.of: dict[str, set] | None = None
 
     def copy(self) -> "_State":
-        new = _State.__new__(_State)
-        new.sets = dict(self.sets)
-        new.of = {n: set(v) for n, v in self.of.items()}
-        return new
+        return _State(self.sets)
+
+    def _index(self) -> dict:
+        if self.of is None:
+            self.of = {}
+            for s in self.sets:
+                for n in s:
+                    self.of.setdefault(n, set()).add(s)
+        return self.of
 
     def remove(self, s) -> None:
         del self.sets[s]
-        for n in s:
-            self.of[n].discard(s)
+        if self.of is not None:
+            for n in s:
+                self.of[n].discard(s)
 
     def add(self, s) -> None:
         self.sets[s] = None
-        for n in s:
-            self.of.setdefault(n, set()).add(s)
+        if self.of is not None:
+            for n in s:
+                self.of.setdefault(n, set()).add(s)
 
     def apply(self, d) -> None:
         """One decision, as :func:`~workbench.planner.plan.replay` applies it."""
@@ -58,7 +65,8 @@ class _State:
                     self.remove(s)
         else:
             union = frozenset().union(*new)
-            gone = {s for n in union for s in self.of.get(n, ()) if s <= union}
+            of = self._index()
+            gone = {s for n in union for s in of.get(n, ()) if s <= union}
             for s in gone:
                 self.remove(s)
         for s in new:
@@ -92,11 +100,12 @@ class ReplayIndex:
         self.decisions = plan.decisions
         start = [frozenset([n]) for n in graph.topo_order if not is_source(graph, n)]
         state = _State(start)
-        self._snaps = [state.copy()]
+        self.every = max(SNAPSHOT_EVERY, len(self.decisions) // SNAPSHOTS + 1)
+        self._snaps = [tuple(state.sets)]
         for k, d in enumerate(self.decisions, 1):
             state.apply(d)
-            if k % SNAPSHOT_EVERY == 0:
-                self._snaps.append(state.copy())
+            if k % self.every == 0:
+                self._snaps.append(tuple(state.sets))
         self.taken = [k for k, d in enumerate(self.decisions, 1) if d.fused]
         self.refused = [k for k, d in enumerate(self.decisions, 1) if not d.fused]
         self.reasons = Counter(d.reason for d in self.decisions)
@@ -108,9 +117,11 @@ class ReplayIndex:
         """The groups after the first ``step`` decisions (every op alone at 0), in the order
         :func:`~workbench.planner.plan.replay` gives them."""
         step = max(0, min(int(step), len(self.decisions)))
-        k = step // SNAPSHOT_EVERY
-        state = self._snaps[k].copy() if step % SNAPSHOT_EVERY else self._snaps[k]
-        for d in self.decisions[k * SNAPSHOT_EVERY:step]:
+        k = step // self.every
+        if step % self.every == 0:
+            return list(self._snaps[k])
+        state = _State(self._snaps[k])
+        for d in self.decisions[k * self.every:step]:
             state.apply(d)
         return list(state.sets)
 

@@ -49,8 +49,8 @@ class SceneLayout:
         Item key -> (x0, y0, x1, y1), every item but the root.
     sigs : dict
         Container key -> signature of what it holds (see the module docstring).
-    rep : dict
-        Drawing vertex id -> the leaf that drew it (from the scene).
+    scene : Scene
+        The scene it places (a new layout asks it where a vertex was drawn).
     note : str
         Why the layout was made afresh after an edit, or ``""``.
     moved : int
@@ -62,7 +62,7 @@ class SceneLayout:
     positions: dict
     rects: dict
     sigs: dict
-    rep: dict = field(default_factory=dict)
+    scene: Scene | None = None
     note: str = ""
     moved: int = 0
     parents: dict = field(default_factory=dict)
@@ -156,7 +156,7 @@ def fresh_layout(scene: Scene, prev: SceneLayout | None = None, note: str = "") 
     positions: dict = {}
     rects: dict = {}
     _place_down(scene.root, 0.0, 0.0, rel, sizes, positions, rects)
-    return SceneLayout(positions, rects, sigs, dict(scene.rep), note, 0, parents_of(scene))
+    return SceneLayout(positions, rects, sigs, scene, note, 0, parents_of(scene))
 
 
 # ----- after an edit: keep what stayed, place what is new --------------------------------------
@@ -274,8 +274,7 @@ def incremental_layout(scene: Scene, prev: SceneLayout) -> SceneLayout | None:
             return None
         units.pop(u.key)
     rects = compute_rects(scene, positions)
-    return SceneLayout(positions, rects, sigs, dict(scene.rep), "", len(order),
-                       parents_of(scene))
+    return SceneLayout(positions, rects, sigs, scene, "", len(order), parents_of(scene))
 
 
 def _unit_inside(scene: Scene, unit: Item, prev: SceneLayout, sigs: dict) -> tuple:
@@ -286,7 +285,8 @@ def _unit_inside(scene: Scene, unit: Item, prev: SceneLayout, sigs: dict) -> tup
         return (w, h), {unit.key: (w / 2.0, h / 2.0)}
     rel: dict = {}
     sizes: dict = {}
-    sub = Scene(unit, scene.items, scene.rep, scene.edges, scene.group_keys)
+    sub = Scene(unit, scene.items, scene.edges, scene.group_keys, scene.index,
+                scene.unit_leaf)
     _arrange(unit, child_edges(sub), prev, sigs, rel, sizes)
     positions: dict = {}
     _place_down(unit, 0.0, 0.0, rel, sizes, positions, {})
@@ -295,9 +295,13 @@ def _unit_inside(scene: Scene, unit: Item, prev: SceneLayout, sigs: dict) -> tup
 
 def _desired(scene: Scene, unit: Item, prev: SceneLayout) -> tuple | None:
     """Where the unit's vertices were drawn before (the mean of their old leaves' centres)."""
-    keys = {k for k, it in scene.items.items() if it.leaf and _within(it, unit)}
-    old = [prev.positions[prev.rep[v]] for v, k in scene.rep.items()
-           if k in keys and v in prev.rep and prev.rep[v] in prev.positions]
+    if prev.scene is None:
+        return None
+    old = []
+    for v in scene.vertices_in(unit):
+        leaf = prev.scene.leaf_of(v)
+        if leaf is not None and leaf in prev.positions:
+            old.append(prev.positions[leaf])
     if not old:
         return None
     return (sum(p[0] for p in old) / len(old), sum(p[1] for p in old) / len(old))

@@ -265,8 +265,8 @@ def majority_layer(layers: Layers, lids: Sequence[str]) -> str:
 
 def plurality_layer(layers: Layers, lids: Sequence[str]) -> str:
     """The layer a group of ops in layers ``lids`` is drawn in: from the root down, into the
-    child layer that holds the most of them while it holds more than the layer itself does
-    directly (ties: the first child)."""
+    child layer that holds the most of them while it holds more than any other child and more
+    than the layer itself does directly (a tie stays above)."""
     if not lids:
         return ROOT
     counts: dict[str, int] = {}
@@ -278,9 +278,11 @@ def plurality_layer(layers: Layers, lids: Sequence[str]) -> str:
         kids = [c for c in layers.children[here] if c in counts]
         if not kids:
             return here
-        best = max(kids, key=lambda c: counts[c])
+        ranked = sorted(kids, key=lambda c: -counts[c])
+        best = ranked[0]
         direct = counts[here] - sum(counts[c] for c in kids)
-        if counts[best] <= direct:
+        runner = counts[ranked[1]] if len(ranked) > 1 else 0
+        if counts[best] <= max(direct, runner):
             return here
         here = best
 

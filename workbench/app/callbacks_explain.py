@@ -89,7 +89,11 @@ def register(app, services) -> None:
         ws, graph = session(version)
         index = services.replay_index(ws.plan, graph)
         taken = {"yes": True, "no": False}.get(trigger["taken"])
-        target = index.next_step(step or 0, trigger["dir"] == "next", taken, reason)
+        forward = trigger["dir"] == "next"
+        at = step or 0
+        if forward and at >= len(index):
+            at = 0  # at the final plan: the first such decision
+        target = index.next_step(at, forward, taken, reason)
         if target is None:
             what = {True: "taken", False: "refused"}.get(taken, "")
             side = "after" if trigger["dir"] == "next" else "before"

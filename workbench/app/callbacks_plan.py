@@ -72,6 +72,14 @@ def selection_text(plan, selected: str | None, nodes: list[str]) -> str:
     return "; ".join(parts) or "Click a group or a node; shift-click to select several."
 
 
+def selected_ids(rows) -> list[str]:
+    """The ids of a grid's ``selectedRows``: the rows the user picked (a list of row data) or
+    those the app set (``{"ids": [...]}``)."""
+    if isinstance(rows, dict):
+        return [str(x) for x in rows.get("ids", ())]
+    return [str(r.get("id")) for r in rows or () if isinstance(r, dict) and r.get("id")]
+
+
 def run_edit(ws, graph, trigger, nodes, selected, target):
     """The workspace after the button ``trigger`` was pressed (raises WorkbenchError)."""
     if trigger in HISTORY_BUTTONS:
@@ -124,7 +132,8 @@ def register(app, services) -> None:
         """A group chosen by a click on its row, or a node or group clicked on the graph."""
         ws, _ = session(version_)
         if ctx.triggered_id == ids.GROUP_TABLE:
-            gid = (rows or [{}])[0].get("id") if rows else None
+            chosen = selected_ids(rows)
+            gid = chosen[0] if chosen else None
             if gid is None or gid not in {g.id for g in ws.plan.groups}:
                 raise PreventUpdate
             return ws.plan.group(gid).nodes[0]
@@ -146,7 +155,7 @@ def register(app, services) -> None:
         group = controller.group_of_node([g.to_json() for g in ws.plan.groups], selected)
         listed = {r["id"] for r in rows or ()}
         want = [{"id": group["id"]}] if group and group["id"] in listed else []
-        have = [{"id": r.get("id")} for r in current_rows or ()]
+        have = [{"id": x} for x in selected_ids(current_rows)]
         if want == have:
             return selection_text(ws.plan, selected, nodes), no_update, no_update
         scroll = {"rowId": group["id"]} if want else no_update

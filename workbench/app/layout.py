@@ -134,7 +134,7 @@ def grid(id_, columns, height="320px", **kw) -> dag.AgGrid:
             col["type"] = "numericColumn"
         defs.append(col)
     return dag.AgGrid(
-        id=id_, columnDefs=defs, rowData=[], columnSize="responsiveSizeToFit",
+        id=id_, columnDefs=defs, rowData=[], columnSize="autoSize",
         defaultColDef={"sortable": True, "resizable": True, "minWidth": 60,
                        "cellStyle": {"fontSize": "12px"}},
         getRowId="params.data.id",

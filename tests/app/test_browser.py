@@ -195,8 +195,9 @@ def test_merging_two_nodes_of_a_chain_changes_the_group_count(dash_duo, make_app
     assert new.num_kernels == ws.plan.num_kernels - 1
     wait_for(dash_duo, lambda: group_count(dash_duo) == multi_groups(new), 20,
              "the merged group drawn")
-    assert cy_eval(dash_duo, "cy.getElementById(arguments[0]).parent().data('gid')",
-                   vertex_of(dash_duo, "matmul1")) == merged.id
+    wait_for(dash_duo, lambda: cy_eval(dash_duo, "cy.getElementById(arguments[0]).parent()"
+                                                 ".data('gid')", vertex_of(dash_duo, "matmul1"))
+             == merged.id, 20, "matmul1 drawn in the merged group")
     assert text_of(dash_duo, ids.EDIT_MSG) == ""
 
 
@@ -329,11 +330,13 @@ def lying_boxes(dash_duo) -> list:
     return cy_eval(dash_duo, """(function () {
         var out = [];
         cy.nodes('.group').filter(function (g) { return g.isParent(); }).forEach(function (g) {
-          var b = g.boundingBox({includeLabels: false});
+          var body = {includeLabels: false, includeOverlays: false, includeUnderlays: false,
+                      includeOutlines: false};
+          var b = g.boundingBox(body);
           cy.nodes().filter(function (n) { return n.data('node') && !n.isParent()
                                                   && n.parent().id() !== g.id(); })
             .forEach(function (n) {
-              var p = n.boundingBox({includeLabels: false});
+              var p = n.boundingBox(body);
               if (p.x1 < b.x2 && p.x2 > b.x1 && p.y1 < b.y2 && p.y2 > b.y1
                   && !(n.hasClass('source'))) { out.push([g.data('gid'), n.data('node')]); }
             });

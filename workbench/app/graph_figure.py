@@ -431,25 +431,26 @@ def highlight_rules(selected_gid: str | None, found: str | None,
     """The highlight rules: the selected group (a solid blue border on its box and ops), the
     vertex found by search (an amber glow), and a replay step's marks: ``marked`` is
     ``(step, before, after)``, three lists of drawn ids (``vid``) — the decision's own nodes
-    (red glow), the ops of the groups it replaced (dashed amber outline) and of the group it
-    made (green outline); an illegal edit's path is passed as ``step``. Neither looks like the
-    red dashes of a duplicated producer.
+    (filled light red, red border), and the groups it replaced or made (a thick green border);
+    an illegal edit's path is passed as ``step``. Neither looks like the red dashes of a
+    duplicated producer.
 
     ``found`` is an unprefixed drawing id (``v12``, ``G:1f0c2a9e``: the elements' ``vid``).
     An unused slot gets a selector that matches nothing, so the stylesheet keeps its length and
     the app can replace just these entries (``dash.Patch``).
     """
     step, before, after = (list(marked) + [(), (), ()])[:3]
+    # marks change colours and borders, never a node's size much: a compound's box is sized
+    # from its children's bounds, and a glow there would push it over its neighbours
     return [
         {"selector": f'node[gid = "{selected_gid}"]' if selected_gid else "node.none",
          "style": {"border-width": 4, "border-color": SELECT_COLOR, "border-style": "solid"}},
         {"selector": f'node[vid = "{found}"]' if found else "node.none",
-         "style": {"underlay-color": FOUND_COLOR, "underlay-opacity": 0.45,
-                   "underlay-padding": 10}},
+         "style": {"underlay-color": FOUND_COLOR, "underlay-opacity": 0.55,
+                   "underlay-padding": 3}},
         {"selector": _id_selector(list(before) + list(after)),
-         "style": {"outline-width": 4, "outline-offset": 2, "outline-opacity": 1,
-                   "outline-color": AFTER_COLOR}},
+         "style": {"border-width": 5, "border-color": AFTER_COLOR, "border-style": "solid"}},
         {"selector": _id_selector(step),
-         "style": {"underlay-color": STEP_COLOR, "underlay-opacity": 0.5,
-                   "underlay-padding": 9}},
+         "style": {"background-color": "#ffd8d3", "border-color": STEP_COLOR,
+                   "border-width": 3}},
     ]

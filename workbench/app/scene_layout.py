@@ -195,14 +195,21 @@ def _overlap(a, b) -> bool:
     return a[0] < b[2] and a[2] > b[0] and a[1] < b[3] and a[3] > b[1]
 
 
-def sibling_overlaps(scene: Scene, rects: dict) -> list:
-    """Pairs of children of one container whose rectangles overlap."""
+#: boxes kept in place after an edit must stay this far apart (pixels): borders (up to 6 px
+#: for a pinned or selected box) are drawn outside the rectangles
+CLEARANCE = 16.0
+
+
+def sibling_overlaps(scene: Scene, rects: dict, clearance: float = 0.0) -> list:
+    """Pairs of children of one container whose rectangles overlap, or come closer than
+    ``clearance`` pixels."""
     out = []
+    c = clearance / 2.0
     for it in scene.items.values():
         kids = [c for c in it.children if c.key in rects]
         if len(kids) < 2:
             continue
-        arr = np.array([rects[c.key] for c in kids])
+        arr = np.array([rects[k.key] for k in kids]) + np.array([-c, -c, c, c])
         hit = ((arr[:, None, 0] < arr[None, :, 2]) & (arr[:, None, 2] > arr[None, :, 0])
                & (arr[:, None, 1] < arr[None, :, 3]) & (arr[:, None, 3] > arr[None, :, 1]))
         ii, jj = np.nonzero(np.triu(hit, 1))
@@ -259,7 +266,7 @@ def incremental_layout(scene: Scene, prev: SceneLayout) -> SceneLayout | None:
             return None
         rects = compute_rects(scene, positions, set(units))
         culprits = {}
-        for a, b in sibling_overlaps(scene, rects):
+        for a, b in sibling_overlaps(scene, rects, CLEARANCE):
             for x in (_new_inside(a, scene, prev) + _new_inside(b, scene, prev)):
                 culprits[x.key] = x
         if not culprits:

@@ -6,25 +6,13 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from workbench.app.server import AppConfig, Services, cache_root
+from workbench.app.server import AppConfig, Services
+from workbench.paths import numba_cache_dir
 
 #: the repository's assets/ folder (CSS, the clientside helpers)
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
-
-
-def numba_cache_dir() -> str:
-    """numba's on-disk cache, shared by the server and its background profile processes.
-
-    ``$NUMBA_CACHE_DIR`` if set, else ``$WORKBENCH_CACHE_DIR/numba`` (or a temp dir); set in the
-    environment so that the processes Dash starts for background callbacks inherit it.
-    """
-    path = os.environ.get("NUMBA_CACHE_DIR") or str(cache_root().parent / "numba")
-    os.makedirs(path, exist_ok=True)
-    os.environ["NUMBA_CACHE_DIR"] = path
-    return path
 
 
 def create_app(config: AppConfig | None = None):
@@ -38,13 +26,14 @@ def create_app(config: AppConfig | None = None):
     import diskcache
     from dash import Dash, DiskcacheManager
 
-    from workbench.app import (callbacks_cost, callbacks_explain, callbacks_load,
-                               callbacks_plan, callbacks_profile, callbacks_view)
+    from workbench.app import (callbacks_cost, callbacks_diff, callbacks_explain,
+                               callbacks_load, callbacks_plan, callbacks_profile,
+                               callbacks_view, callbacks_whatif)
     from workbench.app.controller import policies
     from workbench.app.layout import UPLOAD_MAX_BYTES, page
 
     config = config or AppConfig()
-    numba_cache_dir()
+    numba_cache_dir().mkdir(parents=True, exist_ok=True)
     services = Services(config)
     jobs = diskcache.Cache(str(Path(services.store.directory).parent / "jobs"))
     manager = DiskcacheManager(jobs)
@@ -59,6 +48,8 @@ def create_app(config: AppConfig | None = None):
     callbacks_cost.register(app, services)
     callbacks_explain.register(app, services)
     callbacks_profile.register(app, services, manager)
+    callbacks_whatif.register(app, services)
+    callbacks_diff.register(app, services)
     app.services = services
     return app
 

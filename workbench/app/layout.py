@@ -10,6 +10,7 @@ from workbench.app import ids
 from workbench.app.controller import DEFAULT_DEVICE, DEFAULT_POLICY, device_choices
 from workbench.app.graph_figure import (KIND_COLORS, KIND_HELP, KIND_LABELS, ROLE_HELP,
                                         XLA_COLORS, XLA_HELP, stylesheet)
+from workbench.app.layout_whatif import diff_tab, whatif_tab
 from workbench.app.tables import TOP_CHOICES
 
 #: code generator backends offered (docs/architecture.md: compile_plan's backends)
@@ -120,10 +121,10 @@ def graph_panel() -> html.Div:
         html.Div(id=ids.HOVER_INFO, className="hover-info")])
 
 
-def grid(id_, columns, height="320px", **kw) -> dag.AgGrid:
+def grid(id_, columns, height="320px", row_ids: bool = True, **kw) -> dag.AgGrid:
     """An AG Grid: sortable, resizable columns (``(field, header, extra column options)``;
     a column with ``sort_by`` sorts by that numeric field and shows this one). Every row has
-    an ``id`` (the grid's row id)."""
+    an ``id`` (the grid's row id) unless ``row_ids`` is false."""
     defs = []
     for field_, name, *extra in columns:
         opts = dict(extra[0]) if extra else {}
@@ -137,10 +138,34 @@ def grid(id_, columns, height="320px", **kw) -> dag.AgGrid:
         id=id_, columnDefs=defs, rowData=[], columnSize="autoSize",
         defaultColDef={"sortable": True, "resizable": True, "minWidth": 60,
                        "cellStyle": {"fontSize": "12px"}},
-        getRowId="params.data.id",
+        **({"getRowId": "params.data.id"} if row_ids else {}),
         dashGridOptions={"rowHeight": 26, "headerHeight": 28, "animateRows": False,
                          "tooltipShowDelay": 300, **kw.pop("options", {})},
         className="ag-theme-alpine grid", style={"height": height, "width": "100%"}, **kw)
+
+
+def _table(id_, columns, height="320px", style_data_conditional=(),
+           style_cell_conditional=(), **kw) -> dag.AgGrid:
+    """A table of ``(field, header)`` columns as an AG Grid (:func:`grid`), for the panels that
+    name their columns so (the What-if and Diff tabs); a DataTable-style conditional style of
+    one column (``{"if": {"column_id": c}, ...}``) becomes that column's cell style, and
+    ``whiteSpace: normal`` wraps its text."""
+    styles: dict = {}
+    for rule in list(style_data_conditional) + list(style_cell_conditional):
+        col = (rule.get("if") or {}).get("column_id")
+        if col:
+            styles.setdefault(col, {}).update({k: v for k, v in rule.items() if k != "if"})
+    cols = []
+    for field_, name in columns:
+        extra = {}
+        style = styles.get(field_, {})
+        if style.get("whiteSpace") == "normal":
+            extra.update(wrapText=True, autoHeight=True, flex=2)
+        css = {k: v for k, v in style.items() if k in ("backgroundColor", "fontWeight", "color")}
+        if css:
+            extra["cellStyle"] = css
+        cols.append((field_, name, extra))
+    return grid(id_, cols, height=height, row_ids=False, **kw)
 
 
 def top_choice(id_) -> dcc.Dropdown:
@@ -292,7 +317,9 @@ def page(choices: list[dict], initial_choice: str | None, policies: tuple) -> ht
         dcc.Tab(plan_tab(), label="Plan", value=ids.TAB_PLAN),
         dcc.Tab(cost_tab(), label="Cost", value=ids.TAB_COST),
         dcc.Tab(explain_tab(), label="Explain", value=ids.TAB_EXPLAIN),
-        dcc.Tab(profile_tab(), label="Compile & profile", value=ids.TAB_PROFILE)])
+        dcc.Tab(profile_tab(), label="Compile & profile", value=ids.TAB_PROFILE),
+        dcc.Tab(whatif_tab(_button, _table), label="What-if", value=ids.TAB_WHATIF),
+        dcc.Tab(diff_tab(_button, _table), label="Diff", value=ids.TAB_DIFF)])
     return html.Div(className="app", children=stores + [
         header(choices, initial_choice, policies), first_help(),
         html.Div(className="main", children=[graph_panel(),

@@ -137,8 +137,10 @@ def register(app, services) -> None:
                                                         "n_clicks"),
                   State(ids.VERSION, "data"), State(ids.VIEW_STATE, "data"),
                   State(ids.SELECTED, "data"), State(ids.REPLAY_STEP, "data"),
-                  State(ids.XLA_TOGGLE, "value"), prevent_initial_call=True)
-    def open_close(_a, _b, _c, _d, tapped, _crumbs, version, record, selected, step, xla_value):
+                  State(ids.XLA_TOGGLE, "value"), State(ids.CRUMB_LAYER, "data"),
+                  prevent_initial_call=True)
+    def open_close(_a, _b, _c, _d, tapped, _crumbs, version, record, selected, step, xla_value,
+                   crumb):
         ws, graph = session(version)
         view = view_of(ws, graph, step, xla_value)
         layers = layers_of(graph)
@@ -158,9 +160,10 @@ def register(app, services) -> None:
             new = views.toggle_group(record, group)
             focus = group_key(group["nodes"], vertex_ids(graph))
         elif trigger == ids.CLOSE_LAYER:
-            lid = innermost_layer(layers, placement, view.groups, selected)
-            if lid == ROOT:
-                return no_update, no_update, "select an op inside a layer to close the layer"
+            lid = crumb if crumb in layers.layers else innermost_layer(
+                layers, placement, view.groups, selected)
+            if lid == ROOT or lid not in set(record.get("open", ())):
+                return no_update, no_update, "click an open layer (or an op in it) to close it"
             new = views.toggle_layer(record, lid, layers, view.groups, placement)
             focus = lid
         elif isinstance(trigger, dict):          # a breadcrumb: show that layer
@@ -231,9 +234,12 @@ def register(app, services) -> None:
         return (vertex_ids(graph)[node], node, search_text(query, matches, node, where),
                 new if new != record else no_update)
 
-    @app.callback(Output(ids.BREADCRUMB, "children"), Input(ids.SELECTED, "data"),
-                  Input(ids.CYTO, "tapNodeData"), Input(ids.VERSION, "data"))
+    @app.callback(Output(ids.BREADCRUMB, "children"), Output(ids.CRUMB_LAYER, "data"),
+                  Input(ids.SELECTED, "data"), Input(ids.CYTO, "tapNodeData"),
+                  Input(ids.VERSION, "data"))
     def show_breadcrumb(selected, tapped, version):
+        """The layers down to the clicked layer or the selected op's layer; the last one is
+        what *Close layer* closes."""
         ws, graph = session(version)
         layers = layers_of(graph)
         lid = ROOT
@@ -241,7 +247,8 @@ def register(app, services) -> None:
             lid = str(tapped["layer"]).split(":", 1)[0]
         elif selected in layers.node_layer:
             lid = layers.node_layer[selected]
-        return breadcrumb(layers, lid if lid in layers.layers else ROOT)
+        lid = lid if lid in layers.layers else ROOT
+        return breadcrumb(layers, lid), lid
 
     @app.callback(Output(ids.HOVER_INFO, "children", allow_duplicate=True),
                   Input(ids.CYTO, "mouseoverNodeData"), State(ids.VERSION, "data"),

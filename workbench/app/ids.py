@@ -36,6 +36,7 @@ TOGGLE_GROUP = "toggle-group"    #: collapse or expand the selected group
 RELAYOUT = "relayout-button"
 CLOSE_LAYER = "close-layer"      #: close the innermost open layer of the selection
 BREADCRUMB = "breadcrumb"        #: the layers of the selection, outermost first
+CRUMB_LAYER = "crumb-layer"      #: dcc.Store: the breadcrumb's last layer (what Close layer closes)
 CRUMB = "crumb"                  #: pattern-matching id type of a breadcrumb's buttons
 OVERVIEW = "overview"            #: the overview map (a canvas drawn by assets/workbench.js)
 HOVER_INFO = "hover-info"        #: one line about the node under the pointer

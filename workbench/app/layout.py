@@ -102,7 +102,8 @@ def graph_panel() -> html.Div:
         _button(ids.EXPAND_ALL, "Expand all", "Open every layer, expand every group"),
         _button(ids.TOGGLE_GROUP, "Collapse/expand group", "Collapse or expand the selected "
                 "group"),
-        _button(ids.CLOSE_LAYER, "Close layer", "Close the layer that holds the selection"),
+        _button(ids.CLOSE_LAYER, "Close layer", "Close the breadcrumb's last layer (click an "
+                "open layer's background, or an op in it)"),
         _button(ids.RELAYOUT, "Re-layout", "Lay the graph out afresh (edits keep every other "
                 "node in place until then)"),
         html.Span(id=ids.SEARCH_MSG, className="msg"),
@@ -312,7 +313,8 @@ def page(choices: list[dict], initial_choice: str | None, policies: tuple) -> ht
               dcc.Store(id=ids.VERSION), dcc.Store(id=ids.PROFILE_VERSION),
               dcc.Store(id=ids.SELECTED), dcc.Store(id=ids.VIEW_STATE, data=None),
               dcc.Store(id=ids.FOUND), dcc.Store(id=ids.REPLAY_STEP, data=None),
-              dcc.Store(id=ids.MARKS), dcc.Store(id=ids.FIRST_VISIT, storage_type="local")]
+              dcc.Store(id=ids.MARKS), dcc.Store(id=ids.FIRST_VISIT, storage_type="local"),
+              dcc.Store(id=ids.CRUMB_LAYER)]
     tabs = dcc.Tabs(id=ids.TABS, value=ids.TAB_PLAN, className="tabs", children=[
         dcc.Tab(plan_tab(), label="Plan", value=ids.TAB_PLAN),
         dcc.Tab(cost_tab(), label="Cost", value=ids.TAB_COST),

@@ -69,15 +69,16 @@ def cmd_serve(args) -> int:
     from workbench.importers import load_graph
 
     check_port(args.host, args.port)
-    initial = None
+    initial = graph = None
     if args.file:
         initial = os.path.abspath(resolve_graph_path(args.file))
-        load_graph(initial)  # a bad file is reported on the command line, before serving
+        graph = load_graph(initial)  # a bad file is reported on the command line, before serving
     for d in args.graph_dir or ():
         if not Path(d).is_dir():
             raise InputError(f"--graph-dir {d}: not a directory")
     app = create_app(AppConfig(initial=initial, graph_files=graph_choices(initial,
                                                                           args.graph_dir)))
+    app.services.warm(graph)  # planned before the first page asks (a big module: a minute)
     if not args.verbose:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
     print(f"Fusion Workbench on http://{args.host}:{args.port}/  (Ctrl-C to stop)", flush=True)

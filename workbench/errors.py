@@ -79,6 +79,20 @@ class ParseError(InputError):
     code = "syntax"
 
 
+class MissingDependencyError(InputError):
+    """Reading this input needs an optional package that is not installed (StableHLO and
+    ``workbench capture`` need the ``[jax]`` extra); the message says what to install."""
+
+    code = "missing-dependency"
+
+
+class CaptureError(WorkbenchError):
+    """``workbench capture`` could not trace or compile the user's function: the message holds
+    the user's exception on one line."""
+
+    code = "capture"
+
+
 # --- graphs that do not verify ------------------------------------------------------------------
 
 class GraphError(WorkbenchError):

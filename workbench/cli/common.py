@@ -34,15 +34,20 @@ def resolve_graph_path(name: str) -> str:
 
 
 def load_graph_arg(name: str):
-    """Load the graph a command names (a file path or a sample's name).
+    """Load the graph a command names: a file path, a sample's name, an XLA dump folder that
+    holds one module, or ``DIR:NUMBER`` / ``DIR:NAME`` for one module of a dump folder
+    (``workbench dump DIR`` lists them).
 
     Raises
     ------
     InputError, GraphError
-        If there is no such file or sample, or the file is not a valid graph.
+        If there is no such file, sample or module, or the file is not a valid graph.
     """
-    from workbench.importers import load_graph
+    from workbench.importers import load_dump, load_graph
 
+    folder, sep, module = name.rpartition(":")
+    if sep and folder and os.path.isdir(folder) and not os.path.exists(name):
+        return load_dump(folder, module)
     return load_graph(resolve_graph_path(name))
 
 

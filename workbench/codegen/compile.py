@@ -18,7 +18,7 @@ from workbench.codegen.backend import capabilities, fast_math_table, resolve_bac
 from workbench.codegen.blas import single_thread_scipy_blas, with_blas_threads
 from workbench.codegen.cache import load_module
 from workbench.codegen.lower import Unsupported, group_members, lower_group
-from workbench.codegen.runtime import fallback_launcher
+from workbench.codegen.runtime import fallback_launcher, make_alias
 from workbench.errors import CompileError
 from workbench.ir import expand_composites, get_op
 
@@ -121,7 +121,9 @@ def compile_plan(graph, plan, backend: str = "auto", exact_math: bool = False, p
         approximations of :mod:`workbench.codegen.fastmath`.
     progress : callable(stage, k, n, message), optional
         Called before each group is compiled (``stage="compile"``, k = 1..n) and at the end
-        (k = n). Dead groups (``role == "dead"``) are skipped and not counted.
+        (k = n). Dead groups (``role == "dead"``) are skipped and not counted; free groups
+        (``role == "free"``: one bitcast or get-tuple-element) get no kernel, only an alias of
+        their operand's buffer (:attr:`CompiledPlan.aliases`).
     cache_dir : path, optional
         The kernel cache (default: ``$WORKBENCH_CACHE_DIR`` or
         ``~/.cache/fusion-workbench/kernels``).
@@ -147,8 +149,9 @@ def compile_plan(graph, plan, backend: str = "auto", exact_math: bool = False, p
     xgraph = expand_composites(graph)
     caps = capabilities(name)
     kernels = []
-    live = [g for g in plan.groups if getattr(g, "role", "call") != "dead"]
+    live = [g for g in plan.groups if getattr(g, "role", "call") not in ("dead", "free")]
     skipped = [g.id for g in plan.groups if getattr(g, "role", "call") == "dead"]
+    aliases = [make_alias(xgraph, g) for g in plan.groups if getattr(g, "role", "call") == "free"]
     n = len(live)
     for k, group in enumerate(live, 1):
         if progress is not None:
@@ -163,7 +166,11 @@ def compile_plan(graph, plan, backend: str = "auto", exact_math: bool = False, p
         notes.append(f"numba failed to compile {', '.join(failed)}: ran through numpy")
     if skipped:
         notes.append(f"dead code skipped (no output depends on it): {', '.join(skipped)}")
-    return CompiledPlan(graph, xgraph, plan, name, kernels, notes, skipped)
+    if aliases:
+        ops = sorted({a.op for a in aliases})
+        notes.append(f"{len(aliases)} free op(s) ({', '.join(ops)}) read their operand's buffer "
+                     "another way: no kernel launched for them")
+    return CompiledPlan(graph, xgraph, plan, name, kernels, notes, skipped, aliases)
 
 
 def _compile_group(graph, xgraph, group, backend, caps, table, fast_hash, cache_dir):
@@ -189,6 +196,9 @@ def _compile_group(graph, xgraph, group, backend, caps, table, fast_hash, cache_
     kernel.source_path, kernel.compile_s = str(path), secs
     kernel.cached = reused or _cache_hit(module.kernel)
     kernel.launch = _launcher(module, backend)
+    narrow = [i for i, b in enumerate(kir.inputs + kir.outputs) if b.dtype in ("bf16", "f16")]
+    if narrow and backend == "cpu":
+        kernel.launch = _bits_view(kernel.launch, narrow)
     if backend != "cpu":  # CUDA scratch arrays are kernel arguments
         kernel.scratch = tuple((b.size, xgraph.node(b.value).type.np_dtype) for b in kir.scratch)
     if backend == "cuda":
@@ -216,6 +226,18 @@ def _launcher(module, backend):
         compiled = next(iter(fn.overloads.values()))
         grid = max(1, min(grid, compiled.max_cooperative_grid_blocks(block)))
     return lambda arrays: fn[grid, block](*arrays)
+
+
+def _bits_view(launch, positions):
+    """Pass bf16/f16 arrays (ml_dtypes, numpy) to a CPU kernel as their uint16 bits."""
+    import numpy as np
+
+    def run(arrays):
+        arrays = list(arrays)
+        for i in positions:
+            arrays[i] = arrays[i].view(np.uint16)
+        return launch(arrays)
+    return run
 
 
 def _fallback(xgraph, group, backend, members, reason, counts):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from workbench.codegen.runtime import Liveness, make_executor
+from workbench.codegen.runtime import Liveness, allocate, make_executor, map_leaves
 from workbench.errors import ResourceLimitError
 from workbench.ir import DEFAULT_MAX_BYTES
 from workbench.ir.interpreter import _coerce_inputs
@@ -24,6 +24,9 @@ class CompiledPlan:
         (weight folding: run once, by :meth:`prepare`). Dead groups get no kernel.
     skipped : list of str
         Ids of the plan's dead groups (no output depends on them), which back ends skip.
+    aliases : list of Alias
+        The plan's free groups (one bitcast or get-tuple-element each): no kernel, their value
+        is another view of their operand's buffer.
     notes : list of str
         Facts for the report ("no GPU: ran on cpu", kernels that fell back).
     peak_bytes : int
@@ -32,23 +35,27 @@ class CompiledPlan:
         Seconds each offline kernel took in the last :meth:`prepare`.
     """
 
-    def __init__(self, graph, xgraph, plan, backend, kernels, notes, skipped=()):
+    def __init__(self, graph, xgraph, plan, backend, kernels, notes, skipped=(), aliases=()):
         self.graph = graph
         self.xgraph = xgraph
         self.plan = plan
         self.backend = backend
         self.kernels = kernels
         self.skipped = list(skipped)
+        self.aliases = list(aliases)
         self.notes = notes
         self.executor = make_executor(backend)
-        needed = {v for k in kernels for v in k.inputs}
+        needed = {v for k in list(kernels) + self.aliases for v in k.inputs}
         self.constants = {v: constant_array(xgraph.node(v).attrs, xgraph.node(v).type)
                           for v in sorted(needed) if xgraph.node(v).op == "constant"}
         self.offline = [k for k in kernels if k.role == "offline"]
         self.call = [k for k in kernels if k.role != "offline"]
+        order = {g.id: i for i, g in enumerate(plan.groups)}
+        #: per-call kernels and aliases in plan order
+        self.steps = sorted(self.call + self.aliases, key=lambda k: order[k.group_id])
         sources = ([p.id for p in graph.parameters] + list(self.constants)
                    + [v for k in self.offline for v in k.outputs])
-        self.liveness = Liveness(self.call, graph.outputs, self._nbytes, sources)
+        self.liveness = Liveness(self.steps, graph.outputs, self._nbytes, sources)
         self.peak_bytes = self.liveness.peak_bytes
         self.offline_s: list[float] = []
         self._pool: dict = {}
@@ -85,8 +92,7 @@ class CompiledPlan:
             env[v] = ex.to_device(arr)
         self.offline_s = []
         for kern in self.offline:
-            outs = [ex.empty(self.xgraph.node(v).type.size, self.xgraph.node(v).type.np_dtype)
-                    for v in kern.outputs]
+            outs = [allocate(self.xgraph.node(v).type, ex.empty) for v in kern.outputs]
             scratch = [ex.empty(size, dtype) for size, dtype in kern.scratch]
             self.offline_s.append(ex.call(kern, [env[v] for v in kern.inputs] + outs + scratch))
             env.update(zip(kern.outputs, outs))
@@ -103,41 +109,70 @@ class CompiledPlan:
         run at a time per compiled plan.
         """
         env = dict(env)
-        owned = {}
+        owned = {}             # value -> the buffer it was allocated in (ours, pooled)
+        base = {}              # alias value -> the value whose buffer it reads
+        refs = {}              # allocated value -> live values reading its buffer
         keep = set(self.graph.outputs)
-        for k, kern in enumerate(self.call):
-            outs = [self._alloc(self.xgraph.node(v).type.size, self.xgraph.node(v).type.np_dtype)
-                    for v in kern.outputs]
-            scratch = [self._alloc(size, dtype) for size, dtype in kern.scratch]
-            dt = self.executor.call(kern, [env[v] for v in kern.inputs] + outs + scratch)
-            if times is not None:
-                times.append(dt)
-            if after_kernel is not None:
-                after_kernel(k + 1, len(self.call), kern)
-            env.update(zip(kern.outputs, outs))
-            owned.update(zip(kern.outputs, outs))
-            for a in scratch:
-                self._release(a)
+        done = 0
+        for k, kern in enumerate(self.steps):
+            if kern.__class__.__name__ == "Alias":
+                env[kern.value] = kern.apply(env[kern.source])
+                root = base.get(kern.source, kern.source)
+                if root in owned:
+                    base[kern.value] = root
+                    refs[root] += 1
+            else:
+                outs = [allocate(self.xgraph.node(v).type, self._alloc) for v in kern.outputs]
+                scratch = [self._alloc(size, dtype) for size, dtype in kern.scratch]
+                dt = self.executor.call(kern, [env[v] for v in kern.inputs] + outs + scratch)
+                done += 1
+                if times is not None:
+                    times.append(dt)
+                if after_kernel is not None:
+                    after_kernel(done, len(self.call), kern)
+                env.update(zip(kern.outputs, outs))
+                for v, a in zip(kern.outputs, outs):
+                    owned[v], refs[v] = a, 1
+                for a in scratch:
+                    self._release(a)
             for v in self.liveness.dead_after(k, keep):
                 env.pop(v, None)
-                if v in owned:
-                    self._release(owned.pop(v))
+                self._drop(v, owned, base, refs)
         results = tuple(self._result(env, o) for o in self.graph.outputs)
         for a in owned.values():
             self._release(a)
         return results
+
+    def _drop(self, v, owned, base, refs):
+        """``v`` is dead: return its buffer to the pool once no alias reads it."""
+        root = base.pop(v, v)
+        if root not in refs:
+            return
+        refs[root] -= 1
+        if refs[root] == 0:
+            del refs[root]
+            self._release(owned.pop(root))
 
     def _alloc(self, size, dtype):
         free = self._pool.get((size, np.dtype(dtype).str))
         return free.pop() if free else self.executor.empty(size, dtype)
 
     def _release(self, array):
+        if isinstance(array, tuple):
+            for a in array:
+                self._release(a)
+            return
         self._pool.setdefault((array.size, np.dtype(array.dtype).str), []).append(array)
 
     def _result(self, env, o):
         node = self.xgraph.node(o)
         if o in env:
-            return np.array(self.executor.to_host(env[o])).reshape(node.type.shape)
+            def host(a, t):
+                out = np.array(self.executor.to_host(a))
+                if out.dtype != t.np_dtype:            # bf16/f16 bits from a device
+                    out = out.view(t.np_dtype)
+                return out.reshape(t.shape)
+            return map_leaves(host, env[o], node.type)
         return constant_array(node.attrs, node.type)
 
     def run(self, inputs, *, max_bytes: int | None = DEFAULT_MAX_BYTES) -> tuple:

@@ -203,14 +203,19 @@ def _contraction_nest(w: Writer, nest: Nest, cx, parallel: bool):
     unravel(w, "c_b", c.batch, shape, names)
     unravel(w, "c_m", c.rows, shape, names)
     last_row = (c.batch + c.rows)[-1] if c.batch + c.rows else -1
+    # a dot without column dimensions (N == 1: "ted,te->td") places its value at the row level
+    cx.contraction_value = "c_tmp[uint64(c_m - c_m0), 0]"
     for lvl in range(1, last_row + 2):
         emit_stmts(w, levels[lvl], CPU_TABLE, cx)
     w.line(f"for c_n in range({c.N}):")
     w.indent()
     unravel(w, "c_n", c.cols, shape, names)
     cx.contraction_value = "c_tmp[uint64(c_m - c_m0), uint64(c_n)]"
+    before = len(w.lines)
     for lvl in range(last_row + 2, len(levels)):
         emit_stmts(w, levels[lvl], CPU_TABLE, cx)
+    if len(w.lines) == before:
+        w.line("pass")
     w.dedent(3)
 
 

@@ -1,5 +1,9 @@
 """LLVM intrinsics the CPU backend calls from generated kernels.
 
+``bitcast_like(x, like)`` reinterprets the bits of ``x`` as the type of ``like`` (same width:
+``bitcast_like(u, float32(0))`` is XLA's ``bitcast-convert`` from u32 to f32), an LLVM
+``bitcast``.
+
 ``fmaximum``/``fminimum`` are ``llvm.maximum``/``llvm.minimum`` (IEEE 754-2019 maximum and
 minimum: a NaN operand gives NaN, -0 < +0), i.e. numpy's ``maximum``/``minimum``. Written as a
 Python conditional, a NaN-propagating max is a compare-and-branch chain that LLVM does not
@@ -36,3 +40,18 @@ def _binary_intrinsic(base: str):
 fmaximum = _binary_intrinsic("llvm.maximum")
 #: numpy.minimum on two floats of one type (NaN-propagating), as ``llvm.minimum``
 fminimum = _binary_intrinsic("llvm.minimum")
+
+
+@intrinsic
+def bitcast_like(typingctx, x, like):
+    """The bits of ``x`` as a value of ``like``'s type (equal bit widths)."""
+    ok = (isinstance(x, (types.Integer, types.Float)) and isinstance(like, (types.Integer,
+                                                                           types.Float))
+          and x.bitwidth == like.bitwidth)
+    if not ok:
+        return None
+    sig = like(x, like)
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(signature.return_type))
+    return sig, codegen

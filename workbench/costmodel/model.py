@@ -398,7 +398,8 @@ def plan_cost(graph: Graph, plan, device=None, cache: dict | None = None) -> Pla
     """Cost every group of ``plan`` (on ``device``, by default the plan's own) and the baseline.
 
     Offline groups (weight folding) and dead groups are costed but summed apart from the
-    per-call ``total``; the unfused baseline is the per-call ops alone.
+    per-call ``total``; free groups (one bitcast or get-tuple-element: an alias, no kernel)
+    are in neither; the unfused baseline is the per-call ops alone, free ops excluded.
 
     ``cache`` (optional, a dict the caller keeps for one graph and device) holds each group's
     costs by its members and outputs, and the baseline: after an edit only the groups that
@@ -430,8 +431,10 @@ def plan_cost(graph: Graph, plan, device=None, cache: dict | None = None) -> Pla
     base = cache.get("baseline")
     if base is None:
         index = graph_index(graph)
+        # free ops (a bitcast keeping the row-major order, a get-tuple-element) launch nothing
         base = cache["baseline"] = CostBreakdown.total(
             op_cost(graph, n, dev) for i, n in enumerate(index.ids)
-            if not index.source[i] and index.live[i] and not index.offline[i])
+            if not index.source[i] and index.live[i] and not index.offline[i]
+            and not index.free[i])
     return PlanCost(groups, unfused, total, base, base.predicted_s - total.predicted_s, dev.name,
                     by_role["offline"], by_role["dead"], roles)

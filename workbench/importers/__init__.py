@@ -1,9 +1,13 @@
-"""Importers: read a graph from HLO text or the workbench's JSON format.
+"""Importers: read a graph from HLO text, StableHLO (MLIR) text, an XLA dump folder or the
+workbench's JSON format.
 
 :func:`load_graph` is the one entry point: it reads the file as bytes, refuses empty, binary and
 oversized files with a clear error, picks the format from the extension (``.json``; ``.hlo``,
-``.txt``) or, failing that, from the content, and returns a verified graph. Loading never
-executes anything in the file.
+``.txt``; ``.mlir``) or, failing that, from the content, and returns a verified graph. A folder
+is read as an XLA dump (:mod:`workbench.importers.xla_dump`). Loading never executes anything in
+the file; StableHLO is converted by jaxlib (the ``[jax]`` extra), imported only then.
+:mod:`workbench.importers.capture` (``workbench capture``) is the one place that runs user code,
+and only when the command line asks it to.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import os
 from workbench.errors import InputError
 from workbench.importers.hlo import parse_hlo
 from workbench.importers.json_format import dumps, graph_to_json, parse_json, save_json
+from workbench.importers.stablehlo import looks_like_stablehlo, parse_stablehlo
+from workbench.importers.xla_dump import choose_module, is_dump_dir, list_dump
 from workbench.ir.graph import Graph
 
 #: files larger than this are refused (bytes); the app's upload cap is lower
@@ -39,28 +45,33 @@ def decode_text(data: bytes, file: str) -> str:
 
 
 def parse_graph(text: str, file: str = "<input>", fmt: str | None = None) -> Graph:
-    """Parse graph text as JSON or HLO.
+    """Parse graph text as JSON, HLO or StableHLO.
 
     The content decides when it is unambiguous (a JSON object starts with ``{``, HLO text with
-    ``HloModule``); otherwise ``fmt`` (``"json"``, ``"hlo"``, from the file name) does, and HLO
-    is the default.
+    ``HloModule``, MLIR with ``module``); otherwise ``fmt`` (``"json"``, ``"hlo"``,
+    ``"stablehlo"``, from the file name) does, and HLO is the default.
 
     Raises
     ------
     InputError, ParseError, GraphError
+        :class:`~workbench.errors.MissingDependencyError` for StableHLO without jaxlib.
     """
     head = text.lstrip()
     if head.startswith("{"):
         fmt = "json"                                  # the content decides when it is clear
     elif head.startswith("HloModule"):
         fmt = "hlo"
+    elif looks_like_stablehlo(head):
+        fmt = "stablehlo"
     elif fmt is None:
         fmt = "hlo"
     if fmt == "json":
         return parse_json(text, file)
     if fmt == "hlo":
         return parse_hlo(text, file)
-    raise InputError(f"unknown format {fmt!r} (json or hlo)", file=file)
+    if fmt == "stablehlo":
+        return parse_stablehlo(text, file)
+    raise InputError(f"unknown format {fmt!r} (json, hlo or stablehlo)", file=file)
 
 
 def load_bytes(data: bytes, file: str = "<upload>") -> Graph:
@@ -70,8 +81,8 @@ def load_bytes(data: bytes, file: str = "<upload>") -> Graph:
                          f"{MAX_FILE_BYTES >> 20} MiB limit", file=file)
     text = decode_text(data, file)
     lower = file.lower()
-    fmt = "json" if lower.endswith(".json") else ("hlo" if lower.endswith((".hlo", ".txt"))
-                                                  else None)
+    fmt = ("json" if lower.endswith(".json") else "hlo" if lower.endswith((".hlo", ".txt"))
+           else "stablehlo" if lower.endswith(".mlir") else None)
     return parse_graph(text, file, fmt)
 
 
@@ -81,19 +92,24 @@ def load_graph(path) -> Graph:
     Parameters
     ----------
     path : str or os.PathLike
-        A ``.json`` file in the workbench's format, or HLO text (``.hlo``, ``.txt``, or any
-        name: the content decides).
+        A ``.json`` file in the workbench's format, HLO text (``.hlo``, ``.txt``, or any
+        name: the content decides), StableHLO (``.mlir``, or text starting with ``module``), or
+        an XLA dump folder holding one module (its optimised module; see :func:`load_dump`
+        for folders with several).
 
     Raises
     ------
     InputError
-        If the file is missing, empty, binary or too large.
+        If the file is missing, empty, binary or too large, or a dump folder holds several
+        modules (the message lists them).
     ParseError
         For syntax errors, with file, line and column.
     GraphError
         For a graph that does not verify, naming the node.
     """
     path = os.fspath(path)
+    if os.path.isdir(path):
+        return load_dump(path)
     try:
         size = os.path.getsize(path)
         if size > MAX_FILE_BYTES:
@@ -106,5 +122,27 @@ def load_graph(path) -> Graph:
     return load_bytes(data, path)
 
 
-__all__ = ["load_graph", "load_bytes", "parse_graph", "parse_hlo", "parse_json", "dumps",
-           "graph_to_json", "save_json", "decode_text", "MAX_FILE_BYTES"]
+def load_dump(path, module: str | None = None, stage: str = "after") -> Graph:
+    """Load one module of an XLA dump folder (``--xla_dump_to``).
+
+    Parameters
+    ----------
+    path : path
+        The folder.
+    module : str, optional
+        The module's number or name (see :func:`workbench.importers.xla_dump.choose_module`);
+        may be omitted when the folder holds one module.
+    stage : {"after", "before"}
+        The optimised module (default) or the one XLA was given.
+
+    Raises
+    ------
+    InputError
+        For a folder without dumps, an unknown or ambiguous module (listing them).
+    """
+    return load_graph(choose_module(path, module, stage))
+
+
+__all__ = ["load_graph", "load_bytes", "load_dump", "list_dump", "is_dump_dir", "parse_graph",
+           "parse_hlo", "parse_json", "parse_stablehlo", "dumps", "graph_to_json", "save_json",
+           "decode_text", "MAX_FILE_BYTES"]

@@ -7,8 +7,10 @@ into a :class:`~workbench.ir.Graph`. Nothing in the text is ever executed.
 
 Handled: the ``HloModule`` header; the ``FileNames`` / ``FunctionNames`` / ``FileLocations`` /
 ``StackFrames`` tables of optimised dumps (skipped); ``%`` sigils or none; ``ENTRY``; ``ROOT``;
-tuple types; layouts; operands with and without types; ``/*index=N*/`` comments; attribute values
-with nested braces and quoted strings containing commas and braces.
+tuple types (nested too); layouts, tiled ones included (``{1,0:T(8,128)}``); operands with and
+without types; ``/* ... */`` comments anywhere a token may stand (XLA prints ``/*index=5*/``
+inside long operand lists *and* tuple types); attribute values with nested braces and quoted
+strings containing commas and braces; ``}, execution_thread="..."`` after a computation.
 """
 
 from __future__ import annotations
@@ -23,6 +25,44 @@ _NAME = re.compile(r"%?([A-Za-z_][\w.\-]*)")
 _OPCODE = re.compile(r"[a-z][a-z0-9\-_]*")
 _TABLES = {"FileNames", "FunctionNames", "FileLocations", "StackFrames"}
 _COMMENT = re.compile(r"/\*.*?\*/")
+
+
+def strip_comments(text: str, line: int = 0, file: str = "<hlo>") -> str:
+    """``text`` with every ``/* ... */`` comment outside quoted strings blanked out.
+
+    Each comment becomes as many spaces, so columns in error messages still point into the
+    original line. A ``//`` comment (outside strings) ends the line.
+
+    Raises
+    ------
+    ParseError
+        For a ``/*`` whose ``*/`` is not on the same line.
+    """
+    if "/" not in text:
+        return text
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+            continue
+        if c == "/" and text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            if j < 0:
+                raise ParseError("a /* comment is not closed on its line", file=file, line=line,
+                                 column=i + 1)
+            out.append(" " * (j + 2 - i))
+            i = j + 2
+            continue
+        if c == "/" and text.startswith("//", i):
+            break
+        out.append(c)
+        i += 1
+    return "".join(out)
 
 
 @dataclass
@@ -185,7 +225,7 @@ def split_top_level(text: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-_DIMS = re.compile(r"([a-z]+[0-9]*)\[([^\]]*)\]")
+_DIMS = re.compile(r"([a-z][a-z0-9]*)\[([^\]]*)\]")
 
 
 def parse_type(cur: _Cursor):
@@ -209,8 +249,6 @@ def parse_type(cur: _Cursor):
             except ParseError as exc:
                 exc.column = (exc.column or 1) + sub_pos0
                 raise
-            if not isinstance(t, TensorType):
-                raise cur.error("nested tuple types are not supported", start)
             elems.append(t)
             if sub.peek() == ",":
                 sub.pos += 1
@@ -222,14 +260,13 @@ def parse_type(cur: _Cursor):
         got = cur.text[cur.pos:cur.pos + 12] or "end of line"
         raise cur.error(f"expected a type like f32[2,3], found {got!r}")
     dtype, dims = m.group(1), m.group(2)
-    if dtype == "token":
-        raise cur.error("token types (side effects) are not supported")
     if dtype not in DTYPES:
         raise cur.error(f"unknown element type {dtype!r}")
     shape = []
     for d in (x.strip() for x in dims.split(",") if x.strip()):
         if not d.isdigit():
-            raise cur.error(f"dimension {d!r} is not a static size", m.start(2))
+            what = "a dynamic dimension (<=N)" if d.startswith("<=") else repr(d)
+            raise cur.error(f"dimension {what} is not a static size", m.start(2))
         shape.append(int(d))
     cur.pos = m.end()
     layout = None
@@ -278,7 +315,7 @@ def _parse_instruction(text: str, line: int, file: str) -> HloInstruction:
         cur.pos += 1
         cur.ws()
         key_col = cur.pos
-        key = cur.match(re.compile(r"([A-Za-z_][\w]*)\s*="), "an attribute key=")
+        key = cur.match(_ATTR_KEY, "an attribute key=")
         cur.ws()
         value = cur.until_top_level_comma()
         attrs[key] = value
@@ -303,6 +340,8 @@ def _check_new_instruction(comp: HloComputation, ins: HloInstruction, file: str)
                              column=1)
 
 
+_ATTR_KEY = re.compile(r"([A-Za-z_][\w\-]*)\s*=")
+_CLOSE = re.compile(r'^\}\s*,\s*execution_thread\s*=\s*"[^"]*"\s*$')
 _HEADER = re.compile(r"^\s*(ENTRY\s+)?%?([A-Za-z_][\w.\-]*)\s*(\(.*\))?\s*(->\s*.*?)?\s*\{\s*$")
 
 
@@ -329,9 +368,11 @@ def parse_hlo_module(text: str, file: str = "<hlo>") -> HloModule:
     current: HloComputation | None = None
     in_table = False
     for i, raw in enumerate(lines, 1):
+        if "/" in raw:
+            raw = strip_comments(raw, i, file)
         stripped = raw.strip()
         if current is not None:
-            if stripped == "}":
+            if stripped == "}" or _CLOSE.match(stripped):
                 if not current.instructions:
                     raise ParseError(f"computation {current.name!r} is empty", file=file, line=i,
                                      column=1)

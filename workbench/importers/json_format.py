@@ -23,7 +23,9 @@ inferred; when given, it must agree). ``attrs`` holds the op's attributes (see e
 ``init`` (how :func:`~workbench.ir.make_inputs` fills a parameter). ``scope`` (optional, per
 node) is its name stack as JAX writes it in HLO metadata ``op_name`` (``block_3/attn/qk``: the
 layers it sits in, then its own name); it is kept as ``meta['scope']``. Nodes may appear in any
-order.
+order. Nested computations (a ``while``'s body, a ``sort``'s comparator) are written once each
+under ``"computations": {"name": {"nodes": [...], "outputs": [...]}}`` and referred to from an
+attribute as ``{"computation": "name"}``.
 docs/json-format.md describes the format for users.
 """
 
@@ -66,7 +68,41 @@ def _id_lines(text: str) -> dict[str, int]:
     return lines
 
 
-def graph_from_json(doc, file: str = "<json>", text: str = "") -> Graph:
+def _computation_resolver(doc, file: str, text: str):
+    """A function name -> nested Graph for the document's ``computations`` (built on use)."""
+    raw = doc.get("computations") or {}
+    if not isinstance(raw, Mapping):
+        raise InputError("'computations' must be an object of name -> computation", file=file)
+    built: dict[str, Graph] = {}
+
+    def get(name, stack=()):
+        if name in built:
+            return built[name]
+        if name not in raw or not isinstance(raw[name], Mapping):
+            raise InputError(f"an attribute names the computation {name!r}, which "
+                             "'computations' does not hold", file=file)
+        if name in stack:
+            raise InputError(f"computation {name!r} refers to itself", file=file)
+        sub = dict(raw[name], name=name)
+        g = graph_from_json(sub, file, text, _resolver=lambda n: get(n, stack + (name,)))
+        built[name] = g.replace(meta=g.meta.set(computation=True))
+        return built[name]
+    return get
+
+
+def _resolve(value, resolver):
+    """Attribute values with ``{"computation": name}`` replaced by the nested graph."""
+    if isinstance(value, Mapping):
+        if "computation" in value and isinstance(value["computation"], str) and set(
+                value) <= {"computation", "nodes"}:
+            return resolver(value["computation"])
+        return {k: _resolve(v, resolver) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_resolve(v, resolver) for v in value]
+    return value
+
+
+def graph_from_json(doc, file: str = "<json>", text: str = "", _resolver=None) -> Graph:
     """Build and verify a graph from a parsed JSON document.
 
     Raises
@@ -93,6 +129,7 @@ def graph_from_json(doc, file: str = "<json>", text: str = "") -> Graph:
     if not isinstance(outputs, list) or not all(isinstance(o, str) for o in outputs):
         raise InputError("'outputs' must be a list of node ids", file=file)
 
+    resolver = _resolver or _computation_resolver(doc, file, text)
     raw = []
     id_lines = _id_lines(text)
     for k, nd in enumerate(nodes_doc):
@@ -125,7 +162,7 @@ def graph_from_json(doc, file: str = "<json>", text: str = "") -> Graph:
             raise InputError("'operands' must be a list of node ids", **where)
         try:
             t = type_from_json(nd["type"]) if nd.get("type") is not None else None
-            attrs = Attrs(nd.get("attrs") or {})
+            attrs = Attrs(_resolve(nd.get("attrs") or {}, resolver))
             if op == "constant" and "value" in attrs:
                 attrs = attrs.set(value=_nonfinite(attrs["value"]))
             meta = dict(nd.get("meta") or {})
@@ -209,8 +246,26 @@ def parse_json(text: str, file: str = "<json>") -> Graph:
     return graph_from_json(doc, file, text)
 
 
-def graph_to_json(graph: Graph, description: str | None = None) -> dict:
-    """The JSON document of a graph (types always written; ``meta`` minus source positions)."""
+def _attr_json(value, comps: dict):
+    """An attribute value as JSON, nested graphs written into ``comps`` and referred to."""
+    from workbench.ir.attrs import thaw
+
+    if isinstance(value, Graph):
+        name = value.name
+        if name in comps and comps[name][0] != value.fingerprint:
+            name = f"{value.name}#{value.fingerprint[:8]}"
+        if name not in comps:
+            comps[name] = (value.fingerprint, None)
+            comps[name] = (value.fingerprint, _nodes_json(value, comps))
+        return {"computation": name}
+    if isinstance(value, Attrs):
+        return {k: _attr_json(v, comps) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [_attr_json(v, comps) for v in value]
+    return thaw(value)
+
+
+def _nodes_json(graph: Graph, comps: dict) -> dict:
     nodes = []
     for n in graph.nodes:
         d = {"id": n.id, "op": n.op}
@@ -218,17 +273,27 @@ def graph_to_json(graph: Graph, description: str | None = None) -> dict:
             d["operands"] = list(n.operands)
         d["type"] = n.type.to_json()
         if n.attrs:
-            d["attrs"] = n.attrs.to_json()
+            d["attrs"] = {k: _attr_json(v, comps) for k, v in n.attrs.items()}
         meta = {k: v for k, v in n.meta.items() if k != "line"}
         if meta:
             d["meta"] = Attrs(meta).to_json()
         nodes.append(d)
+    return {"nodes": nodes, "outputs": list(graph.outputs)}
+
+
+def graph_to_json(graph: Graph, description: str | None = None) -> dict:
+    """The JSON document of a graph (types always written; ``meta`` minus source positions;
+    nested computations under ``computations``)."""
+    comps: dict = {}
+    body = _nodes_json(graph, comps)
     doc = {"format": FORMAT, "version": VERSION, "name": graph.name}
     desc = description if description is not None else graph.meta.get("description")
     if desc:
         doc["description"] = desc
-    doc["nodes"] = nodes
-    doc["outputs"] = list(graph.outputs)
+    if comps:
+        doc["computations"] = {k: v for k, (_, v) in comps.items()}
+    doc["nodes"] = body["nodes"]
+    doc["outputs"] = body["outputs"]
     return doc
 
 
@@ -237,7 +302,11 @@ def dumps(graph: Graph, description: str | None = None) -> str:
     doc = graph_to_json(graph, description)
     nodes = doc.pop("nodes")
     outputs = doc.pop("outputs")
+    comps = doc.pop("computations", None)
     head = json.dumps(doc)[:-1]
+    if comps:
+        inner = ",\n    ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in comps.items())
+        head += f',\n  "computations": {{\n    {inner}\n  }}'
     body = ",\n    ".join(json.dumps(n) for n in nodes)
     return f'{head},\n  "nodes": [\n    {body}\n  ],\n  "outputs": {json.dumps(outputs)}\n}}\n'
 

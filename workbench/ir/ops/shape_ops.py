@@ -107,8 +107,7 @@ def _constant_infer(types, attrs, declared):
     t = _declared(declared, "a constant")
     if not isinstance(t, TensorType):
         raise ShapeError("a constant must be a tensor")
-    if t.dtype != "bf16":
-        constant_array(attrs, t)
+    constant_array(attrs, t)
     return t
 
 
@@ -208,8 +207,23 @@ def _layout_order(layout, rank):
     return list(reversed(layout))
 
 
+def _bitcast_infer(types, attrs, declared):
+    out = _reshape_infer(types, attrs, declared)
+    dtype = attrs.get("dtype")
+    if dtype is None:
+        return out
+    if dtype not in DTYPES:
+        raise AttributeError_(f"bitcast needs dtype= a known dtype, got {dtype!r}")
+    new = out.with_dtype(dtype)
+    if new.itemsize != out.itemsize:
+        raise ShapeError(f"bitcast cannot change {out.dtype} to {dtype}: element sizes differ")
+    return new
+
+
 def _bitcast_ref(xs, attrs, t):
     x = xs[0]
+    if attrs.get("dtype") is not None:
+        x = np.ascontiguousarray(x).view(t.np_dtype)
     src = _layout_order(attrs.get("operand_layout"), x.ndim)
     dst = _layout_order(attrs.get("layout"), len(t.shape))
     physical = np.transpose(x, src).reshape(-1)
@@ -217,9 +231,13 @@ def _bitcast_ref(xs, attrs, t):
     return np.transpose(out_physical, np.argsort(dst))
 
 
-register(OpDef("bitcast", Category.INJECTIVE, (1, 1), _reshape_infer, reference=_bitcast_ref,
-               doc="reinterpret the operand's memory with another shape and layout",
-               attributes=('shape', 'operand_layout', 'layout')))
+register(OpDef("bitcast", Category.INJECTIVE, (1, 1), _bitcast_infer, reference=_bitcast_ref,
+               doc="reinterpret the operand's memory with another shape and layout (and, "
+                   "with dtype=, its bits as another element type of the same size)",
+               attributes=('shape', 'operand_layout', 'layout', 'dtype'),
+               # free when the row-major order is kept: the same buffer, another shape (a
+               # bitcast that changes the layout is a transpose of the row-major values)
+               free_fn=lambda attrs, types, out: "layout" not in attrs))
 
 register(OpDef("copy", Category.INJECTIVE, (1, 1),
                lambda types, a, d: _same_shapes(types),
@@ -375,13 +393,15 @@ def _gte_infer(types, attrs, declared):
 register(OpDef("get-tuple-element", Category.INJECTIVE, (1, 1), _gte_infer,
                reference=lambda xs, a, t: xs[0][a["index"]],
                doc="element index= of a tuple value",
-               attributes=('index',)))
+               attributes=('index',), free_fn=lambda attrs, types, out: True,
+               never_fused=True))
 
 
 register(OpDef("tuple", Category.INJECTIVE, (0, None),
                lambda types, a, d: TupleType(tuple(types)),
                reference=lambda xs, a, t: tuple(xs),
-               doc="a tuple of its operands (kept only where an opaque op needs one)"))
+               doc="a tuple of its operands (kept only where an opaque op needs one)",
+               free_fn=lambda attrs, types, out: True, never_fused=True))
 
 
 def _opaque_infer(types, attrs, declared):

@@ -32,13 +32,19 @@ def pytest_setup_options():
 
 
 @pytest.fixture
-def make_app(tmp_path):
-    """``make_app(initial=None, files=())``: an app with its own session store under tmp_path."""
-    def make(initial=None, files=()):
-        return create_app(AppConfig(initial=str(initial) if initial else None,
-                                    graph_files=[str(f) for f in files],
-                                    store_dir=str(tmp_path / "sessions")))
-    return make
+def make_app():
+    """``make_app(initial=None, files=(), **config)``: an app with its own session store; its
+    worker processes are stopped after the test."""
+    apps = []
+
+    def make(initial=None, files=(), **config):
+        app = create_app(AppConfig(initial=str(initial) if initial else None,
+                                   graph_files=[str(f) for f in files], **config))
+        apps.append(app)
+        return app
+    yield make
+    for app in apps:
+        app.services.close()
 
 
 # ----- browser helpers ---------------------------------------------------------------------------

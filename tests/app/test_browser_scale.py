@@ -70,6 +70,19 @@ def test_the_model_opens_by_layer_and_a_click_opens_one(dash_duo, make_app):
                      % block)
     assert inside > 100
     dash_duo.wait_for_contains_text(f"#{ids.BREADCRUMB}", "block_4")
+    # a breadcrumb button (a pattern-matching id, through the request checks) centres its layer
+    cy_eval(dash_duo, "(cy.pan({x: 20000, y: 20000}), 0)")
+
+    def centred():
+        x, y = cy_eval(dash_duo, "(function (k) { var p = cy.nodes('[vid = \"' + k + '\"]')"
+                                 ".renderedPosition(); return [p.x, p.y]; })(arguments[0])", block)
+        w, h = cy_eval(dash_duo, "[cy.width(), cy.height()]")
+        return abs(x - w / 2) < w * 0.1 and abs(y - h / 2) < h * 0.1
+    assert not centred()
+    dash_duo.driver.find_element(
+        By.XPATH, f"//*[@id='{ids.BREADCRUMB}']//button[normalize-space()='block_4']").click()
+    wait_for(dash_duo, centred, 20, "block_4 centred by its breadcrumb")
+    assert text_of(dash_duo, ids.APP_MSG) == ""
     # the overview map draws the drawing and the view's box
     painted = dash_duo.driver.execute_script(
         "var c = document.getElementById(arguments[0]); var d = c.getContext('2d')"

@@ -144,7 +144,7 @@ def test_the_agreement_names_its_policy_and_gives_the_xla_cpu_figure_beside_it()
 
 def test_a_merge_moves_no_node_but_its_own_and_re_layout_starts_afresh(tmp_path):
     """The session remembers the layout; an edit keeps every node that stayed in place."""
-    services = Services(AppConfig(store_dir=str(tmp_path)))
+    services = Services(AppConfig())
     g = load_graph(SAMPLES_DIR / "mlp.json")
     ws = controller.open_workspace(graph_key(g), g, "mlp", "xla-cpu", "cpu")
     record = {"graph": ws.graph_key, "open": [], "nodes": []}
@@ -246,7 +246,7 @@ def test_replay_steps_are_drawn_truthfully_and_follow_each_other(tmp_path):
     """Each step is laid out from the one before: what a step did not touch stays."""
     from workbench.app.scene_layout import sibling_overlaps
 
-    services = Services(AppConfig(store_dir=str(tmp_path)))
+    services = Services(AppConfig())
     g = load_graph(SAMPLES_DIR / "chain10.json")
     ws = controller.open_workspace(graph_key(g), g, "chain10")
     record = {"graph": ws.graph_key, "open": [], "nodes": []}

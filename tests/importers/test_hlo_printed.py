@@ -19,7 +19,7 @@ ENTRY %main (a: f32[2], b: f32[2], c: f32[2], d: f32[2], e: f32[2], /*index=5*/f
   %d = f32[2]{0} parameter(3)
   %e = f32[2]{0} parameter(4)
   %f = f32[2]{0} parameter(5)
-  %n = f32[2]{1:T(128)} negate(f32[2]{0} %a), metadata={op_name="jit(f)/neg" source_file="x.py" source_line=3}, backend_config={"outer_dimension_partitions":[],"key":"a, b {c}"}
+  %n = f32[2]{0:T(128)} negate(f32[2]{0} %a), metadata={op_name="jit(f)/neg" source_file="x.py" source_line=3}, backend_config={"outer_dimension_partitions":[],"key":"a, b {c}"}
   ROOT %t = (f32[2]{0}, f32[2]{0}, f32[2]{0}, f32[2]{0}, f32[2]{0}, /*index=5*/f32[2]{0}) tuple(%n, %b, %c, %d, %e, /*index=5*/%f), control-predecessors={%n}
 }
 """

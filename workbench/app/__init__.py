@@ -23,31 +23,31 @@ def create_app(config: AppConfig | None = None):
     dash.Dash
         With ``app.services`` (:class:`~workbench.app.server.Services`) attached for tests.
     """
-    import diskcache
-    from dash import Dash, DiskcacheManager
+    from dash import Dash
 
     from workbench.app import (callbacks_cost, callbacks_diff, callbacks_explain,
                                callbacks_load, callbacks_plan, callbacks_profile,
-                               callbacks_view, callbacks_whatif)
+                               callbacks_view, callbacks_whatif, validation)
     from workbench.app.controller import policies
     from workbench.app.layout import UPLOAD_MAX_BYTES, page
+    from workbench.app.security import Guard
 
     config = config or AppConfig()
     numba_cache_dir().mkdir(parents=True, exist_ok=True)
     services = Services(config)
-    jobs = diskcache.Cache(str(Path(services.store.directory).parent / "jobs"))
-    manager = DiskcacheManager(jobs)
     app = Dash(__name__, title="Fusion Workbench", assets_folder=str(ASSETS),
-               background_callback_manager=manager, suppress_callback_exceptions=False)
+               suppress_callback_exceptions=False, on_error=validation.callback_error)
     app.layout = page(services.choices(), services.initial_choice(), policies())
     # a backstop behind the browser's check of the upload size (base64 adds a third)
     app.server.config["MAX_CONTENT_LENGTH"] = 2 * UPLOAD_MAX_BYTES
+    Guard(config.host, config.port, config.token, config.allow_hosts).install(app.server)
+    validation.install(app, validation.schemas(UPLOAD_MAX_BYTES))
     callbacks_load.register(app, services, UPLOAD_MAX_BYTES)
     callbacks_view.register(app, services)
     callbacks_plan.register(app, services)
     callbacks_cost.register(app, services)
     callbacks_explain.register(app, services)
-    callbacks_profile.register(app, services, manager)
+    callbacks_profile.register(app, services)
     callbacks_whatif.register(app, services)
     callbacks_diff.register(app, services)
     app.services = services

@@ -10,6 +10,7 @@ FOUND = "found-vertex"           #: dcc.Store: drawing id to centre the view on 
 REPLAY_STEP = "replay-step"      #: dcc.Store: the replay step drawn (None: the plan)
 MARKS = "step-marks"             #: dcc.Store: drawing ids a replay step or a refusal marks
 FIRST_VISIT = "first-visit"      #: dcc.Store (local storage): the help was dismissed
+APP_MSG = "app-message"          #: a request the server could not handle, in one line
 
 # ----- header: load and choose ----------------------------------------------------------------
 GRAPH_CHOICE = "graph-choice"    #: dropdown of sample graphs and HLO files
@@ -86,6 +87,7 @@ XLA_AGREEMENT = "xla-agreement"
 PROFILE_RUN = "profile-run"
 PROFILE_BACKEND = "profile-backend"  #: dropdown: auto, cpu, cuda
 PROFILE_CANCEL = "profile-cancel"
+PROFILE_POLL = "profile-poll"    #: dcc.Interval: reads the job's progress while one is in flight
 PROFILE_PROGRESS = "profile-progress"
 PROFILE_STATUS = "profile-status"
 PROFILE_MSG = "profile-message"  #: compile errors and mismatches

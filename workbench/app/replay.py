@@ -113,6 +113,11 @@ class ReplayIndex:
     def __len__(self) -> int:
         return len(self.decisions)
 
+    def nbytes(self) -> int:
+        """An estimate of the bytes it holds (for the app's bounded caches): 96 bytes a group
+        of each stored state, 64 a decision for the step lists."""
+        return 96 * sum(len(s) for s in self._snaps) + 64 * len(self.decisions)
+
     def groups_at(self, step: int) -> list[frozenset]:
         """The groups after the first ``step`` decisions (every op alone at 0), in the order
         :func:`~workbench.planner.plan.replay` gives them."""

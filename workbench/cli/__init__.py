@@ -19,7 +19,7 @@ import argparse
 import sys
 
 from workbench.cli import capture, diff, export, graph, plan, run, serve, tune
-from workbench.cli.common import one_line_errors
+from workbench.cli.common import READS_GRAPHS, add_limit_args, limits_of, one_line_errors
 from workbench.errors import WorkbenchError
 
 #: the command groups, in the order ``workbench --help`` lists their commands
@@ -35,6 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     for group in COMMAND_GROUPS:
         group.register(sub)
+    for name in READS_GRAPHS:
+        add_limit_args(sub.choices[name])
     for parser in (p, *sub.choices.values()):
         one_line_errors(parser)
     return p
@@ -47,10 +49,19 @@ def main(argv=None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    if args.command in READS_GRAPHS:
+        from workbench.importers import limits
+
+        limits.set_default(limits_of(args))
     try:
         return int(args.func(args) or 0)
     except WorkbenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("error: out of memory: the input needs more than this machine (or its limit) "
+              "has; see --max-memory-mib and the input limits (workbench COMMAND -h)",
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

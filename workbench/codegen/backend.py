@@ -100,4 +100,7 @@ def fast_math_table(exact: bool) -> tuple[str | None, str, list[str]]:
 
     if importlib.util.find_spec("workbench.codegen.fastmath") is None:
         return None, "", ["float32 exp/log/tanh/logistic/erf call libm (no fastmath module)"]
-    return ("EXACT" if exact else "FAST"), module_hash("workbench.codegen.fastmath"), []
+    digest = module_hash("workbench.codegen.fastmath")
+    if importlib.util.find_spec("workbench.codegen.fastmath_f64") is not None:
+        digest += "-" + module_hash("workbench.codegen.fastmath_f64")
+    return ("EXACT" if exact else "FAST"), digest, []

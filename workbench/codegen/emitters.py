@@ -201,6 +201,13 @@ class EmitContext:
     def __init__(self, backend: str, fast_math: dict | None = None):
         self.backend = backend
         self.fast_math = fast_math or {}
+        #: fast-math names the kernel calls in two stages (see workbench.codegen.cpu): the
+        #: operands to range-check after the statement being written, whether a nest used
+        #: one, and whether the nest is being written again with the full-range reduction
+        self.staged: set[str] = set()
+        self.range_checks: list[str] = []
+        self.used_staged = False
+        self.full_range = False
         #: numba wraps negative signed subscripts (a[-1]); the check blocks LLVM's vectoriser
         #: when it cannot prove an address non-negative (in a prange body it cannot), so the
         #: CPU casts addresses, which are never negative, to uint64
@@ -228,7 +235,16 @@ def _bin(sym):
 
 
 def _call(fn, op):
-    return lambda a, d, at, cx: f"{cx.math(op, d, fn)}({', '.join(a)})"
+    def emit(a, d, at, cx):
+        name = cx.math(op, d, fn)
+        if name in cx.staged:                    # two calls: second(first(x), x)
+            if cx.full_range:
+                return f"{name}_2({name}_3({a[0]}), {a[0]})"
+            cx.range_checks.append(a[0])
+            cx.used_staged = True
+            return f"{name}_2({name}_1({a[0]}), {a[0]})"
+        return f"{name}({', '.join(a)})"
+    return emit
 
 
 def _float_or_int(float_fmt: str, int_fmt: str, helper: str | None = None):

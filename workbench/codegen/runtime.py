@@ -219,6 +219,9 @@ class CpuExecutor:
     def to_host(self, array):
         return array
 
+    def synchronize(self):
+        """Nothing to wait for: CPU kernels return when done."""
+
     def call(self, kernel, arrays) -> float:
         t0 = time.perf_counter()
         kernel.launch(arrays)
@@ -244,6 +247,10 @@ class CudaExecutor:
 
     def to_host(self, array):
         return array.copy_to_host()
+
+    def synchronize(self):
+        """Wait for every launched kernel."""
+        self.cuda.synchronize()
 
     def call(self, kernel, arrays) -> float:
         if kernel.fallback:

@@ -117,6 +117,9 @@ def emit_stmts(w: Writer, stmts, table, cx: EmitContext, reduce_hook=None):
                 continue
             expr = render_let(table, s.op, [operand(a) for a in s.args], s.dtype, s.attrs, cx)
             w.line(f"{s.name} = {expr}", s.op, s.node)
+            for arg in cx.range_checks:      # arguments the fast reduction cannot take
+                w.line(f"p_bad += np.int64(abs({arg}) >= TRIG_LIMIT)")
+            cx.range_checks.clear()
         elif isinstance(s, Load):
             w.line(f"{s.name} = {load_expr(s.buffer, address(s.addr, cx), s.dtype, cx)}")
         elif isinstance(s, Store):

@@ -15,13 +15,15 @@ from __future__ import annotations
 import os
 
 from workbench.errors import InputError
+from workbench.importers import limits
 from workbench.importers.hlo import parse_hlo
 from workbench.importers.json_format import dumps, graph_to_json, parse_json, save_json
 from workbench.importers.stablehlo import looks_like_stablehlo, parse_stablehlo
 from workbench.importers.xla_dump import choose_module, is_dump_dir, list_dump
 from workbench.ir.graph import Graph
 
-#: files larger than this are refused (bytes); the app's upload cap is lower
+#: files larger than this are refused by default (bytes; ``--max-file-bytes`` raises it, see
+#: :mod:`workbench.importers.limits`); the app's upload cap is lower
 MAX_FILE_BYTES = 64 << 20
 
 
@@ -35,8 +37,13 @@ def decode_text(data: bytes, file: str) -> str:
     """
     if not data.strip():
         raise InputError("the file is empty", file=file)
-    if b"\x00" in data[:65536]:
+    nul = data.find(b"\x00")
+    if 0 <= nul < 65536:
         raise InputError("this is a binary file, not HLO text or JSON", file=file)
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        raise InputError("a NUL byte in the text (not HLO text or JSON)", file=file,
+                         line=line, column=nul - data.rfind(b"\n", 0, nul))
     try:
         return data.decode("utf-8-sig")               # a byte-order mark is not content
     except UnicodeDecodeError as exc:
@@ -76,9 +83,11 @@ def parse_graph(text: str, file: str = "<input>", fmt: str | None = None) -> Gra
 
 def load_bytes(data: bytes, file: str = "<upload>") -> Graph:
     """Load a graph from the bytes of a file (as uploaded), format by name then content."""
-    if len(data) > MAX_FILE_BYTES:
-        raise InputError(f"the file is {len(data) / 2**20:.1f} MiB, more than the "
-                         f"{MAX_FILE_BYTES >> 20} MiB limit", file=file)
+    from workbench.files import too_big
+
+    cap = limits.current().max_file_bytes
+    if len(data) > cap:
+        raise InputError(too_big(len(data), cap, limits.FLAGS["max_file_bytes"]), file=file)
     text = decode_text(data, file)
     lower = file.lower()
     fmt = ("json" if lower.endswith(".json") else "hlo" if lower.endswith((".hlo", ".txt"))
@@ -100,25 +109,21 @@ def load_graph(path) -> Graph:
     Raises
     ------
     InputError
-        If the file is missing, empty, binary or too large, or a dump folder holds several
+        If the file is missing, not a regular file (a FIFO or device: refused at once),
+        empty, binary or too large (checked before reading), or a dump folder holds several
         modules (the message lists them).
     ParseError
         For syntax errors, with file, line and column.
     GraphError
         For a graph that does not verify, naming the node.
     """
+    from workbench.files import read_bytes
+
     path = os.fspath(path)
     if os.path.isdir(path):
         return load_dump(path)
-    try:
-        size = os.path.getsize(path)
-        if size > MAX_FILE_BYTES:
-            raise InputError(f"the file is {size / 2**20:.1f} MiB, more than the "
-                             f"{MAX_FILE_BYTES >> 20} MiB limit", file=path)
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as exc:
-        raise InputError(f"cannot read the file: {exc.strerror or exc}", file=path) from None
+    data = read_bytes(path, limits.current().max_file_bytes, limit_name=limits.FLAGS[
+        "max_file_bytes"])                       # regular files only; the size checked first
     return load_bytes(data, path)
 
 

@@ -30,12 +30,14 @@ import difflib
 import re
 
 from workbench.errors import GraphError, ParseError
+from workbench.importers import limits
 from workbench.ir.attrs import Attrs
 from workbench.ir.graph import Graph, Node
 from workbench.ir.ops import REGISTRY
 from workbench.ir.types import TensorType, TupleType
 from workbench.ir.verify import check_node, verify
-from workbench.importers.hlo_attrs import Unsupported, computation_names, op_attrs, parse_literal
+from workbench.importers.hlo_attrs import Unsupported, computation_names, op_attrs, to_int
+from workbench.importers.hlo_literal import parse_literal
 from workbench.importers.hlo_text import (HloComputation, HloInstruction, HloModule,
                                           parse_hlo_module)
 
@@ -75,9 +77,31 @@ _CALLS = {"call": "to_apply", "fusion": "calls", "async-start": "calls"}
 _TRIP_COUNT = re.compile(r'"known_trip_count"\s*:\s*\{\s*"n"\s*:\s*"(\d+)"')
 
 
+class _Inline:
+    """What :meth:`_Importer.emit_instruction` returns for a call to inline: the callee, its
+    arguments, and what to make of the callee's result (the emit loop runs it, no recursion)."""
+
+    __slots__ = ("comp", "args", "site", "tags", "finish")
+
+    def __init__(self, comp, args, site, tags, finish):
+        self.comp, self.args, self.site, self.tags, self.finish = comp, args, site, tags, finish
+
+
+class _Frame:
+    """A computation being emitted: its instructions, where it is, its values so far."""
+
+    __slots__ = ("comp", "args", "site", "tags", "env", "i", "pending")
+
+    def __init__(self, comp, args, site, tags):
+        self.comp, self.args, self.site, self.tags = comp, args, site, tags
+        self.env: dict[str, object] = {}
+        self.i = 0
+        self.pending = None   # (instruction, finish) waiting for a callee's result
+
+
 class _Importer:
     def __init__(self, module: HloModule, stage: str | None, cache: dict | None = None,
-                 active: list | None = None):
+                 active: list | None = None, depth: int = 0, count: list | None = None):
         self.m = module
         self.file = module.file
         self.nodes: list[Node] = []
@@ -86,6 +110,11 @@ class _Importer:
         self.stage = stage
         self.active: list[str] = list(active or [])   # computations being emitted (recursion)
         self.cache: dict[str, Graph] = {} if cache is None else cache   # nested graphs by name
+        self.depth = depth                            # of nested graphs (a while's body: 1)
+        self.count = [0] if count is None else count  # nodes made, nested graphs included
+        self.limits = limits.current()
+        self._tuples: dict[int, tuple] = {}           # id(tuple ref) -> (ref, nesting depth)
+        self._where = Graph(module.name, (), (), Attrs(source=self.file))  # for check_node
 
     # ----- helpers ---------------------------------------------------------------------------
 
@@ -103,9 +132,20 @@ class _Importer:
             cand = f"{base}#{k}"
         return cand
 
+    def counted(self, line: int | None, node: str | None = None) -> None:
+        """Count one more node, refusing past ``max_instructions`` (inlined calls multiply
+        instructions: a computation called twice from each of 30 levels is 2^30 nodes)."""
+        self.count[0] += 1
+        if self.count[0] > self.limits.max_instructions:
+            raise limits.exceeded("max_instructions", self.count[0],
+                                  self.limits.max_instructions, "the number of nodes (calls "
+                                  "inlined, nested computations included)", file=self.file,
+                                  line=line, node=node)
+
     def add(self, node: Node, ins: HloInstruction | None, line: int | None = None) -> str:
+        self.counted(ins.line if ins else line, node.id)
         try:
-            t = check_node(Graph(self.m.name, (), (), Attrs(source=self.file)), node, self.types)
+            t = check_node(self._where, node, self.types)
         except GraphError as exc:
             where = dict(line=ins.line, column=ins.column, node=ins.name) if ins else dict(
                 line=line, node=node.id)
@@ -120,6 +160,7 @@ class _Importer:
         if isinstance(ref, str):
             return ref
         elems = [self.materialize(r, ins, site) for r in ref]
+        self.counted(ins.line, ins.name)
         nid = self.fresh_id(f"{ins.name}.tuple", site)
         t = TupleType(tuple(self.types[e] for e in elems))
         node = Node(nid, "tuple", tuple(elems), t, Attrs(), Attrs(line=ins.line))
@@ -162,7 +203,12 @@ class _Importer:
             chain = " -> ".join(self.active + [name])
             raise ParseError(f"computation {name!r} calls itself ({chain})", file=self.file,
                              line=comp.line, column=1)
-        sub = _Importer(self.m, None, self.cache, self.active)
+        if self.depth + 1 > self.limits.max_nesting:
+            raise limits.exceeded("max_nesting", self.depth + 1, self.limits.max_nesting,
+                                  "the nesting of computations kept as graphs (a while's body "
+                                  "within a while's body...)", file=self.file, line=ins.line,
+                                  node=ins.name)
+        sub = _Importer(self.m, None, self.cache, self.active, self.depth + 1, self.count)
         params = sorted((i for i in comp.instructions if i.opcode == "parameter"),
                         key=lambda i: _param_index(i, self))
         args, k = [], 0
@@ -174,7 +220,7 @@ class _Importer:
         g = Graph(name, tuple(sub.nodes), tuple(outputs),
                   Attrs(source=self.file, format="hlo", computation=True))
         try:
-            verify(g)
+            verify(g, nodes_checked=True)
         except GraphError as exc:
             raise type(exc)(f"in computation {name!r}: {exc.message}", file=self.file,
                             line=exc.line, node=exc.node) from None
@@ -196,17 +242,44 @@ class _Importer:
     # ----- computations ----------------------------------------------------------------------
 
     def emit(self, comp: HloComputation, args, site: str | None, tags: dict):
-        """Add the nodes of ``comp``; return the ref (node id or tuple of refs) of its root."""
+        """Add the nodes of ``comp``; return the ref (node id or tuple of refs) of its root.
+
+        Calls are inlined with a stack of frames, not by recursion: 2,000 nested ``call``
+        computations are 2,000 frames of a list.
+        """
+        base = len(self.active)
+        self.enter(comp, None)
+        stack, result = [_Frame(comp, args, site, tags)], None
+        while stack:
+            f = stack[-1]
+            if f.pending is not None:           # a callee has just returned ``result``
+                ins, finish = f.pending
+                f.pending = None
+                f.env[ins.name] = finish(result)
+            if f.i == len(f.comp.instructions):
+                result = f.env[f.comp.root.name]
+                stack.pop()
+                self.active.pop()
+                continue
+            ins = f.comp.instructions[f.i]
+            f.i += 1
+            value = self.emit_instruction(ins, f.env, f.comp, f.args, f.site, f.tags)
+            if isinstance(value, _Inline):
+                self.enter(value.comp, ins)
+                f.pending = (ins, value.finish)
+                stack.append(_Frame(value.comp, value.args, value.site, value.tags))
+            else:
+                f.env[ins.name] = value
+        del self.active[base:]
+        return result
+
+    def enter(self, comp: HloComputation, ins: HloInstruction | None) -> None:
+        """Mark ``comp`` as being emitted; a computation that calls itself is an error."""
         if comp.name in self.active:
             chain = " -> ".join(self.active + [comp.name])
             raise ParseError(f"computation {comp.name!r} calls itself ({chain}); recursion "
                              "cannot be inlined", file=self.file, line=comp.line, column=1)
         self.active.append(comp.name)
-        env: dict[str, object] = {}
-        for ins in comp.instructions:
-            env[ins.name] = self.emit_instruction(ins, env, comp, args, site, tags)
-        self.active.pop()
-        return env[comp.root.name]
 
     def emit_instruction(self, ins: HloInstruction, env, comp, args, site, tags):
         op = ins.opcode
@@ -215,6 +288,10 @@ class _Importer:
                 raise self.error(ParseError, f"operand {o!r} is not defined before use in "
                                  f"computation {comp.name!r}", ins)
         refs = [env[o] for o in ins.operands]
+        for o, ref, written in zip(ins.operands, refs, ins.operand_types):
+            if written is not None and isinstance(ref, str) and self.types[ref] != written:
+                raise self.error(ParseError, f"operand {o!r} is written as {written} here, but "
+                                 f"its instruction makes {self.types[ref]}", ins)
         meta = dict(tags, line=ins.line)
         if site is not None and ins.name != comp.root.name:
             meta["hlo_name"] = ins.name
@@ -224,24 +301,28 @@ class _Importer:
         if op == "parameter":
             return self.parameter(ins, comp, args)
         if op == "tuple":
-            return tuple(refs)
+            return self.make_tuple(refs, ins)
         if op in _IDENTITY:
             return refs[0]
         if op == "async-done":
             return self.tuple_element(refs[0], 1, ins)
         if op == "copy-start":
-            return (refs[0], refs[0])
+            return self.make_tuple((refs[0], refs[0]), ins)
         if op == "copy-done":
             return self.tuple_element(refs[0], 0, ins)
         if op == "get-tuple-element":
-            index = int(ins.attrs.get("index", "-1"))
+            index = self.int_attr(ins, "index", "-1")
             if isinstance(refs[0], tuple):
                 return self.tuple_element(refs[0], index, ins)
         if op in _CALLS:
             return self.inline(ins, refs, op, site, tags)
         if op == "get-dimension-size":
-            dim = int(ins.attrs.get("dimensions", "{0}").strip("{}"))
-            value = self.types[self.materialize(refs[0], ins, site)].shape[dim]
+            dim = self.int_attr(ins, "dimensions", "{0}")
+            t = self.types[self.materialize(refs[0], ins, site)]
+            if not isinstance(t, TensorType) or not 0 <= dim < t.rank:
+                raise self.error(ParseError, f"get-dimension-size: dimension {dim} of {t} does "
+                                 "not exist", ins, "dimensions")
+            value = t.shape[dim]
             return self.add(Node(self.fresh_id(ins.name, site), "constant", (), ins.type,
                                  Attrs(value=value), Attrs(meta)), ins)
         if op in ("while", "conditional"):
@@ -278,6 +359,32 @@ class _Importer:
                                      "workbench has no reference for" if op == "custom-call"
                                      else f"the workbench has no op {op!r}")
         return self.opaque(ins, op, operand_ids, meta, site, nid)
+
+    def int_attr(self, ins, key: str, default: str) -> int:
+        """A whole-number attribute (``index=2``, ``dimensions={0}``)."""
+        try:
+            return to_int(ins.attrs.get(key, default).strip().strip("{}"))
+        except ValueError as exc:
+            raise self.error(ParseError, f"{ins.opcode}: {key}= {exc}", ins, key) from None
+
+    def make_tuple(self, refs, ins) -> tuple:
+        """A tuple of refs, its nesting held to ``max_nesting`` (so that walking it, and the
+        tuple type made of it, stays shallow)."""
+        depth = 1 + max((self.tuple_depth(r) for r in refs if isinstance(r, tuple)), default=0)
+        if depth > self.limits.max_nesting:
+            raise limits.exceeded("max_nesting", depth, self.limits.max_nesting,
+                                  "the nesting of tuples", file=self.file, line=ins.line,
+                                  node=ins.name)
+        ref = tuple(refs)
+        self._tuples[id(ref)] = (ref, depth)
+        return ref
+
+    def tuple_depth(self, ref: tuple) -> int:
+        """How deeply ``ref`` nests tuples (those not made by :meth:`make_tuple` come from a
+        tuple-typed parameter, whose type's nesting the text parser has bounded)."""
+        if id(ref) in self._tuples:
+            return self._tuples[id(ref)][1]
+        return 1 + max((self.tuple_depth(r) for r in ref if isinstance(r, tuple)), default=0)
 
     def opaque(self, ins, op, operand_ids, meta, site, nid=None):
         attrs = {"hlo_opcode": op}
@@ -316,19 +423,26 @@ class _Importer:
         return self.add(Node(gid, "get-tuple-element", (ref,), t.elements[index],
                              Attrs(index=index), Attrs(line=ins.line)), ins)
 
-    def inline(self, ins, refs, op, site, tags):
+    def inline(self, ins, refs, op, site, tags) -> _Inline:
+        """The request to inline the computation ``ins`` calls (see :meth:`emit`)."""
         key = _CALLS[op]
         callee = ins.attrs.get(key, "").strip().lstrip("%")
         if callee not in self.m.computations:
             raise self.error(ParseError, f"{key}={callee!r} names no computation", ins, key)
+        comp = self.m.computations[callee]
+        n_params = sum(1 for i in comp.instructions if i.opcode == "parameter")
+        if n_params != len(refs):
+            raise self.error(ParseError, f"{op} passes {len(refs)} operand(s) to computation "
+                             f"{callee!r}, which has {n_params} parameter(s)", ins)
         inner_tags = dict(tags)
         if op == "fusion" and "xla_fusion" not in tags:
             inner_tags["xla_fusion"] = ins.name
             inner_tags["xla_fusion_kind"] = ins.attrs.get("kind", "kLoop").strip()
-        result = self.emit(self.m.computations[callee], refs, ins.name, inner_tags)
         if op == "async-start":
-            return (tuple(refs), result)
-        return result
+            operands = self.make_tuple(refs, ins)
+            return _Inline(comp, refs, ins.name, inner_tags,
+                           lambda result: self.make_tuple((operands, result), ins))
+        return _Inline(comp, refs, ins.name, inner_tags, lambda result: result)
 
     def topk_attrs(self, ins) -> dict:
         t = ins.type
@@ -409,11 +523,11 @@ def _op_name(ins: HloInstruction) -> str | None:
 
 
 def _param_index(ins: HloInstruction, ctx) -> int:
-    try:
-        return int(ins.operand_text)
-    except ValueError:
-        raise ctx.error(ParseError, f"parameter index {ins.operand_text!r} is not a number",
-                        ins) from None
+    text = ins.operand_text.strip()
+    if not re.fullmatch(r"[0-9]{1,9}", text):
+        raise ctx.error(ParseError, f"parameter index {text[:20]!r} is not a number (ASCII "
+                        "digits)", ins)
+    return int(text)
 
 
 def hlo_to_graph(module: HloModule) -> Graph:
@@ -451,4 +565,4 @@ def parse_hlo(text: str, file: str = "<hlo>") -> Graph:
     """
     from workbench.ir.verify import verify
 
-    return verify(hlo_to_graph(parse_hlo_module(text, file)))
+    return verify(hlo_to_graph(parse_hlo_module(text, file)), nodes_checked=True)

@@ -22,54 +22,34 @@ class Unsupported(Exception):
     """An op whose attributes the workbench cannot represent: it becomes opaque."""
 
 
-_NUMBER = re.compile(r"^[-+]?(\d+\.?\d*([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?|inf|nan|infinity)$",
-                     re.IGNORECASE)
+_ASCII_INT = re.compile(r"[-+]?[0-9]{1,19}", re.ASCII)
 
 
 def ints(text: str) -> tuple[int, ...]:
-    """``{1,0}`` or ``1,0`` as a tuple of ints."""
-    body = text.strip()
-    if body.startswith("{") and body.endswith("}"):
-        body = body[1:-1]
-    return tuple(int(x) for x in body.split(",") if x.strip())
-
-
-def parse_literal(text: str, ins: HloInstruction, file: str):
-    """The numbers of a constant literal such as ``0.5``, ``-inf``, ``{1, 2}``, ``{{1,2},{3,4}}``.
+    """``{1,0}`` or ``1,0`` as a tuple of ints (ASCII digits only).
 
     Raises
     ------
-    ParseError
-        For a literal that is not numbers (tuples, complex numbers), naming the constant.
-    Unsupported
-        For ``{...}``: XLA elided the value when it printed the module.
+    ValueError
+        For anything that is not a list of whole numbers.
     """
     body = text.strip()
-    if "..." in body:
-        raise Unsupported("XLA elided its value ({...}) when it printed the module; print it "
-                          "with print_large_constants (HloPrintOptions) to evaluate it")
-    if body.startswith("(") or "{" in body and ":" in body:
-        raise ParseError(f"constant {ins.name!r}: unsupported literal form {body[:30]!r}",
-                         file=file, line=ins.line, column=ins.column)
-    tokens = [t for t in re.split(r"[\s,{}]+", body) if t]
-    values = []
-    for tok in tokens:
-        low = tok.lower()
-        if low in ("true", "false"):
-            values.append(low == "true")
-        elif _NUMBER.match(tok):
-            if low.lstrip("+-") in ("inf", "infinity", "nan"):
-                values.append(("-" if low.startswith("-") else "") + low.lstrip("+-")[:3])
-            else:
-                f = float(tok)
-                values.append(int(tok) if re.fullmatch(r"[-+]?\d+", tok) else f)
-        else:
-            raise ParseError(f"constant {ins.name!r}: {tok!r} is not a number", file=file,
-                             line=ins.line, column=ins.column)
-    if not values:
-        raise ParseError(f"constant {ins.name!r} has no value", file=file, line=ins.line,
-                         column=ins.column)
-    return values[0] if len(values) == 1 else tuple(values)
+    if body.startswith("{") and body.endswith("}"):
+        body = body[1:-1]
+    return tuple(to_int(x) for x in body.split(",") if x.strip())
+
+
+def to_int(text: str) -> int:
+    """A whole number written in ASCII digits (``int()`` would take ``٣`` and ``1_0``).
+
+    Raises
+    ------
+    ValueError
+    """
+    t = text.strip()
+    if not _ASCII_INT.fullmatch(t):
+        raise ValueError(f"{t[:30]!r} is not a whole number")
+    return int(t)
 
 
 def window(text: str) -> dict:
@@ -79,11 +59,11 @@ def window(text: str) -> dict:
     for item in body.split():
         key, _, value = item.partition("=")
         if key == "pad":
-            out[key] = tuple(tuple(int(v) for v in p.split("_")) for p in value.split("x"))
+            out[key] = tuple(tuple(to_int(v) for v in p.split("_")) for p in value.split("x"))
         elif key in ("lhs_reversal", "rhs_reversal"):
-            out[key] = tuple(int(v) for v in value.split("x"))
+            out[key] = tuple(to_int(v) for v in value.split("x"))
         else:
-            out[key] = tuple(int(v) for v in value.split("x"))
+            out[key] = tuple(to_int(v) for v in value.split("x"))
     return out
 
 
@@ -92,7 +72,7 @@ def slice_attr(text: str) -> dict:
     parts = re.findall(r"\[([^\]]*)\]", text)
     start, limit, strides = [], [], []
     for p in parts:
-        nums = [int(v) for v in p.split(":")]
+        nums = [to_int(v) for v in p.split(":")]
         start.append(nums[0])
         limit.append(nums[1])
         strides.append(nums[2] if len(nums) > 2 else 1)
@@ -103,7 +83,7 @@ def padding_attr(text: str) -> tuple:
     """``1_2_0x0_0_1`` as (low, high, interior) per dimension."""
     triples = []
     for dim in text.strip().split("x"):
-        nums = [int(v) for v in dim.split("_")]
+        nums = [to_int(v) for v in dim.split("_")]
         if len(nums) == 2:
             nums.append(0)
         triples.append(tuple(nums))
@@ -206,7 +186,7 @@ def _op_attrs(ctx, ins, op, operand_ids, a, t):  # noqa: C901 - one branch per o
     if op == "pad":
         return dict(padding=padding_attr(a["padding"]))
     if op == "iota":
-        return dict(shape=t.shape, dtype=t.dtype, iota_dimension=int(a.get("iota_dimension", "0")))
+        return dict(shape=t.shape, dtype=t.dtype, iota_dimension=to_int(a.get("iota_dimension", "0")))
     if op in ("convert", "bitcast-convert"):
         return dict(dtype=t.dtype)
     if op == "compare":
@@ -216,7 +196,7 @@ def _op_attrs(ctx, ins, op, operand_ids, a, t):  # noqa: C901 - one branch per o
             out["compare_type"] = ct
         return out
     if op == "get-tuple-element":
-        return dict(index=int(a["index"]))
+        return dict(index=to_int(a["index"]))
     if op == "reduce":
         return dict(dimensions=ints(a["dimensions"]), **_reducer_or_computation(ctx, ins))
     if op == "reduce-window":
@@ -239,7 +219,7 @@ def _op_attrs(ctx, ins, op, operand_ids, a, t):  # noqa: C901 - one branch per o
     if op == "convolution":
         w = window(a.get("window", "{}"))
         n = t.rank - 2
-        if int(a.get("batch_group_count", "1")) != 1:
+        if to_int(a.get("batch_group_count", "1")) != 1:
             raise Unsupported("batch_group_count > 1 is not supported")
         if any(w.get("lhs_reversal", ())) or any(w.get("rhs_reversal", ())):
             raise Unsupported("window reversal is not supported")
@@ -248,15 +228,15 @@ def _op_attrs(ctx, ins, op, operand_ids, a, t):  # noqa: C901 - one branch per o
                     window_padding=w.get("pad", ((0, 0),) * n),
                     lhs_dilation=w.get("lhs_dilate", (1,) * n),
                     rhs_dilation=w.get("rhs_dilate", (1,) * n),
-                    feature_group_count=int(a.get("feature_group_count", "1")),
+                    feature_group_count=to_int(a.get("feature_group_count", "1")),
                     **_dtype_if_other(t, in_types))
     if op == "batch_norm_inference":
-        return dict(epsilon=float(a["epsilon"]), feature_index=int(a["feature_index"]))
+        return dict(epsilon=float(a["epsilon"]), feature_index=to_int(a["feature_index"]))
     if op == "gather":
         out = dict(offset_dims=ints(a.get("offset_dims", "{}")),
                    collapsed_slice_dims=ints(a.get("collapsed_slice_dims", "{}")),
                    start_index_map=ints(a["start_index_map"]),
-                   index_vector_dim=int(a["index_vector_dim"]),
+                   index_vector_dim=to_int(a["index_vector_dim"]),
                    slice_sizes=ints(a["slice_sizes"]))
         for key in ("operand_batching_dims", "start_indices_batching_dims"):
             if ints(a.get(key, "{}")):
@@ -266,7 +246,7 @@ def _op_attrs(ctx, ins, op, operand_ids, a, t):  # noqa: C901 - one branch per o
         out = dict(update_window_dims=ints(a.get("update_window_dims", "{}")),
                    inserted_window_dims=ints(a.get("inserted_window_dims", "{}")),
                    scatter_dims_to_operand_dims=ints(a["scatter_dims_to_operand_dims"]),
-                   index_vector_dim=int(a["index_vector_dim"]))
+                   index_vector_dim=to_int(a["index_vector_dim"]))
         for key in ("input_batching_dims", "scatter_indices_batching_dims"):
             if ints(a.get(key, "{}")):
                 out[key] = ints(a[key])
@@ -285,7 +265,7 @@ def _op_attrs(ctx, ins, op, operand_ids, a, t):  # noqa: C901 - one branch per o
                     is_stable=a.get("is_stable", "false").strip() == "true",
                     comparator=ctx.computation(ins, "to_apply"))
     if op == "topk":
-        return dict(k=int(a["k"]), largest=a.get("largest", "true").strip() == "true")
+        return dict(k=to_int(a["k"]), largest=a.get("largest", "true").strip() == "true")
     if op == "map":
         return dict(computation=ctx.computation(ins, "to_apply"))
     if op == "rng-bit-generator":
@@ -293,7 +273,7 @@ def _op_attrs(ctx, ins, op, operand_ids, a, t):  # noqa: C901 - one branch per o
         return dict(algorithm=a.get("algorithm", "rng_default").strip(), shape=data.shape,
                     dtype=data.dtype)
     if op == "reduce-precision":
-        return dict(exponent_bits=int(a["exponent_bits"]), mantissa_bits=int(a["mantissa_bits"]))
+        return dict(exponent_bits=to_int(a["exponent_bits"]), mantissa_bits=to_int(a["mantissa_bits"]))
     return {}
 
 

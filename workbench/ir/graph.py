@@ -220,6 +220,11 @@ class Graph:
             If the graph has a cycle; the message lists it.
         """
         position = {n.id: i for i, n in enumerate(self.nodes)}
+        if len(position) == len(self.nodes) and all(
+                position.get(o, i) < i for i, n in enumerate(self.nodes) for o in n.operands):
+            # already in topological order (as importers make them): that order is the
+            # lexicographic one below, found in one pass
+            return tuple(n.id for n in self.nodes)
         try:
             order = list(nx.lexicographical_topological_sort(self.nx, key=position.__getitem__))
         except nx.NetworkXUnfeasible:

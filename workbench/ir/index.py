@@ -48,7 +48,7 @@ CONTRACTION_CATEGORIES = frozenset({Category.CONTRACTION, Category.CONVOLUTION})
 PERMUTING_OPS = frozenset({"bitcast", "concatenate", "reshape", "reverse", "slice", "transpose",
                            "copy", "get-tuple-element"})
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=4096)
 def _composite_has_reduction(op: str, operand_types: tuple, attrs) -> bool:
     from workbench.ir.builder import GraphBuilder
 

@@ -289,5 +289,5 @@ def make_inputs(graph: Graph, seed: int = 0, *, max_bytes: int | None = DEFAULT_
             fan = _fan_in(graph, p.id)
             if fan > 1:
                 arr *= dt.type(1.0 / np.sqrt(fan))
-        out.append(np.ascontiguousarray(arr))
+        out.append(np.require(arr, requirements="C"))  # a scalar stays 0-d
     return out

@@ -6,33 +6,59 @@ Dtypes use XLA's primitive-type names (``f32``, ``s32``, ``pred``; see xla/xla_d
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Union
 
-import ml_dtypes
 import numpy as np
 
 from workbench.errors import ShapeError
+
+_NUMPY_TYPES = {
+    "pred": np.bool_,
+    "s8": np.int8, "s16": np.int16, "s32": np.int32, "s64": np.int64,
+    "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
+    "f16": np.float16, "f32": np.float32, "f64": np.float64,
+    "c64": np.complex64, "c128": np.complex128,
+    "token": None,
+}
+#: the dtypes numpy lacks: names of ml_dtypes' types
+_ML_TYPES = {
+    "s4": "int4", "u4": "uint4", "s2": "int2", "u2": "uint2", "bf16": "bfloat16",
+    "f8e5m2": "float8_e5m2", "f8e4m3fn": "float8_e4m3fn", "f8e4m3": "float8_e4m3",
+    "f8e4m3b11fnuz": "float8_e4m3b11fnuz", "f8e5m2fnuz": "float8_e5m2fnuz",
+    "f8e4m3fnuz": "float8_e4m3fnuz", "f8e3m4": "float8_e3m4", "f8e8m0fnu": "float8_e8m0fnu",
+    "f4e2m1fn": "float4_e2m1fn",
+}
+
+
+class _Dtypes(Mapping):
+    """XLA primitive type name -> numpy type, ml_dtypes' types imported on first use (importing
+    ml_dtypes costs about a second of CPU, which a command that meets no bf16 need not pay)."""
+
+    def __getitem__(self, name):
+        if name in _NUMPY_TYPES:
+            return _NUMPY_TYPES[name]
+        import ml_dtypes
+
+        return getattr(ml_dtypes, _ML_TYPES[name])
+
+    def __contains__(self, name) -> bool:
+        return name in _NUMPY_TYPES or name in _ML_TYPES
+
+    def __iter__(self):
+        yield from _NUMPY_TYPES
+        yield from _ML_TYPES
+
+    def __len__(self) -> int:
+        return len(_NUMPY_TYPES) + len(_ML_TYPES)
+
 
 #: XLA primitive type name -> numpy dtype (None: no numpy equivalent; such tensors can be drawn
 #: and costed, but not evaluated). bf16 and the 8-bit (and narrower) floats are ml_dtypes'
 #: numpy dtypes (https://github.com/jax-ml/ml_dtypes), the ones JAX itself uses. Names follow
 #: xla/xla_data.proto's PrimitiveType as HLO text prints them (``f8e4m3fn``).
-DTYPES: dict[str, object] = {
-    "pred": np.bool_,
-    "s8": np.int8, "s16": np.int16, "s32": np.int32, "s64": np.int64,
-    "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
-    "s4": ml_dtypes.int4, "u4": ml_dtypes.uint4, "s2": ml_dtypes.int2, "u2": ml_dtypes.uint2,
-    "f16": np.float16, "f32": np.float32, "f64": np.float64,
-    "bf16": ml_dtypes.bfloat16,
-    "f8e5m2": ml_dtypes.float8_e5m2, "f8e4m3fn": ml_dtypes.float8_e4m3fn,
-    "f8e4m3": ml_dtypes.float8_e4m3, "f8e4m3b11fnuz": ml_dtypes.float8_e4m3b11fnuz,
-    "f8e5m2fnuz": ml_dtypes.float8_e5m2fnuz, "f8e4m3fnuz": ml_dtypes.float8_e4m3fnuz,
-    "f8e3m4": ml_dtypes.float8_e3m4, "f8e8m0fnu": ml_dtypes.float8_e8m0fnu,
-    "f4e2m1fn": ml_dtypes.float4_e2m1fn,
-    "c64": np.complex64, "c128": np.complex128,
-    "token": None,
-}
+DTYPES: Mapping = _Dtypes()
 
 #: bytes per element of each dtype (XLA's ShapeUtil::ByteSizeOfPrimitiveType; pred is 1 byte,
 #: a token none; sub-byte types count a byte each, as XLA stores them unpacked by default)
@@ -53,7 +79,7 @@ INT_DTYPES = frozenset({"s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64", "s
                         "s2", "u2"})
 COMPLEX_DTYPES = frozenset({"c64", "c128"})
 
-_NUMPY_TO_NAME = {np.dtype(v): k for k, v in DTYPES.items() if v is not None}
+_NUMPY_TO_NAME: dict = {}
 
 
 def dtype_from_numpy(dtype) -> str:
@@ -64,6 +90,8 @@ def dtype_from_numpy(dtype) -> str:
     ShapeError
         If the dtype has no XLA equivalent.
     """
+    if not _NUMPY_TO_NAME:
+        _NUMPY_TO_NAME.update({np.dtype(v): k for k, v in DTYPES.items() if v is not None})
     try:
         return _NUMPY_TO_NAME[np.dtype(dtype)]
     except KeyError:
@@ -86,6 +114,8 @@ def epsilon(dtype: str) -> float:
     """
     if dtype not in FLOAT_DTYPES:
         raise ShapeError(f"dtype {dtype} has no epsilon (not a float)")
+    import ml_dtypes
+
     return float(ml_dtypes.finfo(DTYPES[dtype]).eps)
 
 

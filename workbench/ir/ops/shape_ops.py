@@ -7,13 +7,12 @@ broadcast, reshape, bitcast and iota), so that a graph's types are always re-der
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from workbench.errors import AttributeError_, ShapeError
 from workbench.ir.ops.base import Category, OpDef, register
 from workbench.ir.ops.elementwise import _require_tensors, _same_shapes
+from workbench.ir.literals import literal_array
 from workbench.ir.types import DTYPES, TensorType, TupleType
 
 
@@ -61,53 +60,28 @@ def constant_array(attrs, t: TensorType) -> np.ndarray:
 
     ``attrs['value']`` is a number (a splat: every element equal), or a nested or flat list with
     ``t.size`` numbers; the strings ``"inf"``, ``"-inf"``, ``"nan"`` stand for non-finite floats.
+    Values must fit the dtype (:mod:`workbench.ir.literals`: no float in an integer type, no
+    integer past its range, no float past its type's largest value).
 
     Raises
     ------
     AttributeError_
-        If the value is missing, not numeric, or has the wrong number of elements.
+        If the value is missing, does not fit, or has the wrong number of elements.
     """
-    value = attrs.get("value")
-    if value is None:
-        raise AttributeError_("constant needs value=")
-    flat = list(_flatten(value))
-    try:
-        arr = np.array([_number(v) for v in flat], dtype=t.np_dtype)
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise AttributeError_(f"constant value is not a list of {t.dtype} numbers: {exc}") from None
+    arr = literal_array(attrs.get("value"), t)
     if arr.size == 1:
         return np.full(t.shape, arr[0], dtype=t.np_dtype)
-    if arr.size != t.size:
-        raise AttributeError_(f"constant has {arr.size} values, its type {t} needs {t.size}")
     return arr.reshape(t.shape)
-
-
-def _flatten(v):
-    if isinstance(v, tuple):
-        for x in v:
-            yield from _flatten(x)
-    else:
-        yield v
-
-
-_NONFINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan, "+inf": math.inf}
-
-
-def _number(v):
-    if isinstance(v, str):
-        if v.lower() in _NONFINITE:
-            return _NONFINITE[v.lower()]
-        raise ValueError(f"{v!r} is not a number")
-    if isinstance(v, (bool, int, float)):
-        return v
-    raise ValueError(f"{v!r} is not a number")
 
 
 def _constant_infer(types, attrs, declared):
     t = _declared(declared, "a constant")
     if not isinstance(t, TensorType):
         raise ShapeError("a constant must be a tensor")
-    constant_array(attrs, t)
+    try:
+        literal_array(attrs.get("value"), t)   # checked, not yet spread to its shape
+    except ShapeError as exc:
+        raise AttributeError_(f"constant: {exc.message}") from None
     return t
 
 

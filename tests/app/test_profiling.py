@@ -39,15 +39,15 @@ def test_rows_summary_and_sources(tmp_path):
     g = load_graph(SAMPLES_DIR / "mlp.json")
     plan = plan_graph(g)
     rows = profiling.kernel_rows(doc, plan)
-    assert rows[0] == {"group": "g0", "kind": "output", "measured_s": 1.5e-3,
+    assert rows[0] == {"id": "g0", "group": "g0", "kind": "output", "measured_s": 1.5e-3,
                        "predicted_s": 5e-4, "spread_s": None, "noisy": False,
-                       "measured": "1.5 ms", "predicted": "500 µs",
-                       "ratio": "3.00", "missed": False, "dominant": "-", "gbps": "1.25",
-                       "note": "cached"}
+                       "measured": "1.5 ms", "predicted": "500 µs", "ratio": "3.00",
+                       "ratio_x": pytest.approx(3.0), "missed": False, "dominant": "-",
+                       "gbps": "1.25", "gbps_x": 1.25, "note": "cached"}
     assert rows[1]["measured"] == "-" and rows[1]["note"] == "numpy fallback"
-    assert profiling.correctness_rows(doc) == [{"output": "out0 relu3", "max_abs_error": "0",
-                                                "max_rel_error": "0", "nonfinite": "none",
-                                                "ok": "yes"}]
+    assert profiling.correctness_rows(doc) == [{"id": "out0", "output": "out0 relu3",
+                                                "max_abs_error": "0", "max_rel_error": "0",
+                                                "nonfinite": "none", "ok": "yes"}]
     text = profiling.summary_text(doc)
     assert text == ("backend cpu (auto: no usable CUDA GPU here) · measured fused 2 ms vs unfused "
                     "3 ms: 1.50x speedup · predicted 1 ms vs 2 ms (2.00x) · no GPU: ran on cpu")
@@ -77,7 +77,7 @@ def test_measured_times_only_for_the_plan_profiled(tmp_path):
     assert json.loads(profiling.trace_file(record))["traceEvents"][0]["ph"] == "X"
     assert profiling.sources_file(record) == "# ---- kernel g0 ----\npass\n"
     assert profiling.progress_text("compile", 3, 12, "g2") == "compile 3 of 12: g2"
-    assert profiling.download("sources", record) == ("kernels.py", profiling.sources_file(record))
+    assert profiling.download("sources", record) == ("kernels.py.txt", profiling.sources_file(record))
     assert profiling.download("trace", record)[0] == "trace.json"
     name, text = profiling.download("report", record)
     assert name == "report.json" and json.loads(text)["backend"] == "cpu"

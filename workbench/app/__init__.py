@@ -25,9 +25,9 @@ def create_app(config: AppConfig | None = None):
     """
     from dash import Dash
 
-    from workbench.app import (callbacks_cost, callbacks_diff, callbacks_load, callbacks_plan,
-                               callbacks_profile, callbacks_view, callbacks_whatif,
-                               validation)
+    from workbench.app import (callbacks_cost, callbacks_diff, callbacks_explain,
+                               callbacks_load, callbacks_plan, callbacks_profile,
+                               callbacks_view, callbacks_whatif, validation)
     from workbench.app.controller import policies
     from workbench.app.layout import UPLOAD_MAX_BYTES, page
     from workbench.app.security import Guard
@@ -46,6 +46,7 @@ def create_app(config: AppConfig | None = None):
     callbacks_view.register(app, services)
     callbacks_plan.register(app, services)
     callbacks_cost.register(app, services)
+    callbacks_explain.register(app, services)
     callbacks_profile.register(app, services)
     callbacks_whatif.register(app, services)
     callbacks_diff.register(app, services)

@@ -5,8 +5,11 @@ SESSION = "session-key"          #: dcc.Store (session storage): the server-side
 VERSION = "state-version"        #: dcc.Store: bumped after every change to the session's state
 PROFILE_VERSION = "profile-version"  #: dcc.Store: bumped when a profile report arrives
 SELECTED = "selected-group"      #: dcc.Store: id of the selected group (or None)
-COLLAPSED = "collapsed-groups"   #: dcc.Store: ids of the groups drawn as one box
-FOUND = "found-vertex"           #: dcc.Store: drawing id of the vertex found by search
+VIEW_STATE = "view-state"        #: dcc.Store: open layers, collapsed groups (app/view.py)
+FOUND = "found-vertex"           #: dcc.Store: drawing id to centre the view on (search, replay)
+REPLAY_STEP = "replay-step"      #: dcc.Store: the replay step drawn (None: the plan)
+MARKS = "step-marks"             #: dcc.Store: drawing ids a replay step or a refusal marks
+FIRST_VISIT = "first-visit"      #: dcc.Store (local storage): the help was dismissed
 APP_MSG = "app-message"          #: a request the server could not handle, in one line
 
 # ----- header: load and choose ----------------------------------------------------------------
@@ -32,7 +35,14 @@ COLLAPSE_ALL = "collapse-all"
 EXPAND_ALL = "expand-all"
 TOGGLE_GROUP = "toggle-group"    #: collapse or expand the selected group
 RELAYOUT = "relayout-button"
+CLOSE_LAYER = "close-layer"      #: close the innermost open layer of the selection
+BREADCRUMB = "breadcrumb"        #: the layers of the selection, outermost first
+CRUMB_LAYER = "crumb-layer"      #: dcc.Store: the breadcrumb's last layer (what Close layer closes)
+CRUMB = "crumb"                  #: pattern-matching id type of a breadcrumb's buttons
+OVERVIEW = "overview"            #: the overview map (a canvas drawn by assets/workbench.js)
 HOVER_INFO = "hover-info"        #: one line about the node under the pointer
+HELP = "first-help"              #: the first-visit help box
+HELP_CLOSE = "first-help-close"
 LEGEND = "kind-legend"
 
 # ----- tabs -----------------------------------------------------------------------------------
@@ -41,7 +51,8 @@ TAB_PLAN, TAB_COST, TAB_EXPLAIN, TAB_PROFILE = "tab-plan", "tab-cost", "tab-expl
 
 # ----- plan panel -----------------------------------------------------------------------------
 PLAN_SUMMARY = "plan-summary"
-GROUP_TABLE = "group-table"      #: dash_table.DataTable, one row per group
+GROUP_TABLE = "group-table"      #: dash_ag_grid.AgGrid, one row per group
+GROUP_TOP = "group-top"          #: dropdown: how many groups the table lists (by time)
 SELECTION_INFO = "selection-info"
 ACCEPT_ALL = "accept-all"
 REJECT = "reject-group"
@@ -64,9 +75,12 @@ ROOFLINE = "roofline"
 
 # ----- explain panel --------------------------------------------------------------------------
 STEP_SLIDER = "step-slider"
-STEP_TEXT = "step-decision"      #: the decision at the slider's step and its reason
-DECISION_LOG = "decision-log"
-XLA_TOGGLE = "xla-toggle"
+STEP_TEXT = "step-decision"      #: the decision at the slider's step, its reason and numbers
+STEP_JUMPS = "step-jumps"        #: pattern-matching id type of the jump buttons
+REASON_FILTER = "reason-filter"  #: dropdown: decisions of one reason (jumps and the log)
+DECISION_LOG = "decision-log"    #: dash_ag_grid.AgGrid: the decisions around the step
+LOG_NOTE = "decision-log-note"   #: which decisions the log shows
+XLA_TOGGLE = "xla-toggle"        #: checklist: XLA's grouping; colour by agreement
 XLA_AGREEMENT = "xla-agreement"
 
 # ----- profile panel --------------------------------------------------------------------------
@@ -79,8 +93,10 @@ PROFILE_STATUS = "profile-status"
 PROFILE_MSG = "profile-message"  #: compile errors and mismatches
 PROFILE_SUMMARY = "profile-summary"
 PROFILE_TABLE = "profile-table"
+PROFILE_TOP = "profile-top"      #: dropdown: how many kernels the table and chart show
 PROFILE_BARS = "profile-bars"
 CORRECTNESS = "correctness"
+FOLD_BN = "fold-batch-norms"     #: header button: fold inference batch norms into the weights
 KERNEL_SOURCE = "kernel-source"
 DOWNLOAD_PLAN = "download-plan"
 DOWNLOAD_SOURCES = "download-sources"

@@ -126,14 +126,16 @@ def kernel_rows(report: dict, plan) -> list[dict]:
                                           f"min {fmt_seconds(k['min_s'])}", note) if x)
         if check.get("missed"):
             note = " · ".join(x for x in (f"MISS: {check.get('text')}", note) if x)
-        rows.append({"group": k.get("group_id"), "kind": k.get("kind", "?"),
+        rows.append({"id": k.get("group_id"), "group": k.get("group_id"),
+                     "kind": k.get("kind", "?"),
                      "measured_s": measured, "predicted_s": predicted,
                      "spread_s": _num(k.get("spread_s")), "noisy": noisy(k),
                      "measured": fmt_seconds(measured), "predicted": fmt_seconds(predicted),
-                     "ratio": f"{ratio:.2f}" if ratio else "-",
+                     "ratio": f"{ratio:.2f}" if ratio else "-", "ratio_x": ratio,
                      "missed": bool(check.get("missed")),
                      "dominant": k.get("dominant") or "-",
                      "gbps": f"{k['gbps']:.2f}" if _num(k.get("gbps")) else "-",
+                     "gbps_x": _num(k.get("gbps")),
                      "note": note})
     return rows
 
@@ -156,7 +158,7 @@ def accuracy_text(report: dict) -> str:
 
 def correctness_rows(report: dict) -> list[dict]:
     """Rows of the correctness table: each output's largest errors against the reference."""
-    return [{"output": f"out{o.get('index')} {o.get('node')}",
+    return [{"id": f"out{o.get('index')}", "output": f"out{o.get('index')} {o.get('node')}",
              "max_abs_error": f"{_num(o.get('max_abs_error')) or 0:.3g}",
              "max_rel_error": f"{_num(o.get('max_rel_error')) or 0:.3g}",
              "nonfinite": nonfinite_text(o),
@@ -252,9 +254,10 @@ def trace_file(record: dict) -> str:
 
 def download(what: str, record: dict) -> tuple[str, str]:
     """(file name suffix, text) of a download from a stored report: ``sources`` (every kernel's
-    source), ``trace`` (Perfetto JSON) or ``report`` (the report JSON)."""
+    source), ``trace`` (Perfetto JSON) or ``report`` (the report JSON). The kernel sources are
+    a ``.txt`` file: browsers flag a downloaded ``.py`` as dangerous (it could be run)."""
     if what == "sources":
-        return "kernels.py", sources_file(record)
+        return "kernels.py.txt", sources_file(record)
     if what == "trace":
         return "trace.json", trace_file(record)
     return "report.json", json.dumps(record["report"], indent=1)

@@ -15,12 +15,12 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.app.drawing import build_drawing, collapse
-from workbench.app.graph_layout import (LruCache, boxes_tell_the_truth, compute_layout,
-                                        grouping_key)
+from workbench.app.cache import LruCache, grouping_key
+from workbench.app.drawing import build_drawing
+from workbench.app.hierarchy import layers_of, place
 from workbench.app.jobs import WorkerPool
 from workbench.app.state import (MAX_SESSIONS, SESSION_BUDGET_BYTES, SessionStore, Workspace,
-                                 graph_bytes, graph_key, plan_bytes)
+                                 graph_key, plan_bytes)
 from workbench.errors import InputError
 from workbench.importers import load_graph
 from workbench.ir.graph import Graph
@@ -103,6 +103,13 @@ MAX_CACHED_NODES = 400_000
 MAX_CACHED_PLAN_BYTES = 256 << 20
 
 
+def layout_weight(value) -> int:
+    """A remembered layout's weight for the layouts cache: the items it places (a value is a
+    layout, a (graph key, record key, layout) entry, or an epoch number)."""
+    layout = value[-1] if isinstance(value, tuple) else value
+    return len(getattr(layout, "rects", ()) or ()) + len(getattr(layout, "positions", ()) or ())
+
+
 def graph_files_in(directory) -> list[str]:
     """The HLO and JSON files in ``directory``, sorted by name."""
     return sorted(str(q) for q in Path(directory).glob("*")
@@ -112,6 +119,11 @@ def graph_files_in(directory) -> list[str]:
 def files_near(path: str) -> list[str]:
     """``path`` and the graph files beside it, for the chooser."""
     return [str(path)] + [f for f in graph_files_in(Path(path).parent) if f != str(path)]
+
+
+def decisions_key(decisions) -> int:
+    """A key of a decision log's content (what each step did, in order)."""
+    return hash(tuple((d.action, d.fused, d.reason, d.nodes) for d in decisions))
 
 
 class Services:
@@ -125,11 +137,18 @@ class Services:
         self.files = [str(Path(f)) for f in files]
         self.samples = sample_names()
         self.store = SessionStore(config.session_budget_bytes, config.max_sessions)
-        self.layouts = LruCache(max_entries=128, max_weight=MAX_CACHED_NODES,
-                                weight=lambda v: len(getattr(v, "positions", ()) or ()))
+        nodes = dict(max_weight=MAX_CACHED_NODES)
+        self.drawings = LruCache(max_entries=32, weight=lambda v: len(v[0].vertices), **nodes)
+        #: the graph view's last layouts, by (session, view mode) and by (session, mode,
+        #: grouping, record) for undo: in memory, bounded (a restarted server starts afresh)
+        self.layouts = LruCache(max_entries=512, weight=layout_weight, **nodes)
         self.proposals = LruCache(max_weight=MAX_CACHED_PLAN_BYTES, weight=plan_bytes)
-        self.graphs = LruCache(max_entries=16, max_weight=MAX_CACHED_NODES,
-                               weight=lambda v: len(v[0].nodes))
+        self.replays = LruCache(max_entries=8, max_weight=MAX_CACHED_PLAN_BYTES,
+                                weight=lambda v: v.nbytes())
+        self.xla_plans = LruCache(max_entries=8, max_weight=MAX_CACHED_PLAN_BYTES,
+                                  weight=plan_bytes)
+        self.costs = LruCache(max_entries=8)   # a dict per (graph, device), filled on use
+        self.graphs = LruCache(max_entries=16, weight=lambda v: len(v[0].nodes), **nodes)
         self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
         self.jobs = WorkerPool("profile", ("profile",), workers=config.profile_workers,
                                max_queued=config.max_jobs, per_owner=config.jobs_per_session,
@@ -161,8 +180,9 @@ class Services:
     # ----- graph choices ---------------------------------------------------------------------
 
     def choices(self) -> list[dict]:
-        """Options for the graph chooser: the given files, then the samples."""
-        opts = [{"label": f"file: {Path(f).name}", "value": f"file:{i}"}
+        """Options for the graph chooser: the given files (with the name of their folder, not
+        the server's path), then the samples."""
+        opts = [{"label": f"file: {Path(f).parent.name}/{Path(f).name}", "value": f"file:{i}"}
                 for i, f in enumerate(self.files)]
         opts += [{"label": f"sample: {s}", "value": f"sample:{s}"} for s in self.samples]
         return opts
@@ -220,6 +240,27 @@ class Services:
         self.proposals.put((graph_key(graph), policy, device, None), plan)
         return graph
 
+    def warm(self, graph: Graph | None = None) -> Graph:
+        """Load and plan the graph the app opens on before the first browser asks for it (the
+        proposal, its drawing and costs are cached), so that the first page draws as fast as
+        any later one: planning a 40,000-node module takes a minute. ``graph`` is the initial
+        file already loaded (by ``workbench serve``'s check). Returns the graph."""
+        from workbench.app.controller import DEFAULT_DEVICE, DEFAULT_POLICY
+        from workbench.app.graph_figure import grouping_from_plan
+        from workbench.app.scene import drawing_index
+
+        choice = self.initial_choice()
+        if graph is not None and choice.startswith("file:"):
+            path = self.path_of(choice)
+            st = os.stat(path)
+            self.graphs.put((path, st.st_mtime_ns, st.st_size), (graph,))
+        graph, _ = self.load_choice(choice)
+        gkey = graph_key(graph)
+        plan = self.propose(graph, DEFAULT_POLICY, DEFAULT_DEVICE, None)
+        drawing, _ = self.drawing_for(gkey, graph, grouping_from_plan(plan))
+        drawing_index(graph, drawing)
+        return graph
+
     # ----- sessions --------------------------------------------------------------------------
 
     def lock(self, sid) -> threading.Lock:
@@ -244,30 +285,74 @@ class Services:
         key = (graph_key(graph), policy, device, constraints)
         return self.proposals.get(key, lambda: make_proposal(graph, policy, device, constraints))
 
-    def drawing_for(self, ws: Workspace, graph: Graph, groups: list, collapsed) -> tuple:
-        """The drawing of ``groups`` (dicts) with the groups ``collapsed`` (ids) as boxes, and
-        its positions.
+    def replay_index(self, plan, graph: Graph):
+        """The :class:`~workbench.app.replay.ReplayIndex` of ``plan``'s decision log (cached
+        by the log's content)."""
+        from workbench.app.replay import ReplayIndex
 
-        With nothing collapsed, positions come from the layout made for ``ws.layout_plan`` (the
-        planner's proposal, until the user asks for a re-layout), so that an edit moves no
-        node, as long as the group boxes drawn at those positions tell the truth
-        (:func:`~workbench.app.graph_layout.boxes_tell_the_truth`: no box covers an op outside
-        it or another box); otherwise (a replay step, XLA's grouping, an edit that a box could
-        not follow) the drawing is laid out for ``groups`` themselves. With groups collapsed,
-        the collapsed drawing itself is laid out. Layouts are cached.
-        """
+        key = (graph_key(graph), decisions_key(plan.decisions))
+        return self.replays.get(key, lambda: ReplayIndex(plan, graph))
+
+    def xla_plan(self, graph: Graph, device: str = "cpu"):
+        """XLA's grouping of an optimised module (:func:`~workbench.planner.plan.xla_plan`),
+        cached."""
+        from workbench.planner.plan import xla_plan
+
+        return self.xla_plans.get((graph_key(graph), device), lambda: xla_plan(graph, device))
+
+    def plan_costs(self, ws: Workspace, graph: Graph, plan=None):
+        """The cost model's breakdown of a plan (the current one by default) on the session's
+        device; each group's cost is kept (by members, per graph and device), so an edit
+        costs only the groups it changed."""
+        from workbench.costmodel.model import get_device, plan_cost
+
+        cache = self.costs.get((ws.graph_key, ws.device), dict)
+        return plan_cost(graph, plan or ws.plan, get_device(ws.device), cache)
+
+    def forget_layouts(self, sid: str) -> None:
+        """Drop the layouts the graph view remembers for session ``sid`` (*Re-layout*)."""
+        for mode in ("plan", "replay", "xla"):
+            self.layouts.put((sid, mode), None)
+        self.layouts.put((sid, "epoch"), (self.layouts.peek((sid, "epoch")) or 0) + 1)
+
+    def drawing_for(self, gkey: str, graph: Graph, groups: list) -> tuple:
+        """The drawing of ``groups`` (dicts) of the graph stored under ``gkey`` and where its
+        groups and inputs sit in the graph's layers (:func:`~workbench.app.hierarchy.place`);
+        cached by content."""
         sets = [g["nodes"] for g in groups]
-        drawing = build_drawing(graph, sets)
-        boxes = {i for i, g in enumerate(groups) if g["id"] in set(collapsed)}
-        own = (graph.fingerprint, grouping_key(sets))
-        if boxes:
-            drawing = collapse(drawing, boxes)
-            key = own + (grouping_key(sets[i] for i in boxes),)
-            return drawing, self.layouts.get(key, lambda: compute_layout(drawing))
-        basis = [g.nodes for g in ws.layout_plan.groups]
-        kept = (graph.fingerprint, grouping_key(basis))
-        layout = self.layouts.get(kept, lambda: compute_layout(build_drawing(graph, basis)))
-        if kept != own and not self.layouts.get(
-                ("fits",) + own + kept[1:], lambda: boxes_tell_the_truth(drawing, layout)):
-            layout = self.layouts.get(own, lambda: compute_layout(drawing))
-        return drawing, layout
+        key = (gkey, grouping_key(sets))
+
+        def make():
+            drawing = build_drawing(graph, sets)
+            return drawing, place(layers_of(graph), graph, drawing.groups)
+        return self.drawings.get(key, make)
+
+    def canvas_for(self, sid: str, gkey: str, graph: Graph, groups: list, record: dict,
+                   mode: str):
+        """The canvas of ``groups`` under the view ``record`` for session ``sid``'s ``mode``
+        (``plan``, ``replay``, ``xla``); ``gkey`` is the graph's key in the store.
+
+        The layout starts from the one this session's ``mode`` drew last (a replay step or
+        XLA's grouping, drawn first, from the plan's): with the same record (an edit, a step)
+        everything that stayed keeps its place; a grouping and record drawn before (undo) get
+        the layout they had (until *Re-layout*, :meth:`forget_layouts`).
+        """
+        from workbench.app.view import draw_canvas, view_state
+
+        layers = layers_of(graph)
+        drawing, placement = self.drawing_for(gkey, graph, groups)
+        state = view_state(record, layers, groups)
+        grouping = grouping_key(drawing.groups)
+        rkey = repr((record.get("open"), record.get("nodes")))
+        epoch = self.layouts.peek((sid, "epoch")) or 0
+        seen = self.layouts.peek((sid, mode, gkey, grouping, rkey, epoch))
+        last = self.layouts.peek((sid, mode)) or (self.layouts.peek((sid, "plan"))
+                                                  if mode != "plan" else None)
+        if last is not None and last[0] != gkey:
+            last = None
+        prev = seen or (last[2] if last else None)
+        edit = seen is not None or (last is not None and last[1] == rkey)
+        canvas = draw_canvas(graph, groups, drawing, layers, placement, state, prev, edit)
+        self.layouts.put((sid, mode), (gkey, rkey, canvas.layout))
+        self.layouts.put((sid, mode, gkey, grouping, rkey, epoch), canvas.layout)
+        return canvas

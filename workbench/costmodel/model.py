@@ -504,12 +504,16 @@ class PlanCost:
         return out
 
 
-def plan_cost(graph: Graph, plan, device=None) -> PlanCost:
+def plan_cost(graph: Graph, plan, device=None, cache: dict | None = None) -> PlanCost:
     """Cost every group of ``plan`` (on ``device``, by default the plan's own) and the baseline.
 
     Offline groups (weight folding) and dead groups are costed but summed apart from the
     per-call ``total``; free groups (one bitcast or get-tuple-element: an alias, no kernel)
     are in neither; the unfused baseline is the per-call ops alone, free ops excluded.
+
+    ``cache`` (optional, a dict the caller keeps for one graph and device) holds each group's
+    costs by its members and outputs, and the baseline: after an edit only the groups that
+    changed are costed again (a group's cost depends on nothing else).
 
     Raises
     ------
@@ -521,16 +525,26 @@ def plan_cost(graph: Graph, plan, device=None) -> PlanCost:
     if plan.graph_fingerprint != graph.fingerprint:
         raise PlanError(f"the plan is for graph {plan.graph_name!r}, not {graph.name!r}")
     dev = get_device(device if device is not None else plan.device)
-    groups = {g.id: group_cost(graph, g.nodes, dev, outputs=g.outputs) for g in plan.groups}
-    unfused = {g.id: unfused_cost(graph, g.nodes, dev) for g in plan.groups}
+    cache = {} if cache is None else cache
+    groups, unfused = {}, {}
+    for g in plan.groups:
+        key = (g.nodes, g.outputs)
+        hit = cache.get(key)
+        if hit is None:
+            hit = cache[key] = (group_cost(graph, g.nodes, dev, outputs=g.outputs),
+                                unfused_cost(graph, g.nodes, dev))
+        groups[g.id], unfused[g.id] = hit
     roles = {g.id: g.role for g in plan.groups if g.role != "call"}
     total = CostBreakdown.total(c for k, c in groups.items() if k not in roles)
     by_role = {r: CostBreakdown.total(groups[k] for k, v in roles.items() if v == r)
                for r in ("offline", "dead")}
-    index = graph_index(graph)
-    # free ops (a bitcast keeping the row-major order, a get-tuple-element) launch nothing
-    base = CostBreakdown.total(op_cost(graph, n, dev) for i, n in enumerate(index.ids)
-                               if not index.source[i] and index.live[i]
-                               and not index.offline[i] and not index.free[i])
+    base = cache.get("baseline")
+    if base is None:
+        index = graph_index(graph)
+        # free ops (a bitcast keeping the row-major order, a get-tuple-element) launch nothing
+        base = cache["baseline"] = CostBreakdown.total(
+            op_cost(graph, n, dev) for i, n in enumerate(index.ids)
+            if not index.source[i] and index.live[i] and not index.offline[i]
+            and not index.free[i])
     return PlanCost(groups, unfused, total, base, base.predicted_s - total.predicted_s, dev.name,
                     by_role["offline"], by_role["dead"], roles)

@@ -1,0 +1,207 @@
+"""What-if questions: move one cost-model knob and see where a fusion stops (or starts) paying.
+
+A :class:`Question` compares two plans of one graph while one field of the device profile
+(launch overhead, the cost of a transcendental) moves, and finds the knob value where their
+predicted times cross. The knob is moved with :func:`dataclasses.replace` on the cost model's
+own profile (:func:`with_knob`); when the cost model's what-if knobs (issue 13's validated
+overlay) land, :func:`with_knob` is the one function to point at them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from workbench.teaching import graphs
+
+#: the knob sweeps from the device's own value divided by this to multiplied by it
+SPAN = 1000.0
+#: points of the sweep (log-spaced) before the crossing is refined by bisection
+POINTS = 61
+
+#: the knobs a question may move: field of DeviceProfile -> (label, unit of facts.Fact)
+KNOBS = {
+    "launch_overhead_s": ("launch overhead per kernel", "seconds"),
+    "transcendental_flops": ("FLOP-equivalents per transcendental", "count"),
+    "bandwidth_Bps": ("DRAM bandwidth", "bytes-rate"),
+}
+
+
+@dataclass(frozen=True)
+class Question:
+    """A what-if question.
+
+    Parameters
+    ----------
+    id, title : str
+    text : str
+        The question, in words (no figures).
+    lesson : str
+        The lesson it belongs to.
+    build : callable
+        ``build() -> Graph``.
+    plans : tuple of (str, callable)
+        Two ``(name, groups(graph) -> member sets)``: plan A and plan B.
+    knob : str
+        A field of :data:`KNOBS`.
+    """
+
+    id: str
+    title: str
+    text: str
+    lesson: str
+    build: Callable
+    plans: tuple
+    knob: str
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "title": self.title, "text": self.text, "lesson": self.lesson,
+                "knob": self.knob, "plans": [name for name, _ in self.plans]}
+
+
+def with_knob(device, knob: str, value: float):
+    """The device profile with one knob set to ``value`` (a new profile, named as the old)."""
+    if knob not in KNOBS:
+        raise ValueError(f"unknown knob {knob!r}")
+    return replace(device, **{knob: float(value)})
+
+
+def _unfused(graph):
+    from workbench.planner.plan import is_source
+
+    return [(n,) for n in graph.topo_order if not is_source(graph, n)]
+
+
+def _planner(graph):
+    from workbench.planner import plan_graph
+
+    return [g.nodes for g in plan_graph(graph, "priority", "cpu").groups]
+
+
+def _write_once(graph):
+    return [("t",)] + [(c,) for c in graph.users("t")]
+
+
+QUESTIONS = (
+    Question("duplication-launch", "Duplication against launch overhead",
+             "Recomputing t in each consumer's kernel saves a launch and the round trip of t, "
+             "and costs more tanh. At what launch overhead does duplicating start to pay, "
+             "against writing t once and running each consumer as a kernel of its own?",
+             "cost-model", graphs.expensive_shared,
+             (("t duplicated into each consumer", graphs.duplicated_groups),
+              ("t written once", _write_once)), "launch_overhead_s"),
+    Question("duplication-transcendental", "Duplication against the cost of a transcendental",
+             "The same choice, moving the other term: at what cost of a transcendental does "
+             "recomputing t in each consumer stop paying?",
+             "cost-model", graphs.expensive_shared,
+             (("t duplicated into each consumer", graphs.duplicated_groups),
+              ("t written once", _write_once)), "transcendental_flops"),
+    Question("chain-launch", "Loop fusion against launch overhead",
+             "At what launch overhead would fusing the chain of pointwise ops stop being worth "
+             "it?", "loop", graphs.chain,
+             (("the chain fused", _planner), ("every op its own kernel", _unfused)),
+             "launch_overhead_s"),
+)
+
+#: questions by id
+BY_ID = {q.id: q for q in QUESTIONS}
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A question's answer on a device: the knob's values, both plans' predicted times, the
+    crossing (None when the plans do not cross in the range) and the device's own value."""
+
+    question: Question
+    device: str
+    values: tuple
+    times_a: tuple
+    times_b: tuple
+    crossing: float | None
+    own_value: float
+    kernels: tuple
+
+    def winner_at(self, value: float) -> int:
+        """0 when plan A is predicted faster at ``value``, else 1."""
+        a, b = _times(self.question, self.device, value)
+        return 0 if a < b else 1
+
+    def to_json(self) -> dict:
+        return {"question": self.question.id, "device": self.device, "knob": self.question.knob,
+                "values": list(self.values), "times_a": list(self.times_a),
+                "times_b": list(self.times_b), "crossing": self.crossing,
+                "own_value": self.own_value, "kernels": list(self.kernels)}
+
+
+def _plans(question: Question, device: str):
+    from workbench.planner.plan import make_plan
+
+    graph = question.build()
+    return graph, [make_plan(graph, fn(graph), policy="what-if", device=device)
+                   for _, fn in question.plans]
+
+
+def _times(question: Question, device: str, value: float) -> tuple[float, float]:
+    from workbench.costmodel.model import get_device, plan_cost
+
+    graph, plans = _cached_plans(question, device)
+    dev = with_knob(get_device(device), question.knob, value)
+    a, b = (plan_cost(graph, p, dev).total.predicted_s for p in plans)
+    return a, b
+
+
+_PLAN_CACHE: dict = {}
+
+
+def _cached_plans(question, device):
+    key = (question.id, device)
+    if key not in _PLAN_CACHE:
+        _PLAN_CACHE[key] = _plans(question, device)
+    return _PLAN_CACHE[key]
+
+
+def sweep(question: Question, device: str = "cpu") -> Sweep:
+    """Both plans' predicted times over the knob's range on ``device``, and where they cross.
+
+    The range is the device's own value divided and multiplied by :data:`SPAN`, log-spaced;
+    a sign change of the difference is refined by bisection to a relative tolerance of 1e-6.
+    """
+    from workbench.costmodel.model import get_device
+
+    own = float(getattr(get_device(device), question.knob))
+    lo, hi = own / SPAN, own * SPAN
+    values = tuple(lo * (hi / lo) ** (k / (POINTS - 1)) for k in range(POINTS))
+    pairs = [_times(question, device, v) for v in values]
+    diff = [a - b for a, b in pairs]
+    crossing = None
+    for k in range(1, POINTS):
+        if (diff[k - 1] < 0) != (diff[k] < 0):
+            crossing = _bisect(question, device, values[k - 1], values[k], diff[k - 1] < 0)
+            break
+    _, plans = _cached_plans(question, device)
+    return Sweep(question, device, values, tuple(a for a, _ in pairs),
+                 tuple(b for _, b in pairs), crossing, own, tuple(p.num_kernels for p in plans))
+
+
+def _bisect(question, device, lo, hi, a_wins_low: bool) -> float:
+    for _ in range(60):
+        mid = math.sqrt(lo * hi)
+        a, b = _times(question, device, mid)
+        if (a < b) == a_wins_low:
+            lo = mid
+        else:
+            hi = mid
+        if hi / lo - 1 < 1e-6:
+            break
+    return math.sqrt(lo * hi)
+
+
+def planner_choice(question: Question, device: str, value: float) -> int:
+    """Kernels of the planner's own plan (priority policy) with the knob at ``value``."""
+    from workbench.costmodel.model import get_device
+    from workbench.planner import plan_graph
+
+    graph, _ = _cached_plans(question, device)
+    dev = with_knob(get_device(device), question.knob, value)
+    return plan_graph(graph, "priority", dev).num_kernels

@@ -3,7 +3,7 @@
 One module per command group, each with a ``register(subparsers)`` function:
 :mod:`~workbench.cli.graph` (``inspect``, ``eval``), :mod:`~workbench.cli.plan` (``plan``,
 ``compare-xla``, ``devices``), :mod:`~workbench.cli.run` (``run``), :mod:`~workbench.cli.serve`
-(``serve``). A command parses its arguments, calls the core's public functions and formats their
+(``serve``), :mod:`~workbench.cli.learn` (``learn``). A command parses its arguments, calls the core's public functions and formats their
 values for the terminal (:mod:`~workbench.cli.plan_text`, :mod:`~workbench.cli.report_text`).
 Nothing imports this package but ``workbench/__main__.py`` and the ``workbench`` script.
 
@@ -16,12 +16,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from workbench.cli import graph, plan, run, serve
+from workbench.cli import graph, learn, plan, run, serve
 from workbench.cli.common import one_line_errors
 from workbench.errors import WorkbenchError
 
 #: the command groups, in the order ``workbench --help`` lists their commands
-COMMAND_GROUPS = (graph, plan, run, serve)
+COMMAND_GROUPS = (graph, plan, run, serve, learn)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -76,6 +76,7 @@ _FORMATS = {
     "flop-rate": lambda x: fmt_rate(x, "FLOP/s"),
     "bytes-rate": lambda x: fmt_rate(x, "B/s"),
     "intensity": lambda x: f"{x:.3g} FLOP/B",
+    "flop-eq": lambda x: f"{x:.3g} FLOP",
 }
 
 

@@ -23,7 +23,7 @@ POINTS = 61
 #: the knobs a question may move: field of DeviceProfile -> (label, unit of facts.Fact)
 KNOBS = {
     "launch_overhead_s": ("launch overhead per kernel", "seconds"),
-    "transcendental_flops": ("FLOP-equivalents per transcendental", "count"),
+    "transcendental_flops": ("cost of a transcendental", "flop-eq"),
     "bandwidth_Bps": ("DRAM bandwidth", "bytes-rate"),
 }
 
@@ -205,3 +205,32 @@ def planner_choice(question: Question, device: str, value: float) -> int:
     graph, _ = _cached_plans(question, device)
     dev = with_knob(get_device(device), question.knob, value)
     return plan_graph(graph, "priority", dev).num_kernels
+
+
+def _fmt(knob: str, value: float) -> str:
+    from workbench.teaching.facts import Fact
+
+    return Fact(value, KNOBS[knob][1], "cost model").text()
+
+
+def answer_text(s: Sweep, value: float | None = None) -> str:
+    """The answer in words, every figure from the sweep (the cost model): where the plans
+    cross, which is faster on either side, and at ``value`` (default: the device's own) which
+    plan is predicted faster and by how much."""
+    q = s.question
+    (name_a, _), (name_b, _) = q.plans
+    label = KNOBS[q.knob][0]
+    value = s.own_value if value is None else value
+    a, b = _times(q, s.device, value)
+    faster, slower = (name_a, name_b) if a < b else (name_b, name_a)
+    at = (f"At a {label} of {_fmt(q.knob, value)} on the {s.device} profile, "
+          f"{faster} is predicted faster: {_fmt('launch_overhead_s', min(a, b))} against "
+          f"{_fmt('launch_overhead_s', max(a, b))} for {slower}.")
+    if s.crossing is None:
+        first = name_a if s.times_a[0] < s.times_b[0] else name_b
+        return (at + f" The plans do not cross between {_fmt(q.knob, s.values[0])} and "
+                f"{_fmt(q.knob, s.values[-1])}: {first} is faster all the way.")
+    low = name_a if s.times_a[0] < s.times_b[0] else name_b
+    high = name_b if low == name_a else name_a
+    return (at + f" The plans cross at {_fmt(q.knob, s.crossing)}: below it {low} is faster, "
+            f"above it {high}.")

@@ -33,11 +33,13 @@ def pytest_setup_options():
 
 @pytest.fixture
 def make_app(tmp_path):
-    """``make_app(initial=None, files=())``: an app with its own session store under tmp_path."""
-    def make(initial=None, files=()):
+    """``make_app(initial=None, files=(), tour=False)``: an app with its own session store under
+    tmp_path. The first-visit tour is off unless asked for (every browser test is a first
+    visit, and the tour's card would sit over the panels)."""
+    def make(initial=None, files=(), tour=False):
         return create_app(AppConfig(initial=str(initial) if initial else None,
                                     graph_files=[str(f) for f in files],
-                                    store_dir=str(tmp_path / "sessions")))
+                                    store_dir=str(tmp_path / "sessions"), tour=tour))
     return make
 
 

@@ -38,10 +38,14 @@ def create_app(config: AppConfig | None = None):
     import diskcache
     from dash import Dash, DiskcacheManager
 
-    from workbench.app import (callbacks_cost, callbacks_load, callbacks_plan,
-                               callbacks_profile, callbacks_view)
-    from workbench.app.controller import policies
+    from dash import dcc, html
+
+    from workbench.app import (callbacks_cost, callbacks_exercise, callbacks_learn,
+                               callbacks_load, callbacks_plan, callbacks_profile, callbacks_tour,
+                               callbacks_view, ids)
+    from workbench.app.controller import device_choices, policies
     from workbench.app.layout import UPLOAD_MAX_BYTES, page
+    from workbench.app.learn_layout import learn_page, tour_card
 
     config = config or AppConfig()
     numba_cache_dir()
@@ -50,7 +54,12 @@ def create_app(config: AppConfig | None = None):
     manager = DiskcacheManager(jobs)
     app = Dash(__name__, title="Fusion Workbench", assets_folder=str(ASSETS),
                background_callback_manager=manager, suppress_callback_exceptions=False)
-    app.layout = page(services.choices(), services.initial_choice(), policies())
+    # the workbench's view at /, the Learn page at /learn (one layout: the session is shared)
+    app.layout = html.Div([
+        dcc.Location(id=ids.URL, refresh=False),
+        html.Div(page(services.choices(), services.initial_choice(), policies()),
+                 id=ids.MAIN_VIEW),
+        learn_page(device_choices()), tour_card()])
     # a backstop behind the browser's check of the upload size (base64 adds a third)
     app.server.config["MAX_CONTENT_LENGTH"] = 2 * UPLOAD_MAX_BYTES
     callbacks_load.register(app, services, UPLOAD_MAX_BYTES)
@@ -58,6 +67,9 @@ def create_app(config: AppConfig | None = None):
     callbacks_plan.register(app, services)
     callbacks_cost.register(app, services)
     callbacks_profile.register(app, services, manager)
+    callbacks_learn.register(app, services, manager)
+    callbacks_exercise.register(app, services)
+    callbacks_tour.register(app, services, config.tour)
     app.services = services
     return app
 

@@ -9,6 +9,7 @@ from workbench.app import controller, ids
 from workbench.app.figures import (cost_bars, off_the_roofline, roofline, roofline_points,
                                    roofline_trace)
 from workbench.app.fmt import plural
+from workbench.app.glossary_links import label_link
 from workbench.app.profiling import measured_times
 from workbench.app.tables import cost_rows, decision_rows, decision_text, log_styles
 from workbench.errors import WorkbenchError
@@ -17,7 +18,8 @@ from workbench.errors import WorkbenchError
 def cost_card(title: str, rows) -> list:
     """A titled table of (label, fused, unfused) rows."""
     head = html.Tr([html.Th(""), html.Th("fused"), html.Th("unfused")])
-    body = [html.Tr([html.Th(label), html.Td(f), html.Td(u)]) for label, f, u in rows]
+    body = [html.Tr([html.Th(label_link(label)), html.Td(f), html.Td(u)])
+            for label, f, u in rows]
     return [html.H4(title), html.Table([html.Thead(head), html.Tbody(body)])]
 
 

@@ -7,6 +7,7 @@ from dash import dash_table, dcc, html
 
 from workbench.app import ids
 from workbench.app.controller import DEFAULT_DEVICE, DEFAULT_POLICY, device_choices
+from workbench.app.glossary_links import kind_link, term_link
 from workbench.app.graph_figure import KIND_COLORS, KIND_HELP, ROLE_HELP, stylesheet
 from workbench.app.tables import LOG_STYLES
 
@@ -24,7 +25,12 @@ def header(choices: list[dict], initial_choice: str | None, policies: tuple) -> 
     """Title, graph chooser, upload, planner policy and device profile, re-plan."""
     return html.Div(className="header", children=[
         html.Div([html.Span("Fusion Workbench", className="brand"),
-                  html.Span(id=ids.GRAPH_TITLE, className="graph-title")], className="brand-row"),
+                  html.Span(id=ids.GRAPH_TITLE, className="graph-title"),
+                  dcc.Link("Learn", href="/learn", id=ids.LEARN_LINK, className="nav-link",
+                           title="Lessons, exercises, what-if questions and the glossary"),
+                  html.Button("Tour", id=ids.TOUR_OPEN, n_clicks=0, className="btn",
+                              title="A short tour of the panels")],
+                 className="brand-row"),
         html.Div(className="controls", children=[
             dcc.Dropdown(id=ids.GRAPH_CHOICE, options=choices, value=initial_choice,
                          clearable=False, placeholder="Choose a graph…",
@@ -51,10 +57,11 @@ def header(choices: list[dict], initial_choice: str | None, policies: tuple) -> 
 
 def legend() -> html.Div:
     """The fusion-kind colours and the marks used on the graph."""
-    items = [html.Span([html.Span(className="swatch", style={"background": c}), k],
+    items = [html.Span([html.Span(className="swatch", style={"background": c}), kind_link(k)],
                        title=KIND_HELP[k], className="legend-item")
              for k, c in KIND_COLORS.items()]
-    items += [html.Span([html.Span(className="swatch dup"), "duplicated"],
+    items += [html.Span([html.Span(className="swatch dup"), term_link("duplicated",
+                                                                     "duplication")],
                         title="recomputed in every group that lists it",
                         className="legend-item"),
               html.Span([html.Span(className="swatch out"), "graph output"],
@@ -136,6 +143,10 @@ def cost_tab() -> html.Div:
             html.Div(id=ids.COST_GROUP, className="cost-card"),
             html.Div(id=ids.COST_TOTAL, className="cost-card")]),
         dcc.Graph(id=ids.COST_BARS, config={"displaylogo": False}, className="chart"),
+        html.Div(["Reading it: ", term_link("roofline", "roofline"), ", ",
+                  term_link("arithmetic intensity", "arithmetic-intensity"), ", ",
+                  term_link("memory-bound", "memory-bound"), " and ",
+                  term_link("compute-bound", "compute-bound"), "."], className="hint"),
         dcc.Graph(id=ids.ROOFLINE, config={"displaylogo": False}, className="chart"),
     ])
 

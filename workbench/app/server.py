@@ -47,11 +47,14 @@ class AppConfig:
         HLO/JSON files offered in the graph chooser besides the samples.
     store_dir : str or None
         The session store's directory (default: under :func:`cache_root`).
+    tour : bool
+        Open the tour of the main view on a browser's first visit.
     """
 
     initial: str | None = None
     graph_files: list = field(default_factory=list)
     store_dir: str | None = None
+    tour: bool = True
 
 
 def graph_files_in(directory) -> list[str]:

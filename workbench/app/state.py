@@ -204,3 +204,15 @@ class SessionStore:
             self.cache.delete(self._key("report", sid))
         else:
             self.cache.set(self._key("report", sid), report, expire=self.expire_s)
+
+    # ----- learning: lesson and exercise progress (the Learn page) ----------------------------
+
+    def learning(self, sid: str) -> dict:
+        """The session's learning state (exercise answers, scores, best scores), or ``{}``."""
+        if not valid_session_id(sid):
+            return {}
+        return self.cache.get(self._key("learn", sid)) or {}
+
+    def put_learning(self, sid: str, doc: dict) -> None:
+        """Store the session's learning state (JSON-ready; kept as long as the session)."""
+        self.cache.set(self._key("learn", sid), doc, expire=self.expire_s)

@@ -63,11 +63,11 @@ _TERMS = (
          "group stay in registers; values used outside it, and graph outputs, are written to "
          "memory. A plan in which every op is its own group is the unfused baseline.",
          ("fusion group", "fusion groups", "group", "groups"), ("kernel", "plan")),
-    Term("plan", "Plan",
+    Term("plan", "Fusion plan",
          "The fusion groups chosen for a graph, in launch order, with the decision log.",
          "A plan is what the planner proposes and what you edit. The cost model predicts its "
          "time; the code generator compiles one kernel per group; the profiler measures it.",
-         ("plan", "plans"), ("fusion-group", "decision")),
+         ("fusion plan", "the planner's plan"), ("fusion-group", "decision")),
     Term("vertical-fusion", "Vertical fusion",
          "Fusing a producer into its consumer, so the value between them never leaves the "
          "kernel.",
@@ -257,7 +257,7 @@ def _patterns() -> list[tuple[re.Pattern, str]]:
         for phrase in {t.title.lower(), *(a.lower() for a in t.aliases)}:
             pairs.append((phrase, t.id))
     pairs.sort(key=lambda p: -len(p[0]))  # longest phrase first
-    return [(re.compile(r"(?<![\w-])" + re.escape(p) + r"(?![\w-])", re.IGNORECASE), tid)
+    return [(re.compile(r"(?<![\w.-])" + re.escape(p) + r"(?![\w-])", re.IGNORECASE), tid)
             for p, tid in pairs]
 
 

@@ -45,18 +45,35 @@ def machine_key() -> str:
     return hashlib.sha256(json.dumps(m, sort_keys=True).encode()).hexdigest()[:12]
 
 
+#: the GPUs the cost model has a datasheet profile of, as the NVIDIA driver names them
+GPU_PROFILES = {"H200": "h200", "H100": "h100", "A100": "a100"}
+
+
+def _nvidia_models() -> list[str]:
+    """GPU model names from the NVIDIA driver's files (``/proc/driver/nvidia/gpus/*/
+    information``): read without starting CUDA, so a server that forks jobs may ask."""
+    out = []
+    for info in sorted(Path("/proc/driver/nvidia/gpus").glob("*/information")):
+        try:
+            text = info.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        out += [line.split(":", 1)[1].strip() for line in text.splitlines()
+                if line.startswith("Model:")]
+    return out
+
+
 @lru_cache(maxsize=1)
 def measuring() -> tuple[str, str]:
     """``(backend, device profile)`` lessons are measured and costed on: ``cuda`` and the GPU's
-    profile when this machine has a CUDA GPU the cost model knows, else ``cpu`` and ``cpu``."""
-    from workbench.codegen.backend import detect_backend
-
-    if detect_backend() == "cuda":
-        from workbench.profiler.profile import _default_device
-
-        device = _default_device("cuda")
-        if device:
-            return "cuda", device
+    profile when this machine has an NVIDIA GPU the cost model knows (H200, H100, A100), else
+    ``cpu`` and ``cpu``. Under numba's CUDA simulator, the CPU."""
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        return "cpu", "cpu"
+    for model in _nvidia_models():
+        for key, profile in GPU_PROFILES.items():
+            if key in model.upper():
+                return "cuda", profile
     return "cpu", "cpu"
 
 

@@ -152,8 +152,8 @@ _TERMS = (
           "round trips"), ("memory-bound",)),
     Term("flops", "FLOPs",
          "Floating-point operations a kernel performs.",
-         "Counted per op by its definition (a multiply is one per element, a matmul two per "
-         "multiply-add). Duplicated producers are counted in every kernel that recomputes them.",
+         "Counted per op by its definition (a multiply counts one per element; a matmul "
+         "counts its multiplies and its adds). Duplicated producers are counted in every kernel that recomputes them.",
          ("FLOPs", "FLOP"), ("arithmetic-intensity",)),
     Term("arithmetic-intensity", "Arithmetic intensity",
          "FLOPs per byte of memory traffic: where a kernel sits on the roofline.",
@@ -207,7 +207,7 @@ _TERMS = (
          ("cost model", "predicted", "prediction"), ("roofline",)),
     Term("legality", "Legality",
          "Whether a set of ops may be one kernel at all; one checker decides, with a reason.",
-         "A group is refused when it would form a cycle, put two contractions in one kernel, "
+         "A group is refused when it would form a cycle, put several contractions in one kernel, "
          "fuse a producer in front of a contraction, exceed the register cap, and so on. The "
          "planner and your edits go through the same checker.",
          ("legality", "legal", "illegal", "refused"), ("decision",)),
@@ -279,17 +279,17 @@ def find_terms(text: str, only: set | None = None) -> list[tuple[int, int, str]]
     >>> [(text[s:e], t) for s, e, t in find_terms(text := "a memory-bound loop fusion")]
     [('memory-bound', 'memory-bound'), ('loop fusion', 'loop-fusion')]
     """
+    matches = sorted((m.start(), -(m.end() - m.start()), m.end(), tid)
+                     for pattern, tid in _PATTERNS if only is None or tid in only
+                     for m in pattern.finditer(text))
     taken: list[tuple[int, int, str]] = []
     seen: set[str] = set()
-    for pattern, tid in _PATTERNS:
-        if tid in seen or (only is not None and tid not in only):
+    for start, _, end, tid in matches:  # earliest first, the longest phrase at a tie
+        if tid in seen or any(start < e and end > s for s, e, _ in taken):
             continue
-        for m in pattern.finditer(text):
-            if all(m.end() <= s or m.start() >= e for s, e, _ in taken):
-                taken.append((m.start(), m.end(), tid))
-                seen.add(tid)
-                break
-    return sorted(taken)
+        taken.append((start, end, tid))
+        seen.add(tid)
+    return taken
 
 
 def catalogue() -> list[dict]:

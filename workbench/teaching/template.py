@@ -21,7 +21,9 @@ NUMBER_WORDS = ("two", "three", "four", "five", "six", "seven", "eight", "nine",
                 "eleven", "twelve", "twenty", "thirty", "hundred", "thousand", "million",
                 "billion", "dozen", "twice", "thrice", "half", "double", "triple", "quarter",
                 "percent", "tenfold", "twofold")
-_FIGURE = re.compile(r"\d|\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
+#: a digit is a figure unless it is part of a name (L2, f32, h100)
+_FIGURE = re.compile(r"(?<![A-Za-z_\d])\d|\b(" + "|".join(NUMBER_WORDS) + r")\b",
+                     re.IGNORECASE)
 
 
 class TemplateError(WorkbenchError):
@@ -56,8 +58,8 @@ def placeholders(template: str) -> list[str]:
 
 
 def literal_figures(template: str) -> list[str]:
-    """The figures typed by hand in ``template`` (outside its placeholders): digits and number
-    words; empty for a good template."""
+    """The figures typed by hand in ``template`` (outside its placeholders): numbers (digits
+    that are not part of a name such as ``L2``) and number words; empty for a good template."""
     return [m.group(0) for m in _FIGURE.finditer(PLACEHOLDER.sub(" ", template))]
 
 

@@ -28,17 +28,33 @@
         return nu;
       },
       pointAt: function (target) {
-        document.querySelectorAll(".tour-target").forEach(function (e) {
-          e.classList.remove("tour-target");
-        });
-        if (target) {
-          var el = document.getElementById(target);
-          if (el) { el.classList.add("tour-target"); }
-        }
+        window.workbenchTourTarget = target || null;
+        placeSpot();
         return window.dash_clientside.no_update;
       }
     }
   });
+  /* the tour's spot: a frame drawn over the element the tour points at (a class on the
+   * element itself would be wiped when React renders it again) */
+  function placeSpot() {
+    var spot = document.getElementById("tour-spot");
+    var el = window.workbenchTourTarget && document.getElementById(window.workbenchTourTarget);
+    if (!el || !el.offsetParent) { if (spot) { spot.style.display = "none"; } return; }
+    if (!spot) {
+      spot = document.createElement("div");
+      spot.id = "tour-spot";
+      spot.className = "tour-spot";
+      document.body.appendChild(spot);
+    }
+    var r = el.getBoundingClientRect();
+    spot.style.display = "block";
+    spot.style.left = (r.left - 4) + "px";
+    spot.style.top = (r.top - 4) + "px";
+    spot.style.width = (r.width + 8) + "px";
+    spot.style.height = (r.height + 8) + "px";
+    spot.setAttribute("data-target", window.workbenchTourTarget);
+  }
+  setInterval(placeSpot, 400);
   /* a click on the exercise canvas adds an op to the selection (or takes it out) */
   function additive() {
     var cy = window.workbenchCy && window.workbenchCy("exercise-graph");

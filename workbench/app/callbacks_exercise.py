@@ -7,6 +7,7 @@ from dash import Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids, learn_view
+from workbench.app.fmt import plural
 from workbench.app.glossary_links import linkify
 from workbench.errors import WorkbenchError
 
@@ -46,8 +47,9 @@ def shown_groups(exercise, answer, show: str) -> tuple[list, str]:
         return grouping_from_plan(xp), f"XLA's own fusions: {xp.num_kernels} kernels."
     plan = learn_view.answer_plan(exercise, answer)
     multi = [g for g in plan.groups if g.size > 1]
-    text = (f"Your answer: {len(multi)} groups of several ops, {plan.num_kernels} kernels in all."
-            if multi else "Your answer: every op its own kernel. Select ops and press Group.")
+    text = (f"Your answer: {plural(len(multi), 'group')} of several ops, "
+            f"{plural(plan.num_kernels, 'kernel')} in all." if multi else
+            "Your answer: every op its own kernel. Select ops and press Group.")
     return grouping_from_plan(plan), text
 
 

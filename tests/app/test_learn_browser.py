@@ -220,6 +220,6 @@ def test_the_legend_links_to_the_glossary(dash_duo, make_app):
         "#term-input-fusion").get_attribute("class"), 20, "the entry highlighted")
     assert dash_duo.find_element(f"#{ids.LEARN_VIEW}").is_displayed()
     assert "computed on the fly while it reduces" in text_of(dash_duo, "term-input-fusion")
-    dash_duo.find_element(By.LINK_TEXT, "← Back to the workbench").click()
+    dash_duo.driver.find_element(By.LINK_TEXT, "← Back to the workbench").click()
     wait_for(dash_duo, lambda: dash_duo.find_element(f"#{ids.MAIN_VIEW}").is_displayed(), 10,
              "the workbench again")

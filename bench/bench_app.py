@@ -11,7 +11,7 @@ server, "warm") hit the app's caches. The cost model's one-time CPU probe (cache
 is run before the servers start, as it would have been on a machine in use.
 Also prints the server-side breakdown (load, plan, drawing, layout, elements) measured in this
 process. Graphs: ../shared/hlo/transformer_block.after_noynn.hlo and a synthetic layered graph
-of at least ``--ops`` ops (the planner's :func:`~workbench.planner.synthetic.layered_graph`:
+of at least ``--ops`` ops (the planner's :func:`~workbench.ir.synthetic.layered_graph`:
 sibling lanes, add trees, reductions and matmuls), plus the default sample.
 
 Needs: Chromium and chromedriver (Debian ``chromium``, ``chromium-driver``), Graphviz ``dot``.
@@ -144,7 +144,7 @@ def server_breakdown(path: str, cache: str) -> dict:
 def synthetic(n_ops: int):
     """The planner's synthetic layered graph, grown until it has ``n_ops`` ops or more."""
     from workbench.ir import verify
-    from workbench.planner.synthetic import layered_graph
+    from workbench.ir.synthetic import layered_graph
 
     nodes = n_ops
     while True:

@@ -179,7 +179,7 @@ def bench_model(name, graph, args, backend, repeat, exact, cache):
 
 def chain10_large(backend, repeat, exact, cache):
     from workbench.importers import load_graph
-    from workbench.profiler.resize import resize_graph
+    from workbench.transforms.resize import resize_graph
 
     g = resize_graph(load_graph(str(HLO / "chain10.before.hlo")), {65536: 1 << 24},
                      "chain10_2p24")

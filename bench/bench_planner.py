@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 from workbench.importers import load_graph  # noqa: E402
 from workbench.planner import get_device, plan_graph  # noqa: E402
 from workbench.costmodel.devices import probe_cpu  # noqa: E402
-from workbench.planner.synthetic import layered_graph  # noqa: E402
+from workbench.ir.synthetic import layered_graph  # noqa: E402
 
 HLO = ROOT.parent / "shared" / "hlo"
 

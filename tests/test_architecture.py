@@ -8,6 +8,11 @@
   in ``tuning/``; ``argparse`` only in ``cli/``.
 * No import circle between modules, counting imports inside functions too (an edge
   ``from pkg import mod`` goes to the module ``pkg.mod``, as import-linter's grimp counts it).
+* ``workbench/__init__.py`` imports nothing of the workbench; an import of a workbench module that
+  does not exist (a path left over from a move) is an error; ``importlib.import_module("x")`` and
+  ``__import__("x")`` with a literal name count as imports, and with a computed name only where
+  :data:`DYNAMIC_IMPORTS` says why.
+* The core loads without numba, llvmlite, dash, plotly, argparse, jax or ray (a fresh process).
 
 The checker is run on a small package with known violations too, so that it can be seen to fail.
 """
@@ -15,6 +20,8 @@ The checker is run on a small package with known violations too, so that it can 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import networkx as nx
@@ -46,11 +53,27 @@ RESTRICTED = {
     "dash_ag_grid": ({"app"}, False),
     "plotly": ({"app"}, False),
     "numba": ({"codegen", "profiler", "tuning"}, False),
+    "numba_cuda": ({"codegen", "profiler", "tuning"}, False),
+    "llvmlite": ({"codegen", "profiler", "tuning"}, False),
+    "diskcache": ({"app"}, False),
+    "flask": ({"app"}, False),
     "jax": ({"importers"}, True),
     "jaxlib": ({"importers"}, True),
     "ray": ({"tuning"}, False),
     "argparse": ({"cli"}, False),
 }
+
+
+#: modules that import a module whose name they compute, and why
+DYNAMIC_IMPORTS = {
+    "workbench.codegen.blas": "finds the OpenBLAS library that numpy's or scipy's wheel bundles",
+}
+
+#: the core, as a user of the Python API loads it: none of :data:`HEAVY` may come with it
+CORE = ("workbench.ir", "workbench.importers", "workbench.transforms", "workbench.costmodel",
+        "workbench.planner", "workbench.editing", "workbench.codegen", "workbench.profiler",
+        "workbench.exporters")
+HEAVY = ("numba", "llvmlite", "dash", "plotly", "argparse", "jax", "ray")
 
 
 def module_files(root: Path, package: str) -> dict[str, Path]:
@@ -64,9 +87,22 @@ def module_files(root: Path, package: str) -> dict[str, Path]:
     return out
 
 
+def _dynamic(call: ast.Call):
+    """The module name of ``importlib.import_module(...)`` / ``__import__(...)``: the literal
+    string, ``""`` for a computed one, ``None`` when ``call`` is neither."""
+    f = call.func
+    named = (isinstance(f, ast.Name) and f.id in ("__import__", "import_module")) or \
+        (isinstance(f, ast.Attribute) and f.attr == "import_module")
+    if not named or not call.args:
+        return None
+    arg = call.args[0]
+    return arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else ""
+
+
 def imports_of(name: str, path: Path, modules) -> list[tuple[str, bool, int]]:
     """``(imported name, inside a function, line)`` for every import in the module ``name``;
-    ``from pkg import x`` names ``pkg.x`` when that is a module, else ``pkg``."""
+    ``from pkg import x`` names ``pkg.x`` when that is a module, else ``pkg``; a dynamic
+    import with a computed name is ``("", lazy, line)``."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     is_pkg = path.name == "__init__.py"
     found = []
@@ -86,6 +122,8 @@ def imports_of(name: str, path: Path, modules) -> list[tuple[str, bool, int]]:
                 for a in child.names:
                     sub = f"{target}.{a.name}"
                     found.append((sub if sub in modules else target, lazy, child.lineno))
+            elif isinstance(child, ast.Call) and _dynamic(child) is not None:
+                found.append((_dynamic(child), lazy, child.lineno))
             visit(child, inner)
 
     visit(tree, False)
@@ -110,12 +148,21 @@ def check_imports(root: Path, top: str = "workbench", layers=None, restricted=No
         where = f"{path.relative_to(root)}"
         for target, lazy, line in imports_of(name, path, modules):
             head = target.split(".")[0]
+            if not target:
+                if name not in DYNAMIC_IMPORTS:
+                    problems.append(f"{where}:{line}: imports a module by a computed name: "
+                                    "say why in DYNAMIC_IMPORTS, or import it by name")
+                continue
             if head == top:
-                while target not in modules and "." in target:
-                    target = target.rsplit(".", 1)[0]
+                if target not in modules:
+                    problems.append(f"{where}:{line}: imports {target}, which does not exist")
+                    continue
                 if target != name:
                     graph.add_edge(name, target)
                 other = _package(target, top)
+                if name == top and other:
+                    problems.append(f"{where}:{line}: the package's __init__ imports {target}: "
+                                    "every import of a workbench module would load it")
                 if not own or not other or other == own:
                     continue
                 if other not in layers or own not in layers:
@@ -143,6 +190,14 @@ def test_the_workbench_keeps_its_import_rules():
     assert problems == [], "\n".join(problems)
 
 
+def test_the_core_loads_without_the_heavy_packages():
+    code = (f"import sys\nfor m in {CORE!r}: __import__(m)\n"
+            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=REPO_ROOT, timeout=120, check=True).stdout
+    assert out.strip() == "[]"
+
+
 def test_every_package_has_a_layer():
     packages = {p.name for p in (REPO_ROOT / "workbench").iterdir()
                 if p.is_dir() and (p / "__init__.py").exists()}
@@ -159,7 +214,7 @@ def _write(root: Path, files: dict[str, str]) -> None:
 
 def test_the_checker_finds_each_kind_of_broken_rule(tmp_path):
     _write(tmp_path, {
-        "pkg/__init__.py": "",
+        "pkg/__init__.py": "from pkg.ir import a\n",                   # the root imports
         "pkg/ir/__init__.py": "",
         "pkg/ir/a.py": "from pkg.ir import b\n",
         "pkg/ir/b.py": "def f():\n    from pkg.ir import a\n",          # a lazy circle
@@ -168,13 +223,20 @@ def test_the_checker_finds_each_kind_of_broken_rule(tmp_path):
         "pkg/importers/__init__.py": "import jax\n",                      # jax not lazy
         "pkg/importers/lazy.py": "def load():\n    import jax\n",         # fine
         "pkg/cli/__init__.py": "import argparse\nfrom pkg.ir import a\n",        # fine
+        "pkg/cli/gone.py": "def f():\n    from pkg.planner.moved import x\n",   # no module
+        "pkg/cli/dyn.py": "import importlib\nimportlib.import_module('dash')\n"
+                          "__import__(name)\n",   # dash outside app; a computed name
     })
     layers = {"ir": 1, "importers": 2, "planner": 4, "cli": 11}
     problems = check_imports(tmp_path, "pkg", layers, RESTRICTED)
     text = "\n".join(problems)
-    assert len(problems) == 4, text
+    assert len(problems) == 8, text
+    assert "pkg/__init__.py:1: the package's __init__ imports pkg.ir.a" in text
     assert "import circle: pkg.ir.a -> pkg.ir.b -> pkg.ir.a" in text or \
         "import circle: pkg.ir.b -> pkg.ir.a -> pkg.ir.b" in text
     assert "pkg/planner/__init__.py:1: imports numba" in text
     assert "pkg/planner/p.py:1: planner (layer 4) imports pkg.cli (layer 11)" in text
     assert "pkg/importers/__init__.py:1: imports jax at module level" in text
+    assert "pkg/cli/gone.py:2: imports pkg.planner.moved, which does not exist" in text
+    assert "pkg/cli/dyn.py:2: imports dash, which only app may import" in text
+    assert "pkg/cli/dyn.py:3: imports a module by a computed name" in text

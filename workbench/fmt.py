@@ -7,6 +7,8 @@ This module imports nothing of the workbench; every package may import it.
 
 from __future__ import annotations
 
+import math
+
 
 def _scaled(value: float, units) -> str:
     """``value`` in the largest of ``units`` ((suffix, scale), largest first) that keeps the
@@ -21,6 +23,16 @@ def _scaled(value: float, units) -> str:
                 text, unit = f"{value / up_scale:.3g}", up
             return f"{text}{unit}"
     raise AssertionError("unreachable")
+
+
+def is_missing(v) -> bool:
+    """True for a value that is not known: ``None``, NaN or an infinity."""
+    return v is None or (isinstance(v, float) and not math.isfinite(v))
+
+
+def fmt_seconds(s: float | None) -> str:
+    """:func:`fmt_time`, or ``-`` for a time that is not known (``None``, NaN, inf)."""
+    return "-" if is_missing(s) else fmt_time(s)
 
 
 def fmt_time(s: float) -> str:

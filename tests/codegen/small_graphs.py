@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from workbench.importers import load_graph
-from workbench.profiler.resize import resize_graph
+from workbench.transforms.resize import resize_graph
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "sample_graphs"

@@ -6,7 +6,8 @@ import pytest
 
 from workbench.errors import InputError
 from workbench.ir import GraphBuilder
-from workbench.planner import get_device, group_cost, make_plan, op_cost, plan_cost
+from workbench.costmodel import get_device, group_cost, op_cost, plan_cost
+from workbench.planner import make_plan
 from workbench.costmodel.model import (CostBreakdown, combine_times, estimate,
                                           registers_and_occupancy)
 from workbench.costmodel.devices import GPU_PROFILES, DeviceProfile, cpu_profile, probe_cpu

@@ -10,7 +10,8 @@ import pytest
 
 from workbench.cli import main
 from workbench.ir import GraphBuilder
-from workbench.planner import group_cost, make_plan, op_cost, plan_cost
+from workbench.costmodel import group_cost, op_cost, plan_cost
+from workbench.planner import make_plan
 from workbench.costmodel.model import CostBreakdown, estimate, kernel_time
 from workbench.costmodel.cpu_probe import (CacheSizes, read_cache_sizes, transcendental_flops,
                                          working_sets)

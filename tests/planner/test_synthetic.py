@@ -4,7 +4,7 @@ from collections import Counter
 
 from workbench.ir import verify
 from workbench.planner import POLICIES, plan_graph, replay
-from workbench.planner.synthetic import layered_graph
+from workbench.ir.synthetic import layered_graph
 
 
 def test_layered_graph_is_valid_and_deterministic():

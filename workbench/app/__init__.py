@@ -6,25 +6,13 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from workbench.app.server import AppConfig, Services, cache_root
+from workbench.app.server import AppConfig, Services
+from workbench.paths import numba_cache_dir
 
 #: the repository's assets/ folder (CSS, the clientside helpers)
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
-
-
-def numba_cache_dir() -> str:
-    """numba's on-disk cache, shared by the server and its background profile processes.
-
-    ``$NUMBA_CACHE_DIR`` if set, else ``$WORKBENCH_CACHE_DIR/numba`` (or a temp dir); set in the
-    environment so that the processes Dash starts for background callbacks inherit it.
-    """
-    path = os.environ.get("NUMBA_CACHE_DIR") or str(cache_root().parent / "numba")
-    os.makedirs(path, exist_ok=True)
-    os.environ["NUMBA_CACHE_DIR"] = path
-    return path
 
 
 def create_app(config: AppConfig | None = None):
@@ -48,7 +36,7 @@ def create_app(config: AppConfig | None = None):
     from workbench.app.learn_layout import learn_page, tour_card
 
     config = config or AppConfig()
-    numba_cache_dir()
+    numba_cache_dir().mkdir(parents=True, exist_ok=True)
     services = Services(config)
     jobs = diskcache.Cache(str(Path(services.store.directory).parent / "jobs"))
     manager = DiskcacheManager(jobs)

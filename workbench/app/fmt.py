@@ -7,29 +7,17 @@ this module only adds ``-`` for a missing value.
 
 from __future__ import annotations
 
-import math
-
 from workbench.fmt import fmt_bytes as _bytes
 from workbench.fmt import fmt_rate as _rate
-from workbench.fmt import fmt_time as _time
-from workbench.fmt import plural
+from workbench.fmt import fmt_seconds, plural
+from workbench.fmt import is_missing as _missing
 
 __all__ = ["fmt_bytes", "fmt_count", "fmt_seconds", "plural"]
-
-
-def _missing(v) -> bool:
-    return v is None or (isinstance(v, float) and not math.isfinite(v))
 
 
 def fmt_bytes(n: float | None) -> str:
     """Bytes with a binary prefix: ``512 B``, ``64.0 KiB``, ``1.5 MiB``; ``-`` if unknown."""
     return "-" if _missing(n) else _bytes(n)
-
-
-def fmt_seconds(s: float | None) -> str:
-    """A duration with three significant digits in the unit that keeps it at least 1:
-    ``12.3 µs``, ``1.2 ms``, ``1 µs`` for 999.6 ns; ``-`` if unknown."""
-    return "-" if _missing(s) else _time(s)
 
 
 def fmt_count(n: float | None, unit: str = "") -> str:

@@ -71,7 +71,7 @@ def check_out_path(path: str, what: str) -> None:
                          file=path)
 
 
-def write_file(path: str, write, binary: bool = False) -> None:
+def write_file(path: str, write, binary: bool = False, what: str = "the file") -> None:
     """Open ``path`` for writing and call ``write(file)``; an OS error becomes an InputError.
 
     Raises
@@ -83,7 +83,7 @@ def write_file(path: str, write, binary: bool = False) -> None:
         with open(path, "wb" if binary else "w") as f:
             write(f)
     except OSError as exc:
-        raise InputError(f"cannot write the file: {exc.strerror or exc}", file=path) from None
+        raise InputError(f"cannot write {what}: {exc.strerror or exc}", file=path) from None
 
 
 def int_at_least(low: int):

@@ -7,7 +7,7 @@ import json
 
 from workbench.cli.common import (check_out_path, int_at_least, load_graph_arg, max_bytes, mib,
                                   write_file)
-from workbench.fmt import fmt_bytes
+from workbench.fmt import fmt_bytes, plural
 
 
 def _print_inspection(info: dict) -> None:
@@ -33,7 +33,8 @@ def _print_inspection(info: dict) -> None:
     if info["xla_fusions"]:
         print(f"XLA fusions ({len(info['xla_fusions'])}):")
         for f in info["xla_fusions"]:
-            print(f"  {f['name']} [{f['kind']}] {len(f['ops'])} ops: {', '.join(f['ops'])}")
+            print(f"  {f['name']} [{f['kind']}] {plural(len(f['ops']), 'op')}: "
+                  f"{', '.join(f['ops'])}")
 
 
 def cmd_inspect(args) -> int:

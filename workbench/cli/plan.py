@@ -5,26 +5,15 @@ from __future__ import annotations
 
 import json
 
-from workbench.cli.common import check_out_path, int_at_least
+from workbench.cli.common import check_out_path, int_at_least, write_file
 from workbench.cli.common import load_graph_arg as _load
 from workbench.costmodel.devices import DEVICES
-from workbench.errors import InputError
 from workbench.planner.heuristics import POLICIES
 
 
-def write_text(path: str, text: str) -> None:
-    """Write ``text`` to ``path``; an OS error becomes one :class:`InputError` line."""
-    try:
-        with open(path, "w") as fh:
-            fh.write(text)
-    except OSError as exc:
-        raise InputError(f"cannot write the plan: {exc.strerror or exc}", file=path) from None
-
-
 def cmd_plan(args) -> int:
-    from workbench.cli.plan_text import plan_report
+    from workbench.cli.plan_text import fold_summary, plan_report
     from workbench.costmodel import plan_cost
-    from workbench.planner.explain import fold_summary
     from workbench.planner.heuristics import plan_graph
     from workbench.transforms import fold_batch_norms
 
@@ -41,7 +30,7 @@ def cmd_plan(args) -> int:
     plan = plan_graph(graph, policy=args.policy, device=args.device)
     cost = plan_cost(graph, plan, args.device)
     if args.out:
-        write_text(args.out, plan.dumps())
+        write_file(args.out, lambda f: f.write(plan.dumps()), what="the plan")
     if args.json:
         doc = {"plan": plan.to_json(), "cost": cost.to_json()}
         if report is not None:

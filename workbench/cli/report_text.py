@@ -4,21 +4,14 @@ from __future__ import annotations
 
 import math
 
+from workbench.fmt import fmt_seconds as fmt_time
+from workbench.fmt import plural
+
 
 #: a kernel whose *best* run is this many times the cost model's prediction is flagged: the
 #: sample models run 1-14x their predictions on the 2-core development machine, and more
 #: BLAS threads than free cores made dots 120-190x slower than predicted
 FAR_FROM_PREDICTION = 30
-
-
-def fmt_time(seconds) -> str:
-    """Seconds as a short human string (``12.3 us``, ``4.56 ms``, ``1.20 s``); '-' if unknown."""
-    if seconds is None or (isinstance(seconds, float) and not math.isfinite(seconds)):
-        return "-"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if seconds >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
 
 
 def _num(v, spec=".3g") -> str:
@@ -36,7 +29,7 @@ def format_report(report) -> str:
     """
     cached = sum(1 for k in report.kernels if k.cached)
     lines = [f"graph {report.graph}  backend {report.backend}  policy {report.policy}  "
-             f"({len(report.kernels)} kernels, {len(report.unfused_kernels)} unfused; compile "
+             f"({plural(len(report.kernels), 'kernel')}, {len(report.unfused_kernels)} unfused; compile "
              f"{report.compile_s:.2f} s, {cached} fused kernels from the cache)"]
     head = ("group", "kind", "ops", "median", "min", "spread", "predicted", "GB/s", "GFLOP/s",
             "regs", "spill B", "note", "plan ops")

@@ -25,7 +25,9 @@ def register(subparsers) -> None:
     s.add_argument("--policy", default=None,
                    help="planner policy (priority, xla-cpu, greedy), 'xla' for XLA's own "
                         "grouping of an optimised module, or 'unfused'")
-    s.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda", "cuda-sim"))
+    s.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda", "cuda-sim"),
+                   help="numba target: auto (cuda when a GPU is usable, else cpu), cpu, cuda, "
+                        "or cuda-sim (numba's CUDA simulator, for tests; slow)")
     s.add_argument("--repeat", type=int_at_least(1), default=20,
                    help="timed rounds (each runs the fused and the unfused plan once; >= 1)")
     s.add_argument("--warmup", type=int_at_least(0), default=2,

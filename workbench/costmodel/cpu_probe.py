@@ -186,7 +186,7 @@ def transcendental_flops(t_exp: float, t_tanh: float, t_mul: float,
 
     numpy's float32 ``exp`` and ``tanh`` are vectorised polynomial approximations (SIMD loops
     on x86 and ARM), the same kind of code as the fused kernels' ``exp_f32``/``tanh_f32``
-    (:mod:`workbench.codegen.fastmath`, which the planner may not import); measured on the 2-core
+    (:mod:`workbench.codegen.fastmath`, which the cost model may not import); measured on the 2-core
     AMD EPYC (Zen 4) test machine, 16K elements: numpy 0.44/0.35 ns per exp/tanh, fastmath loops
     0.38/0.31 ns, a multiply 0.08 ns, so the proxy is about 15 % dear. Returns None when the
     difference is not positive (a disturbed measurement).

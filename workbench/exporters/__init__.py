@@ -2,8 +2,8 @@
 
 * :mod:`~workbench.exporters.perfetto` — a profile's timed runs as a Chrome/Perfetto trace.
 
-Exporters read finished values (a graph, a plan, a profile report) and write a file format; no
-other package imports them.
+Exporters read finished values (a graph, a plan, a profile report) and write a file format; only
+the app and the command line import them.
 """
 
 from workbench.exporters.perfetto import trace_events

@@ -9,12 +9,7 @@ layout of ``workbench plan`` is the command line's (:mod:`workbench.cli.plan_tex
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from workbench.fmt import fmt_time, plural
-
-if TYPE_CHECKING:
-    from workbench.costmodel import PlanCost
+from workbench.fmt import plural
 
 
 def describe(names, root: str | None = None, pattern: str | None = None) -> str:
@@ -29,39 +24,6 @@ def describe(names, root: str | None = None, pattern: str | None = None) -> str:
     if len(names) <= 3:
         return "(" + ", ".join(names) + ")"
     return f"the {len(names)}-op fusion ending at {last}"
-
-
-def fold_summary(report, cost: PlanCost, unfolded: PlanCost | None) -> list[str]:
-    """What ``--fold-bn`` did, for ``workbench plan``: the batch norms folded (or why none
-    could be), the offline kernels that compute the folded weights, and the per-call totals
-    with and without folding (the same policy on the graph as loaded)."""
-    head = "batch-norm folding (--fold-bn): "
-    out = []
-    if not report.folded:
-        out.append(head + f"nothing folded: {report.reason}; the plan below is for the graph "
-                          "as loaded")
-    else:
-        what = ", ".join(f"{f.norm} into {f.conv}" + (" (JAX's primitive form: "
-                                                      f"{', '.join(f.ops)})"
-                                                      if f.form == "primitive" else "")
-                         for f in report.folded)
-        out.append(head + f"folded {plural(len(report.folded), 'batch norm')}: {what}")
-    for node, why in report.skipped:
-        out.append(f"  not folded: {node}: {why}")
-    if report.folded and unfolded is not None:
-        off = cost.offline_total
-        out.append(f"  offline: {plural(len(report.offline), 'op')} compute the folded weights "
-                   f"and biases in {plural(off.kernels, 'kernel')} ({fmt_time(off.predicted_s)}),"
-                   " run once when the weights are loaded, not per call")
-        t, u = cost.total, unfolded.total
-        delta = u.predicted_s - t.predicted_s
-        verdict = (f"folding saves {fmt_time(delta)} per call" if delta > 0 else
-                   f"folding costs {fmt_time(-delta)} more per call" if delta < 0 else
-                   "the same time per call")
-        out.append(f"  per call: {plural(t.kernels, 'kernel')}, {fmt_time(t.predicted_s)} folded; "
-                   f"{plural(u.kernels, 'kernel')}, {fmt_time(u.predicted_s)} without folding: "
-                   f"{verdict}")
-    return out
 
 
 _PHASES = {

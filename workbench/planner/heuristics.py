@@ -39,7 +39,7 @@ from __future__ import annotations
 import gc
 import heapq
 
-from workbench.errors import InputError
+from workbench.errors import InputError, PlanError
 from workbench.ir.graph import Graph
 from workbench.planner.driver import PlannerRun, saved_bytes_text
 from workbench.fmt import fmt_time, name_list
@@ -126,8 +126,11 @@ def _plan(graph, policy, device, constraints) -> Plan:
         return plan_xla_cpu(graph, device, constraints)
     from workbench.planner.greedy import GreedyRun
 
-    run = PriorityRun(graph, policy, device, constraints) if policy == "priority" else \
-        GreedyRun(graph, policy, device, constraints)
+    runs = {"priority": PriorityRun, "greedy": GreedyRun}
+    if policy not in runs:   # a name added to POLICIES without its run
+        raise PlanError(f"policy {policy!r} has no planner run (known: {', '.join(runs)}, "
+                        "xla-cpu)")
+    run = runs[policy](graph, policy, device, constraints)
     run.pin_groups()
     run.apply_patterns()
     run.plan()

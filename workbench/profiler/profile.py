@@ -24,7 +24,8 @@ import time
 from workbench.codegen import compile_plan, reference_outputs
 from workbench.codegen.blas import numpy_blas_threads
 from workbench.codegen.check import check_outputs
-from workbench.errors import MismatchError
+from workbench.costmodel import get_device, plan_cost
+from workbench.errors import MismatchError, WorkbenchError
 from workbench.ir import DEFAULT_MAX_BYTES, evaluate, make_inputs, peak_live_bytes
 from workbench.planner.plan import unfused_plan
 from workbench.profiler.report import Cancelled, KernelReport, Report, Timing, busy_note
@@ -83,9 +84,13 @@ def profile(graph, plan, inputs=None, *, backend="auto", repeat=REPEAT, warmup=W
         If a plan needs more memory than ``max_bytes``.
     CompileError
         If the backend cannot be used here.
+    InputError
+        If ``device`` names no cost-model profile (before any work).
     EvaluationError
         If the graph cannot be evaluated (an opaque op, bad inputs).
     """
+    if device is not None:
+        get_device(device)    # an unknown profile is refused before any compile or timing
     poll = _poller(cancel)
     poll()
     probe = _MachineProbe()   # from the start: the timing alone can be too short to sample
@@ -279,11 +284,8 @@ def _time_numpy(graph, inputs, repeat, budget_s, progress, poll):
 
 
 def _predictions(graph, plan, backend, device):
-    """Cost-model predictions per group, or None without a cost model (never made up)."""
-    try:
-        from workbench.costmodel.model import get_device, plan_cost
-    except ImportError:
-        return None
+    """Cost-model predictions per group; an ``error`` instead when there are none (never
+    made up)."""
     name = device or _default_device(backend)
     if name is None:
         return {"device": None, "total": None, "groups": {}, "registers": {},
@@ -293,7 +295,7 @@ def _predictions(graph, plan, backend, device):
     try:
         dev = get_device(name)
         pc = plan_cost(graph, plan, dev)
-    except Exception as exc:  # the cost model is another package's: report, do not crash
+    except WorkbenchError as exc:  # e.g. a plan the cost model refuses: report, keep the timings
         return {"device": name, "total": None, "groups": {}, "registers": {},
                 "error": f"cost model failed: {exc}"}
     total = getattr(pc, "total", None)

@@ -1,4 +1,4 @@
-"""Batch-norm folding: an inference graph transform (re-exported by :mod:`~workbench.planner.patterns`).
+"""Batch-norm folding: an inference graph transform (:func:`fold_batch_norms`).
 
 At inference, a batch norm after a convolution, with per-channel ``scale, offset, mean,
 variance``, is an affine map of each output channel, so it folds into the convolution (Jacob et

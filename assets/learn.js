@@ -63,3 +63,24 @@
   }
   additive();
 })();
+
+/* The lesson's and the exercise's canvases: after a layout that fits a tall graph, zoom to a
+ * readable size at its top (the inputs) rather than drawing every op too small to click. */
+(function () {
+  var READABLE = 0.6;
+  function readable(evt) {
+    var cy = evt.cy;
+    var opts = evt.layout && evt.layout.options;
+    if (!opts || !opts.fit || cy.nodes().length === 0 || cy.zoom() >= READABLE) { return; }
+    var bb = cy.elements().boundingBox();
+    cy.zoom(READABLE);
+    cy.pan({x: cy.width() / 2 - (bb.x1 + bb.x2) / 2 * READABLE, y: 20 - bb.y1 * READABLE});
+  }
+  ["lesson-graph", "exercise-graph"].forEach(function (id) {
+    (function attach() {
+      var cy = window.workbenchCy && window.workbenchCy(id);
+      if (!cy) { setTimeout(attach, 200); return; }
+      if (!cy._learnReadable) { cy._learnReadable = true; cy.on("layoutstop", readable); }
+    })();
+  });
+})();

@@ -223,3 +223,26 @@ def test_the_legend_links_to_the_glossary(dash_duo, make_app):
     dash_duo.driver.find_element(By.LINK_TEXT, "← Back to the workbench").click()
     wait_for(dash_duo, lambda: dash_duo.find_element(f"#{ids.MAIN_VIEW}").is_displayed(), 10,
              "the workbench again")
+
+
+def test_a_what_if_question_is_answered_by_moving_the_knob(dash_duo, make_app, tmp_path):
+    from selenium.webdriver.common.keys import Keys
+
+    from workbench.teaching.whatif import BY_ID, answer_text, sweep
+
+    dash_duo.start_server(make_app())
+    wait_for(dash_duo, lambda: cy(dash_duo, "graph-view", "cy.nodes().length"), 60, "the graph")
+    dash_duo.driver.get(dash_duo.server_url + "/learn?question=duplication-transcendental")
+    dash_duo.wait_for_contains_text(f"#{ids.Q_TITLE}", "cost of a transcendental", 30)
+    s = sweep(BY_ID["duplication-transcendental"], "cpu")
+    dash_duo.wait_for_contains_text(f"#{ids.Q_ANSWER}", answer_text(s).split(". ")[0], 30)
+    before = text_of(dash_duo, ids.Q_ANSWER)
+    handle = dash_duo.find_element(f"#{ids.Q_KNOB} [role=slider]")
+    handle.send_keys(Keys.HOME)  # the knob at a thousandth of the device's value
+    wait_for(dash_duo, lambda: text_of(dash_duo, ids.Q_ANSWER) != before, 20, "a new answer")
+    assert answer_text(s, s.values[0]).split(". ")[0] in text_of(dash_duo, ids.Q_ANSWER)
+    traces = dash_duo.driver.execute_script(
+        f"return document.getElementById('{ids.Q_CHART}').querySelector('.js-plotly-plot')"
+        ".data.map(function (t) {{ return t.name; }})")
+    assert traces[:3] == ["t duplicated into each consumer", "t written once", "the knob"]
+    shot(dash_duo, tmp_path, "learn-whatif.png")

@@ -31,6 +31,7 @@ def whatif_figure(values, times_a, times_b, names, knob_label: str, current: flo
                                  hoverinfo="name+x"))
     fig.update_layout(**_LAYOUT)
     fig.update_layout(height=320, legend={"orientation": "h", "y": -0.25},
-                      xaxis={"type": "log", "title": f"{knob_label}{' (' + unit + ')' if unit else ''}"},
+                      xaxis={"type": "log",
+                             "title": f"{knob_label} ({unit})" if unit else knob_label},
                       yaxis={"type": "log", "title": f"predicted time per call ({tunit})"})
     return fig

@@ -59,7 +59,8 @@ def lesson_section() -> html.Div:
     stepper = html.Div(className="stepper", children=[
         _button(ids.LESSON_PREV, "◀ Back", "The previous stage"),
         html.Div(dcc.Slider(id=ids.LESSON_STAGE, min=0, max=1, step=1, value=0, marks=None,
-                            updatemode="mouseup", allow_direct_input=False), className="stage-slider"),
+                            updatemode="mouseup", allow_direct_input=False),
+                 className="stage-slider"),
         _button(ids.LESSON_NEXT, "Next ▶", "The next stage, towards the fused plan")])
     measured = html.Div(className="measured-box", children=[
         html.Div(className="profile-bar", children=[
@@ -129,7 +130,8 @@ def question_section(devices) -> html.Div:
                          clearable=False, className="small-dd"),
             html.Label("Move the knob", className="ctl-label"),
             html.Div(dcc.Slider(id=ids.Q_KNOB, min=-3, max=3, step=0.05, value=0, marks=None,
-                                updatemode="drag", allow_direct_input=False), className="stage-slider")]),
+                                updatemode="drag", allow_direct_input=False),
+                     className="stage-slider")]),
         html.Div(id=ids.Q_ANSWER, className="step-text"),
         dcc.Graph(id=ids.Q_CHART, config={"displaylogo": False}, className="chart")])
 

@@ -57,7 +57,8 @@ def exercise_text(doc: dict) -> str:
     for op in doc["ops"]:
         reads = f" <- {', '.join(op['operands'])}" if op["operands"] else ""
         lines.append(f"  {op['id']:<24} {op['op']:<22} {op['type']}{reads}")
-    lines += ["", "Answer with a JSON file of groups, e.g. {\"groups\": [[\"a\", \"b\"], [\"c\"]]}, "
+    lines += ["", "Answer with a JSON file of groups, e.g. "
+              "{\"groups\": [[\"a\", \"b\"], [\"c\"]]}, "
               f"and run: workbench learn {doc['id']} --answer FILE"]
     return "\n".join(lines)
 

@@ -47,7 +47,8 @@ def check_fewer_bytes(c, facts, run):
     text = (f"The cost model counts {{unfused.bytes_moved}} moved unfused and {{{s}.bytes_moved}} "
             f"here, {{{s}.saved_bytes}} fewer. ")
     if _pending(facts, f"{s}.measured_bytes"):
-        return (PENDING if model else FAILS), text + "The profile's count is {%s.measured_bytes}." % s
+        pending = f"The profile's count is {{{s}.measured_bytes}}."
+        return (PENDING if model else FAILS), text + pending
     measured = _value(facts, f"{s}.measured_bytes") < _value(facts, f"{s}.measured_unfused_bytes")
     text += (f"The compiled kernels' arguments come to {{{s}.measured_unfused_bytes}} unfused and "
              f"{{{s}.measured_bytes}} here.")

@@ -199,7 +199,8 @@ def measured_facts(key: str, record: dict | None, predicted: float | None = None
     """The profile's figures of stage ``key`` (a :mod:`.measure` record, or None: pending).
 
     ``measured`` and ``measured_unfused`` (the whole call, fused and its unfused baseline: the
-    median of the profiler's runs, or the fastest run when the profiler found them noisy), ``measured_speedup``, ``measured_bytes`` and
+    median of the profiler's runs, or the fastest run when the profiler found them noisy),
+    ``measured_speedup``, ``measured_bytes`` and
     ``measured_unfused_bytes`` (the bytes of the compiled kernels' arguments, read and
     written), ``measured_vs_predicted`` (measured over predicted, for fused and unfused),
     ``backend``, ``spread`` (the fused runs' interquartile range).

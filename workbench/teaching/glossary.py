@@ -153,7 +153,8 @@ _TERMS = (
     Term("flops", "FLOPs",
          "Floating-point operations a kernel performs.",
          "Counted per op by its definition (a multiply counts one per element; a matmul "
-         "counts its multiplies and its adds). Duplicated producers are counted in every kernel that recomputes them.",
+         "counts its multiplies and its adds). Duplicated producers are counted in every "
+         "kernel that recomputes them.",
          ("FLOPs", "FLOP"), ("arithmetic-intensity",)),
     Term("arithmetic-intensity", "Arithmetic intensity",
          "FLOPs per byte of memory traffic: where a kernel sits on the roofline.",

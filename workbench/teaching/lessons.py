@@ -145,7 +145,8 @@ LESSONS = (
     Lesson(
         "loop", "Loop fusion: a chain of pointwise ops",
         ("loop-fusion", "vertical-fusion", "launch-overhead", "memory-bound"), graphs.chain,
-        ("The chain applies pointwise ops to {graph.inputs} inputs, one after another; the constants it "
+        ("The chain applies pointwise ops to {graph.inputs} inputs, one after another; the "
+         "constants it "
          "uses are broadcast to the tensors' shape, and each broadcast is an op too: "
          "{graph.ops} ops in all. Unfused, each is a kernel: {unfused.kernels} launches, every "
          "intermediate value written and read back, {unfused.bytes_read} read and "
@@ -218,7 +219,8 @@ LESSONS = (
          "against {fused.flops} with the batch norm fused.",
          "In training it does not apply: the mean and variance are the batch's own, reduced "
          "from the convolution's output at every step, so there is nothing constant to fold. "
-         "Given the training graph, the folding transform says: \u201c{training.fold_reason}\u201d. "
+         "Given the training graph, the folding transform says: "
+         "\u201c{training.fold_reason}\u201d. "
          "Nor can the normalisation be the convolution's epilogue, since it needs the whole "
          "output reduced first; the planner: \u201c{training.refusal}\u201d. The training graph "
          "runs as {training.kernels} kernels.",

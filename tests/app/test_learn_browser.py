@@ -73,7 +73,8 @@ def shot(duo, tmp_path, name: str) -> None:
 @pytest.fixture
 def fresh_cache(tmp_path, monkeypatch):
     """A cache without lesson measurements (so the lesson measures in front of the test); the
-    machine's cpu profile and numba's kernel cache are kept."""
+    machine's cpu profile is copied and the compiled kernels' caches are shared (linked), so
+    that the measurement compiles nothing it compiled before."""
     from workbench.paths import cache_dir
 
     old = cache_dir()
@@ -81,6 +82,9 @@ def fresh_cache(tmp_path, monkeypatch):
     new.mkdir()
     if (old / "cpu_profile.json").is_file():
         shutil.copy(old / "cpu_profile.json", new / "cpu_profile.json")
+    for kernels in ("cpu", "cuda", "numba"):
+        (old / kernels).mkdir(parents=True, exist_ok=True)
+        (new / kernels).symlink_to(old / kernels, target_is_directory=True)
     monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(new))
     return new
 

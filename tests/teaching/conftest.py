@@ -9,16 +9,21 @@ import pytest
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
     """``$WORKBENCH_CACHE_DIR`` in the test's temporary directory (the cpu profile copied in
-    when one is cached, so that no test re-probes the machine)."""
+    when one is cached, so that no test re-probes the machine; the kernel caches linked)."""
     import shutil
 
     from workbench.paths import cache_dir
 
-    old = cache_dir() / "cpu_profile.json"
+    shared = cache_dir()
+    old = shared / "cpu_profile.json"
     monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path / "cache"))
     (tmp_path / "cache").mkdir()
     if old.is_file():
         shutil.copy(old, tmp_path / "cache" / "cpu_profile.json")
+    for kernels in ("cpu", "cuda"):  # compiled kernels are shared: nothing compiled twice
+        (shared / kernels).mkdir(parents=True, exist_ok=True)
+        (tmp_path / "cache" / kernels).symlink_to(shared / kernels,
+                                                  target_is_directory=True)
     return tmp_path / "cache"
 
 

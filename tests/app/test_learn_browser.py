@@ -127,6 +127,7 @@ def test_a_lesson_steps_from_unfused_to_fused_and_shows_measured_and_predicted_t
     cells = [c.text for c in rows[0].find_elements(By.TAG_NAME, "td")]
     assert cells[1] == "as planned" and cells[2].endswith("s") and cells[3].endswith("s")
     assert cells[5] in ("hit", "miss")
+    assert cells[6] == cells[7] == "4.0 MiB"  # the bytes the cost model counts, and measured
     text = text_of(dash_duo, ids.LESSON_TEXT)
     assert "measuring…" not in text and "Measured on this machine:" in text
     marks = [e.text for e in dash_duo.find_elements(f"#{ids.LESSON_CLAIMS} .claim-mark")]

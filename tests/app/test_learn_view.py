@@ -84,3 +84,18 @@ def test_terms_link_to_the_glossary_and_figures_say_their_source():
     assert spans[0].className == "fact src-cost-model" and spans[0].title.startswith(
         "cost model: ")
     assert spans[1].className == "fact pending" and spans[1].children == "measuring…"
+
+
+def test_measured_rows_put_predicted_beside_measured_and_model_bytes_beside_the_kernels():
+    from tests.teaching.conftest import fake_record
+
+    run = open_lesson(LESSONS_BY_ID["vertical"], "cpu")
+    s = run.stage("fused")
+    pending = learn_view.measured_rows(run, {})
+    assert [r[3] for r in pending] == ["measuring…", "measuring…"]
+    rec = fake_record(s, s.cost.total.predicted_s * 3, s.cost.unfused_total.predicted_s)
+    fused, unfused = learn_view.measured_rows(run, {"fused": rec})
+    assert fused[1:] == ("as planned", learn_view.fmt_seconds(s.cost.total.predicted_s),
+                         learn_view.fmt_seconds(rec["fused_s"]), "3.00x", "miss", "4.0 MiB",
+                         "4.0 MiB")
+    assert unfused[4:6] == ("1.00x", "hit") and unfused[6] == unfused[7] == "6.0 MiB"

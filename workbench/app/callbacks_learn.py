@@ -82,8 +82,7 @@ def measured_children(run) -> list:
     if not rows:
         return [html.Div("This lesson is costed on the "
                          f"{run.device.name} profile and not measured here.", className="hint")]
-    head = html.Tr([html.Th(h) for h in ("stage", "plan", "predicted", "measured",
-                                         "measured / predicted", "")])
+    head = html.Tr([html.Th(h) for h in learn_view.MEASURED_COLUMNS])
     body = [html.Tr([html.Td(x, className=("miss" if x == "miss" else ""))
                      for x in r]) for r in rows]
     return [html.Table([html.Thead(head), html.Tbody(body)], className="measured-table"),

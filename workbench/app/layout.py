@@ -10,9 +10,17 @@ from workbench.app.controller import DEFAULT_DEVICE, DEFAULT_POLICY, device_choi
 from workbench.app.glossary_links import kind_link, term_link
 from workbench.app.graph_figure import KIND_COLORS, KIND_HELP, ROLE_HELP, stylesheet
 from workbench.app.tables import LOG_STYLES
+from workbench.teaching.glossary import BOUND_TERMS, KIND_TERMS, TERMS
 
 #: code generator backends offered (docs/architecture.md: compile_plan's backends)
 BACKENDS = ("auto", "cpu", "cuda")
+#: the plan table's header tooltips: the glossary's words for kinds and bounds
+KIND_TOOLTIPS = {
+    "kind": "The fusion kind: " + "; ".join(f"{k}: {TERMS[t].short}"
+                                            for k, t in KIND_TERMS.items()),
+    "bound": "What bounds the kernel's predicted time: " + "; ".join(
+        f"{b}: {TERMS[t].short}" for b, t in BOUND_TERMS.items()),
+}
 #: the upload size cap (bytes); the importers' own cap is larger (64 MiB)
 UPLOAD_MAX_BYTES = 16 << 20
 
@@ -132,7 +140,8 @@ def plan_tab() -> html.Div:
         _table(ids.GROUP_TABLE, [("id", "group"), ("kind", "kind"), ("state", "state"),
                                  ("n_ops", "ops"), ("predicted", "predicted"),
                                  ("bound", "bound"), ("saving", "saving"), ("ops", "members")],
-               row_selectable="single", height="420px", sort_action="native"),
+               row_selectable="single", height="420px", sort_action="native",
+               tooltip_header=KIND_TOOLTIPS),
     ])
 
 
@@ -154,8 +163,8 @@ def cost_tab() -> html.Div:
 def explain_tab() -> html.Div:
     """The planner's decision log and the step-through slider; XLA's grouping for comparison."""
     return html.Div(className="tab-body", children=[
-        html.Div("Step through the planner, from every op alone to its final plan:",
-                 className="hint"),
+        html.Div(["Step through the planner, from every op alone to its final plan (each step "
+                  "is a ", term_link("decision record", "decision"), "):"], className="hint"),
         dcc.Slider(id=ids.STEP_SLIDER, min=0, max=0, step=1, value=0, marks=None,
                    tooltip={"placement": "bottom", "always_visible": False},
                    updatemode="mouseup"),

@@ -116,22 +116,31 @@ def kernel_rows(stage, record: dict | None = None) -> list[dict]:
     return rows
 
 
+#: the columns of :func:`measured_rows`
+MEASURED_COLUMNS = ("stage", "plan", "predicted", "measured", "measured / predicted", "",
+                    "bytes: cost model", "bytes: kernels' arguments")
+
+
 def measured_rows(run, records: dict) -> list[tuple]:
-    """(stage, plan, predicted, measured, measured/predicted, note) rows for each measured
-    stage and its unfused baseline."""
+    """Rows of :data:`MEASURED_COLUMNS` for each measured stage and its unfused baseline: the
+    predicted and measured times (a miss flagged), and the bytes the cost model counts beside
+    the bytes of the compiled kernels' arguments."""
     rows = []
     for s in run.measured_stages:
         r = records.get(s.id)
-        for which, pred, key in (("as planned", s.cost.total.predicted_s, "fused"),
-                                 ("unfused", s.cost.unfused_total.predicted_s, "unfused")):
+        for which, cost, key in (("as planned", s.cost.total, "fused"),
+                                 ("unfused", s.cost.unfused_total, "unfused")):
+            pred, model = cost.predicted_s, fmt_bytes(cost.bytes_read + cost.bytes_written)
             if r is None:
-                rows.append((s.title, which, fmt_seconds(pred), "measuring…", "", ""))
+                rows.append((s.title, which, fmt_seconds(pred), "measuring…", "", "", model,
+                             "measuring…"))
                 continue
             m = r[f"{key}_min_s"] if r.get("noisy") else r[f"{key}_s"]
             ratio = m / pred if m and pred else math.nan
             note = ("miss" if missed(ratio) else "hit") if math.isfinite(ratio) else ""
             rows.append((s.title, which, fmt_seconds(pred), fmt_seconds(m),
-                         f"{ratio:.2f}x" if math.isfinite(ratio) else "-", note))
+                         f"{ratio:.2f}x" if math.isfinite(ratio) else "-", note, model,
+                         fmt_bytes(r.get(f"bytes_{key}"))))
     return rows
 
 

@@ -137,6 +137,13 @@ def test_a_lesson_steps_from_unfused_to_fused_and_shows_measured_and_predicted_t
     fact = dash_duo.find_element(f"#{ids.LESSON_TEXT} .fact.src-profile")
     assert fact.get_attribute("title").startswith("profile: profile on this machine")
     shot(dash_duo, tmp_path, "learn-lesson.png")
+    # the lesson's graph in the workbench's own view
+    dash_duo.find_element(f"#{ids.LESSON_OPEN_MAIN}").click()
+    dash_duo.wait_for_contains_text(f"#{ids.GRAPH_TITLE}", "lesson_vertical — lesson vertical",
+                                    30)
+    assert dash_duo.find_element(f"#{ids.MAIN_VIEW}").is_displayed()
+    wait_for(dash_duo, lambda: cy(dash_duo, "graph-view", "cy.nodes('.group').length") == 1,
+             30, "the lesson's fused group in the main view")
 
 
 def test_an_exercise_is_answered_and_scored_with_the_differences_explained(dash_duo, make_app,

@@ -67,6 +67,9 @@ RESTRICTED = {
 #: modules that import a module whose name they compute, and why
 DYNAMIC_IMPORTS = {
     "workbench.codegen.blas": "finds the OpenBLAS library that numpy's or scipy's wheel bundles",
+    "workbench.tuning.tasks": "a worker process runs the task function an executor names "
+                              "('module:function', named by the workbench's own code: the "
+                              "measurement; the tests' faulty measurements)",
 }
 
 #: the core, as a user of the Python API loads it: none of :data:`HEAVY` may come with it

@@ -176,3 +176,12 @@ class MismatchError(WorkbenchError):
     """A compiled kernel's result differs from the reference interpreter beyond tolerance."""
 
     code = "mismatch"
+
+
+# --- tuning and sweeps --------------------------------------------------------------------------
+
+class TuneError(WorkbenchError):
+    """A measurement could not be made: its worker crashed, ran past its timeout, or the
+    executor (a Ray cluster) cannot be reached or cannot run it."""
+
+    code = "tune"

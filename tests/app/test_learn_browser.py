@@ -256,5 +256,6 @@ def test_a_what_if_question_is_answered_by_moving_the_knob(dash_duo, make_app, t
     traces = dash_duo.driver.execute_script(
         f"return document.getElementById('{ids.Q_CHART}').querySelector('.js-plotly-plot')"
         ".data.map(function (t) {{ return t.name; }})")
-    assert traces[:3] == ["t duplicated into each consumer", "t written once", "the knob"]
+    assert traces[:4] == ["t duplicated into each consumer", "t written once",
+                          "the planner, re-planned at each value", "the knob"]
     shot(dash_duo, tmp_path, "learn-whatif.png")

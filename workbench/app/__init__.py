@@ -28,9 +28,10 @@ def create_app(config: AppConfig | None = None):
 
     from dash import dcc, html
 
-    from workbench.app import (callbacks_cost, callbacks_exercise, callbacks_learn,
-                               callbacks_load, callbacks_plan, callbacks_profile, callbacks_tour,
-                               callbacks_view, ids)
+    from workbench.app import (callbacks_cost, callbacks_diff, callbacks_exercise,
+                               callbacks_learn, callbacks_load, callbacks_plan,
+                               callbacks_profile, callbacks_tour, callbacks_view,
+                               callbacks_whatif, ids)
     from workbench.app.controller import device_choices, policies
     from workbench.app.layout import UPLOAD_MAX_BYTES, page
     from workbench.app.learn_layout import learn_page, tour_card
@@ -55,6 +56,8 @@ def create_app(config: AppConfig | None = None):
     callbacks_plan.register(app, services)
     callbacks_cost.register(app, services)
     callbacks_profile.register(app, services, manager)
+    callbacks_whatif.register(app, services)
+    callbacks_diff.register(app, services)
     callbacks_learn.register(app, services, manager)
     callbacks_exercise.register(app, services)
     callbacks_tour.register(app, services, config.tour)

@@ -141,12 +141,12 @@ def register(app, services) -> None:
         if question is None:
             raise PreventUpdate
         s = sweep(question, device or "cpu")
-        value = s.own_value * 10 ** float(knob or 0)
+        value = min(max(s.own_value * 10 ** float(knob or 0), s.values[0]), s.values[-1])
         label, unit = KNOBS[question.knob]
         scale, shown = {"seconds": (1e-6, "µs"), "bytes-rate": (1e9, "GB/s")}.get(
             unit, (1.0, "FLOP"))
         fig = whatif_figure(s.values, s.times_a, s.times_b, [n for n, _ in question.plans],
-                            label, value, s.crossing, scale, shown)
+                            label, value, s.crossing, scale, shown, s.planner_times)
         from workbench.teaching.whatif import planner_choice
 
         kernels = planner_choice(question, s.device, value)
@@ -157,10 +157,19 @@ def register(app, services) -> None:
                                          "own value by powers of ten."]
         return question.title, text, fig, answer
 
-    @app.callback(Output(ids.Q_KNOB, "value"), Input(ids.LEARN_ITEM, "data"),
+    @app.callback(Output(ids.Q_KNOB, "value"), Output(ids.Q_KNOB, "min"),
+                  Output(ids.Q_KNOB, "max"), Input(ids.LEARN_ITEM, "data"),
                   Input(ids.Q_DEVICE, "value"), prevent_initial_call=True)
-    def reset_knob(item, _device):
-        if question_of(item) is None:
+    def reset_knob(item, device):
+        """The knob back at the device's own value; the slider spans the sweep's range."""
+        import math
+
+        from workbench.teaching.whatif import sweep
+
+        question = question_of(item)
+        if question is None:
             raise PreventUpdate
-        return 0
+        s = sweep(question, device or "cpu")
+        return (0, math.floor(100 * math.log10(s.values[0] / s.own_value)) / 100,
+                math.ceil(100 * math.log10(s.values[-1] / s.own_value)) / 100)
 

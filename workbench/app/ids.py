@@ -86,6 +86,36 @@ DOWNLOAD_TRACE = "download-trace"
 DOWNLOAD_REPORT = "download-report"
 DOWNLOAD = "download"            #: the dcc.Download all four buttons use
 
+# ----- what-if panel (knobs, a knob's sweep, tune) ----------------------------------------------
+TAB_WHATIF, TAB_DIFF = "tab-whatif", "tab-diff"
+WHATIF_SUMMARY = "whatif-summary"    #: the totals before and after, what changed
+WHATIF_FLIPS = "whatif-flips"        #: table: the decisions that flipped
+WHATIF_GROUPS = "whatif-groups"      #: table: the groups the knobs changed
+WHATIF_APPLY = "whatif-apply"        #: re-plan the session on the knobbed profile
+WHATIF_RESET = "whatif-reset"        #: every slider back to the profile's value
+WHATIF_MSG = "whatif-message"
+WHATIF_SWEEP_KNOB = "whatif-sweep-knob"  #: dropdown: the knob the sweep plot varies
+WHATIF_SWEEP = "whatif-sweep"        #: dcc.Graph: predicted time vs the knob
+TUNE_RUN = "tune-run"
+TUNE_BUDGET = "tune-budget"          #: input: variants to measure
+TUNE_SUMMARY = "tune-summary"
+TUNE_TABLE = "tune-table"            #: table: each measured variant
+TUNE_HISTORY = "tune-history"        #: table: the results store's measurements of this graph
+
+
+def knob_id(knob: str) -> str:
+    """The id of a knob's slider (``whatif-knob-launch_overhead_s``)."""
+    return f"whatif-knob-{knob}"
+
+
+# ----- diff panel -------------------------------------------------------------------------------
+DIFF_A = "diff-a"                    #: dropdown: plan A (current, proposal, a policy, xla ...)
+DIFF_B = "diff-b"
+DIFF_SUMMARY = "diff-summary"
+DIFF_TABLE = "diff-table"            #: table: one row per difference
+DIFF_MSG = "diff-message"
+TIME_MEMORY = "time-memory"          #: dcc.Graph: plans on time vs peak memory
+
 # ----- pages, tour, learn (issue 16: teaching) ------------------------------------------------
 URL = "url"                      #: dcc.Location: "/" the workbench, "/learn" the Learn page
 MAIN_VIEW = "main-view"          #: the workbench's own view (hidden on /learn)

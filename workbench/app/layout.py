@@ -9,6 +9,7 @@ from workbench.app import ids
 from workbench.app.controller import DEFAULT_DEVICE, DEFAULT_POLICY, device_choices
 from workbench.app.glossary_links import kind_link, term_link
 from workbench.app.graph_figure import KIND_COLORS, KIND_HELP, ROLE_HELP, stylesheet
+from workbench.app.layout_whatif import diff_tab, whatif_tab
 from workbench.app.tables import LOG_STYLES
 from workbench.teaching.glossary import BOUND_TERMS, KIND_TERMS, TERMS
 
@@ -226,7 +227,9 @@ def page(choices: list[dict], initial_choice: str | None, policies: tuple) -> ht
         dcc.Tab(plan_tab(), label="Plan", value=ids.TAB_PLAN),
         dcc.Tab(cost_tab(), label="Cost", value=ids.TAB_COST),
         dcc.Tab(explain_tab(), label="Explain", value=ids.TAB_EXPLAIN),
-        dcc.Tab(profile_tab(), label="Compile & profile", value=ids.TAB_PROFILE)])
+        dcc.Tab(profile_tab(), label="Compile & profile", value=ids.TAB_PROFILE),
+        dcc.Tab(whatif_tab(_button, _table), label="What-if", value=ids.TAB_WHATIF),
+        dcc.Tab(diff_tab(_button, _table), label="Diff", value=ids.TAB_DIFF)])
     return html.Div(className="app", children=stores + [
         header(choices, initial_choice, policies),
         html.Div(className="main", children=[graph_panel(),

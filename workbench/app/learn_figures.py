@@ -11,16 +11,22 @@ _LAYOUT = dict(template="plotly_white", margin=dict(l=60, r=10, t=36, b=40),
 
 
 def whatif_figure(values, times_a, times_b, names, knob_label: str, current: float,
-                  crossing: float | None, unit_scale: float = 1.0, unit: str = "") -> go.Figure:
-    """Both plans' predicted times against the knob (log axes), the knob's current value as a
-    vertical line and the crossing, when there is one, as a marker."""
+                  crossing: float | None, unit_scale: float = 1.0, unit: str = "",
+                  planner_times=()) -> go.Figure:
+    """Both plans' predicted times against the knob (log axes), the planner's own plan
+    re-planned at each value (dotted, when given), the knob's current value as a vertical line
+    and the crossing, when there is one."""
     scale, tunit = time_unit(list(times_a) + list(times_b))
     xs = [v / unit_scale for v in values]
     fig = go.Figure()
     for name, ts, color in ((names[0], times_a, "#F58518"), (names[1], times_b, "#4C78A8")):
         fig.add_trace(go.Scatter(x=xs, y=[t * scale for t in ts], mode="lines", name=name,
                                  line={"color": color, "width": 2}))
-    ys = [t * scale for t in list(times_a) + list(times_b)]
+    if planner_times:
+        fig.add_trace(go.Scatter(x=xs, y=[t * scale for t in planner_times], mode="lines",
+                                 name="the planner, re-planned at each value",
+                                 line={"color": "#54A24B", "width": 2, "dash": "dot"}))
+    ys = [t * scale for t in list(times_a) + list(times_b) + list(planner_times)]
     lo, hi = min(ys), max(ys)
     marks = [("the knob", current, "#cf222e", "solid")]
     if crossing is not None:

@@ -2,8 +2,9 @@
 
 One module per command group, each with a ``register(subparsers)`` function:
 :mod:`~workbench.cli.graph` (``inspect``, ``eval``), :mod:`~workbench.cli.plan` (``plan``,
-``compare-xla``, ``devices``), :mod:`~workbench.cli.run` (``run``), :mod:`~workbench.cli.serve`
-(``serve``), :mod:`~workbench.cli.learn` (``learn``). A command parses its arguments, calls the core's public functions and formats their
+``compare-xla``, ``devices``), :mod:`~workbench.cli.diff` (``diff``), :mod:`~workbench.cli.run` (``run``),
+:mod:`~workbench.cli.tune` (``tune``, ``sweep``), :mod:`~workbench.cli.export` (``export``),
+:mod:`~workbench.cli.serve` (``serve``), :mod:`~workbench.cli.learn` (``learn``). A command parses its arguments, calls the core's public functions and formats their
 values for the terminal (:mod:`~workbench.cli.plan_text`, :mod:`~workbench.cli.report_text`).
 Nothing imports this package but ``workbench/__main__.py`` and the ``workbench`` script.
 
@@ -16,12 +17,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from workbench.cli import graph, learn, plan, run, serve
+from workbench.cli import diff, export, graph, learn, plan, run, serve, tune
 from workbench.cli.common import one_line_errors
 from workbench.errors import WorkbenchError
 
 #: the command groups, in the order ``workbench --help`` lists their commands
-COMMAND_GROUPS = (graph, plan, run, serve, learn)
+COMMAND_GROUPS = (graph, plan, diff, run, tune, export, serve, learn)
 
 
 def build_parser() -> argparse.ArgumentParser:

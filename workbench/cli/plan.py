@@ -8,6 +8,7 @@ import json
 from workbench.cli.common import check_out_path, int_at_least, write_file
 from workbench.cli.common import load_graph_arg as _load
 from workbench.costmodel.devices import DEVICES
+from workbench.costmodel.knobs import KNOB_NAMES
 from workbench.planner.heuristics import POLICIES
 
 
@@ -27,12 +28,23 @@ def cmd_plan(args) -> int:
         if report.folded:
             unfolded = plan_cost(original, plan_graph(original, args.policy, args.device),
                                  args.device)
-    plan = plan_graph(graph, policy=args.policy, device=args.device)
-    cost = plan_cost(graph, plan, args.device)
+    if args.sweep:
+        return _sweep(graph, args)
+    whatif = None
+    if args.set:
+        from workbench.planner.whatif import what_if
+
+        whatif = what_if(graph, dict(args.set), args.policy, args.device)
+        plan, device = whatif.plan, whatif.device
+    else:
+        plan, device = plan_graph(graph, policy=args.policy, device=args.device), args.device
+    cost = plan_cost(graph, plan, device)
     if args.out:
         write_file(args.out, lambda f: f.write(plan.dumps()), what="the plan")
     if args.json:
         doc = {"plan": plan.to_json(), "cost": cost.to_json()}
+        if whatif is not None:
+            doc["what_if"] = whatif.to_json()
         if report is not None:
             doc["folding"] = report.to_json()
             if unfolded is not None:
@@ -42,8 +54,45 @@ def cmd_plan(args) -> int:
     if report is not None:
         print("\n".join(fold_summary(report, cost, unfolded)))
         print()
+    if whatif is not None:
+        from workbench.cli.whatif_text import whatif_text
+        from workbench.costmodel.devices import get_device
+
+        print(whatif_text(whatif, get_device(args.device)))
+        print()
     print(plan_report(graph, plan, cost, explain=args.explain))
     return 0
+
+
+def _sweep(graph, args) -> int:
+    """``workbench plan --sweep NAME=V1,V2,...``: the plan at each value of one knob."""
+    from workbench.cli.whatif_text import sweep_text
+    from workbench.costmodel.knobs import parse_values
+    from workbench.planner.whatif import knob_sweep
+
+    knob, values = parse_values(args.sweep)
+    points = knob_sweep(graph, knob, values, args.policy, args.device,
+                        settings=dict(args.set or ()))
+    if args.json:
+        print(json.dumps({"knob": knob, "device": args.device, "policy": args.policy,
+                          "settings": dict(args.set or ()),
+                          "points": [p.to_json() for p in points]}, indent=1))
+    else:
+        print(sweep_text(knob, points, args.device, args.policy))
+    return 0
+
+
+def knob_setting(text: str):
+    """An argparse type: ``NAME=VALUE`` for a known knob (a bad one is one line, status 2)."""
+    import argparse
+
+    from workbench.costmodel.knobs import parse_setting
+    from workbench.errors import WorkbenchError
+
+    try:
+        return parse_setting(text)
+    except WorkbenchError as exc:
+        raise argparse.ArgumentTypeError(exc.message) from None
 
 
 def cmd_compare_xla(args) -> int:
@@ -119,6 +168,12 @@ def register(subparsers) -> None:
                    help="fold inference batch norms into the convolutions before planning, and "
                         "compare with the plan of the graph as loaded")
     s.add_argument("--out", help="also save the plan as JSON to this file")
+    s.add_argument("--set", action="append", type=knob_setting, metavar="NAME=VALUE",
+                   help="what-if: set a cost-model knob and show what changes (repeatable; "
+                        f"knobs: {', '.join(KNOB_NAMES)})")
+    s.add_argument("--sweep", metavar="NAME=V1,V2,...",
+                   help="plan at each value of one knob and print a table (the --set knobs "
+                        "held fixed)")
     s.set_defaults(func=cmd_plan)
 
     s = subparsers.add_parser("compare-xla", help="compare a plan with XLA's own fusions in an "

@@ -105,6 +105,11 @@ class DeviceProfile:
         A kernel with a contraction (dot, convolution) that writes fewer bytes than this runs
         on one core, at ``core_flops`` (:meth:`flop_rate`); ``None``: every kernel gets
         ``peak_flops``.
+    overlap : float
+        The share of the shorter of a kernel's compute and memory times hidden under the longer,
+        in [0, 1]: XLA's ``kMemoryComputeParallelism``, 0.95
+        (xla/service/gpu/model/gpu_performance_model_base.h), on every named profile; a what-if
+        knob (:mod:`~workbench.costmodel.knobs`).
     """
 
     name: str
@@ -124,6 +129,7 @@ class DeviceProfile:
     llc_bandwidth_Bps: float | None = None
     core_flops: float | None = None
     parallel_min_bytes: int | None = None
+    overlap: float = 0.95
 
     @property
     def is_gpu(self) -> bool:
@@ -411,17 +417,25 @@ def all_profiles(refresh: bool = False) -> list[DeviceProfile]:
 
 
 def get_device(device) -> DeviceProfile:
-    """A :class:`DeviceProfile` from a name (``cpu``, ``h100``, ``h200``, ``a100``, or a GPU
-    with another register cap, ``h100-r64``) or a profile.
+    """A :class:`DeviceProfile` from a name (``cpu``, ``h100``, ``h200``, ``a100``, a GPU
+    with another register cap, ``h100-r64``, or a profile with what-if knobs set,
+    ``h100+launch_overhead_s=5e-06``: :func:`~workbench.costmodel.knobs.apply_knobs`) or a
+    profile.
 
     Raises
     ------
     InputError
-        If the name is not a known device.
+        If the name is not a known device, or names an unknown knob or a bad value.
     """
     if isinstance(device, DeviceProfile):
         return device
-    name = str(device).lower()
+    name = str(device)
+    if "+" in name:
+        from workbench.costmodel.knobs import apply_knobs, split_name
+
+        base, settings = split_name(name)
+        return apply_knobs(get_device(base), settings)
+    name = name.lower()
     if name == "cpu":
         return cpu_profile()
     if name in GPU_PROFILES:

@@ -80,9 +80,11 @@ __all__ = ["BASE_REGISTERS", "CostBreakdown", "DEVICES", "DeviceProfile", "PlanC
            "op_cost", "peak_live", "plan_cost", "probe_cpu", "registers_and_occupancy"]
 
 
-def combine_times(compute_s: float, memory_s: float) -> float:
-    """XLA's ``CombineComputeAndMemoryAccessTime``: ``c + m - 0.95 * min(c, m)``, seconds."""
-    return compute_s + memory_s - MEMORY_COMPUTE_PARALLELISM * min(compute_s, memory_s)
+def combine_times(compute_s: float, memory_s: float,
+                  overlap: float = MEMORY_COMPUTE_PARALLELISM) -> float:
+    """XLA's ``CombineComputeAndMemoryAccessTime``: ``c + m - overlap * min(c, m)``, seconds
+    (``overlap`` 0.95 there; a profile's :attr:`~DeviceProfile.overlap`, a what-if knob)."""
+    return compute_s + memory_s - overlap * min(compute_s, memory_s)
 
 
 def kernel_time(flops: float, trans: float, nbytes: float, device: DeviceProfile,
@@ -94,7 +96,7 @@ def kernel_time(flops: float, trans: float, nbytes: float, device: DeviceProfile
     compute = ((flops + device.transcendental_flops * trans)
                / device.flop_rate(written, contraction))
     memory = nbytes / device.memory_level(nbytes)[1]
-    return combine_times(compute, memory) + device.launch_overhead_s
+    return combine_times(compute, memory, device.overlap) + device.launch_overhead_s
 
 
 def registers_and_occupancy(live_regs: int, device: DeviceProfile):
@@ -210,7 +212,8 @@ def estimate(flops: int, trans: int, bytes_read: int, bytes_written: int, live: 
     regs, occ = registers_and_occupancy(live, device)
     return CostBreakdown(bytes_read, bytes_written, flops, trans, work / moved if moved else 0.0,
                          regs, occ, launch, compute, memory,
-                         combine_times(compute, memory) + launch, _bound(compute, memory, launch),
+                         combine_times(compute, memory, device.overlap) + launch,
+                         _bound(compute, memory, launch),
                          live, 1, work, level)
 
 

@@ -329,6 +329,19 @@ class Plan:
         """The groups' member sets, in plan order."""
         return [frozenset(g.nodes) for g in self.groups]
 
+    @cached_property
+    def fingerprint(self) -> str:
+        """A stable hash of what the plan runs: its graph's fingerprint and each group's
+        members, outputs and role, in launch order (16 hex digits). Two plans with one grouping
+        have one fingerprint whatever policy or device made them (the results store keys
+        measurements by it); the decision log, patterns and constraints do not count."""
+        import hashlib
+
+        h = hashlib.sha256(self.graph_fingerprint.encode())
+        for g in self.groups:
+            h.update(repr((g.nodes, g.outputs, g.role)).encode())
+        return h.hexdigest()[:16]
+
     @property
     def num_kernels(self) -> int:
         """Kernels launched: one per group."""

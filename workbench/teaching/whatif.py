@@ -1,17 +1,19 @@
 """What-if questions: move one cost-model knob and see where a fusion stops (or starts) paying.
 
-A :class:`Question` compares two plans of one graph while one field of the device profile
+A :class:`Question` compares two plans of one graph while one knob of the device profile
 (launch overhead, the cost of a transcendental) moves, and finds the knob value where their
-predicted times cross. The knob is moved with :func:`dataclasses.replace` on the cost model's
-own profile (:func:`with_knob`); when the cost model's what-if knobs (issue 13's validated
-overlay) land, :func:`with_knob` is the one function to point at them.
+predicted times cross. The knob is set with the cost model's own what-if overlay
+(:func:`workbench.costmodel.knobs.apply_knobs`, which checks every value), and beside the two
+fixed plans the sweep records what the planner itself makes at each value
+(:func:`workbench.planner.whatif.knob_sweep`, the function ``workbench plan --sweep`` and the
+app's What-if tab use).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from workbench.teaching import graphs
 
@@ -61,10 +63,20 @@ class Question:
 
 
 def with_knob(device, knob: str, value: float):
-    """The device profile with one knob set to ``value`` (a new profile, named as the old)."""
+    """The device profile with one knob set to ``value`` (a new profile, named after the
+    setting: :func:`~workbench.costmodel.knobs.apply_knobs`).
+
+    Raises
+    ------
+    InputError
+        For a knob a question may not move, or a value outside the knob's range.
+    """
+    from workbench.costmodel.knobs import apply_knobs
+    from workbench.errors import InputError
+
     if knob not in KNOBS:
-        raise ValueError(f"unknown knob {knob!r}")
-    return replace(device, **{knob: float(value)})
+        raise InputError(f"a what-if question moves one of {', '.join(KNOBS)}, not {knob!r}")
+    return apply_knobs(device, {knob: float(value)})
 
 
 def _unfused(graph):
@@ -121,17 +133,28 @@ class Sweep:
     crossing: float | None
     own_value: float
     kernels: tuple
+    planner_times: tuple = ()
+    planner_kernels: tuple = ()
 
     def winner_at(self, value: float) -> int:
         """0 when plan A is predicted faster at ``value``, else 1."""
         a, b = _times(self.question, self.device, value)
         return 0 if a < b else 1
 
+    @property
+    def planner_changes(self) -> list:
+        """The knob values at which the planner's own plan has another number of kernels than
+        at the value before."""
+        k = self.planner_kernels
+        return [self.values[i] for i in range(1, len(k)) if k[i] != k[i - 1]]
+
     def to_json(self) -> dict:
         return {"question": self.question.id, "device": self.device, "knob": self.question.knob,
                 "values": list(self.values), "times_a": list(self.times_a),
                 "times_b": list(self.times_b), "crossing": self.crossing,
-                "own_value": self.own_value, "kernels": list(self.kernels)}
+                "own_value": self.own_value, "kernels": list(self.kernels),
+                "planner_times": list(self.planner_times),
+                "planner_kernels": list(self.planner_kernels)}
 
 
 def _plans(question: Question, device: str):
@@ -167,10 +190,14 @@ def sweep(question: Question, device: str = "cpu") -> Sweep:
     The range is the device's own value divided and multiplied by :data:`SPAN`, log-spaced;
     a sign change of the difference is refined by bisection to a relative tolerance of 1e-6.
     """
+    from workbench.costmodel.knobs import get_knob
     from workbench.costmodel.model import get_device
+    from workbench.planner.whatif import knob_sweep
 
     own = float(getattr(get_device(device), question.knob))
-    lo, hi = own / SPAN, own * SPAN
+    knob = get_knob(question.knob)
+    lo = max(own / SPAN, knob.low if knob.low > 0 else own / SPAN)
+    hi = min(own * SPAN, knob.high)
     values = tuple(lo * (hi / lo) ** (k / (POINTS - 1)) for k in range(POINTS))
     pairs = [_times(question, device, v) for v in values]
     diff = [a - b for a, b in pairs]
@@ -179,9 +206,11 @@ def sweep(question: Question, device: str = "cpu") -> Sweep:
         if (diff[k - 1] < 0) != (diff[k] < 0):
             crossing = _bisect(question, device, values[k - 1], values[k], diff[k - 1] < 0)
             break
-    _, plans = _cached_plans(question, device)
+    graph, plans = _cached_plans(question, device)
+    planned = knob_sweep(graph, question.knob, values, device=device)
     return Sweep(question, device, values, tuple(a for a, _ in pairs),
-                 tuple(b for _, b in pairs), crossing, own, tuple(p.num_kernels for p in plans))
+                 tuple(b for _, b in pairs), crossing, own, tuple(p.num_kernels for p in plans),
+                 tuple(p.predicted_s for p in planned), tuple(p.kernels for p in planned))
 
 
 def _bisect(question, device, lo, hi, a_wins_low: bool) -> float:
@@ -198,13 +227,12 @@ def _bisect(question, device, lo, hi, a_wins_low: bool) -> float:
 
 
 def planner_choice(question: Question, device: str, value: float) -> int:
-    """Kernels of the planner's own plan (priority policy) with the knob at ``value``."""
-    from workbench.costmodel.model import get_device
-    from workbench.planner import plan_graph
+    """Kernels of the planner's own plan (priority policy) with the knob at ``value``
+    (:func:`workbench.planner.whatif.knob_sweep` at that one value)."""
+    from workbench.planner.whatif import knob_sweep
 
     graph, _ = _cached_plans(question, device)
-    dev = with_knob(get_device(device), question.knob, value)
-    return plan_graph(graph, "priority", dev).num_kernels
+    return knob_sweep(graph, question.knob, [value], device=device)[0].kernels
 
 
 def _fmt(knob: str, value: float) -> str:
@@ -229,8 +257,21 @@ def answer_text(s: Sweep, value: float | None = None) -> str:
     if s.crossing is None:
         first = name_a if s.times_a[0] < s.times_b[0] else name_b
         return (at + f" The plans do not cross between {_fmt(q.knob, s.values[0])} and "
-                f"{_fmt(q.knob, s.values[-1])}: {first} is faster all the way.")
+                f"{_fmt(q.knob, s.values[-1])}: {first} is faster all the way."
+                ) + planner_text(s)
     low = name_a if s.times_a[0] < s.times_b[0] else name_b
     high = name_b if low == name_a else name_a
     return (at + f" The plans cross at {_fmt(q.knob, s.crossing)}: below it {low} is faster, "
-            f"above it {high}.")
+            f"above it {high}.") + planner_text(s)
+
+
+def planner_text(s: Sweep) -> str:
+    """Where the planner's own plan (re-planned at each value) changes, in words."""
+    changes = s.planner_changes
+    if not s.planner_kernels:
+        return ""
+    if not changes:
+        return (f" Re-planned at each value, the planner keeps the same number of kernels "
+                f"({s.planner_kernels[0]}) over the whole range.")
+    where = ", ".join(_fmt(s.question.knob, v) for v in changes[:4])
+    return f" Re-planned at each value, the planner's own plan changes near {where}."

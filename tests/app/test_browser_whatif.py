@@ -1,0 +1,85 @@
+"""The What-if and Diff tabs in a real browser (dash_duo, headless Chromium)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from selenium.webdriver.common.by import By
+
+from tests.app.conftest import choose, wait_for
+from tests.app.test_browser import open_tab, save_screenshot, session_state, start, text_of
+from tests.conftest import SAMPLES_DIR
+from workbench.app import ids
+from workbench.cli import main
+
+pytestmark = pytest.mark.browser
+
+
+def table_rows(dash_duo, id_) -> list[list[str]]:
+    rows = dash_duo.find_elements(f"#{id_} tbody tr")
+    return [[c.text for c in r.find_elements(By.CSS_SELECTOR, "td")] for r in rows
+            if r.find_elements(By.CSS_SELECTOR, "td")]
+
+
+def set_knob(dash_duo, knob: str, value: str) -> None:
+    """Type a value into a knob slider's number box (Dash 4's dcc.Slider has one)."""
+    from selenium.webdriver.common.keys import Keys
+
+    box = dash_duo.find_element(f"#{ids.knob_id(knob)} input")
+    dash_duo.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", box)
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys(value, Keys.ENTER, Keys.TAB)     # the value is committed on blur
+
+
+def test_slowing_compute_flips_the_duplication_on_multi_consumer(dash_duo, make_app, tmp_path):
+    # multi_consumer on the h100: `producer` (an add) is duplicated into its three consumers,
+    # saving a 256 KiB round trip for a few FLOPs. At a thousandth of the compute peak those
+    # FLOPs cost more than the traffic they save, so the planner must refuse: the "fuse
+    # producer" decision flips, and the one kernel becomes two.
+    app = make_app(SAMPLES_DIR / "multi_consumer.json")
+    services = start(dash_duo, app)
+    choose(dash_duo, ids.DEVICE, "h100")
+    wait_for(dash_duo, lambda: session_state(dash_duo, services)[0].device == "h100", 20,
+             "the h100 plan")
+    open_tab(dash_duo, "What-if")
+    wait_for(dash_duo, lambda: "The plan is unchanged" in text_of(dash_duo, ids.WHATIF_SUMMARY),
+             20, "the neutral what-if")
+    set_knob(dash_duo, "peak_flops", "-3")          # the "÷1000" mark: 67 GFLOP/s
+    wait_for(dash_duo, lambda: "decision(s) flipped" in text_of(dash_duo, ids.WHATIF_SUMMARY),
+             20, "the re-plan")
+    rows = table_rows(dash_duo, ids.WHATIF_FLIPS)
+    fuse = [r for r in rows if r[0] == "fuse"]
+    assert fuse and fuse[0][1].startswith("producer") and fuse[0][2:4] == ["taken", "refused"]
+    assert "1 → 2 kernels" in text_of(dash_duo, ids.WHATIF_SUMMARY)
+    assert {r[0] for r in table_rows(dash_duo, ids.WHATIF_GROUPS)} == {"g0", "g1"}
+    save_screenshot(dash_duo, tmp_path, "app-whatif.png")
+    # the sweep plot of one knob is drawn
+    wait_for(dash_duo, lambda: dash_duo.find_elements(f"#{ids.WHATIF_SWEEP} .scatterlayer"),
+             20, "the sweep plot")
+    # use it: the session is re-planned on the knobbed profile
+    dash_duo.find_element(f"#{ids.WHATIF_APPLY}").click()
+    wait_for(dash_duo, lambda: session_state(dash_duo, services)[0].device.startswith(
+        "h100+peak_flops="), 20, "the knobbed plan")
+    assert session_state(dash_duo, services)[0].plan.num_kernels == 2
+
+
+def test_diff_view_lists_the_same_differences_as_workbench_diff(dash_duo, make_app, tmp_path,
+                                                               capsys):
+    path = SAMPLES_DIR / "transformer_block.json"
+    assert main(["diff", str(path), "--a", "priority", "--b", "xla-cpu", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert cli["differences"]
+    app = make_app(path)
+    start(dash_duo, app)
+    open_tab(dash_duo, "Diff")
+    n = len(cli["differences"])
+    wait_for(dash_duo, lambda: f"{n} differences" in text_of(dash_duo, ids.DIFF_SUMMARY), 30,
+             "the diff")
+    rows = table_rows(dash_duo, ids.DIFF_TABLE)
+    assert [(r[1], r[2], int(r[3])) for r in rows] == [
+        (",".join(d["a_groups"]), ",".join(d["b_groups"]), len(d["nodes"]))
+        for d in cli["differences"]]
+    wait_for(dash_duo, lambda: dash_duo.find_elements(f"#{ids.TIME_MEMORY} .scatterlayer"),
+             20, "the time vs memory chart")
+    save_screenshot(dash_duo, tmp_path, "app-diff.png")

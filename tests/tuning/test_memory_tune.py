@@ -1,0 +1,83 @@
+"""Plan memory and recomputation; measured autotuning."""
+
+import pytest
+
+from tests.conftest import SAMPLES_DIR
+from workbench.planner.legality import check_group
+from workbench.codegen import compile_plan
+from workbench.importers import load_graph
+from workbench.planner import make_plan, plan_graph, unfused_plan
+from workbench.tuning.executors import LocalExecutor
+from workbench.tuning.memory import plan_memory
+from workbench.tuning.store import ResultsStore
+from workbench.tuning.tune import tune
+from workbench.tuning.variants import variants
+
+
+@pytest.mark.parametrize("name", ["chain10", "softmax", "mlp", "multi_consumer"])
+def test_plan_memory_is_the_compiled_plans_liveness(name):
+    g = load_graph(SAMPLES_DIR / f"{name}.json")
+    for plan in (plan_graph(g), unfused_plan(g)):
+        compiled = compile_plan(g, plan, "cpu")
+        scratch = sum(k.scratch_bytes for k in compiled.call)
+        mem = plan_memory(g, plan)
+        if scratch == 0:
+            assert mem.peak_bytes == compiled.peak_bytes
+        assert mem.peak_bytes <= compiled.peak_bytes
+
+
+def test_recomputation_of_a_duplicated_producer():
+    g = load_graph(SAMPLES_DIR / "multi_consumer.json")
+    plan = make_plan(g, [{"producer", "consumer_square"}, {"producer", "consumer_sub"},
+                         {"producer", "broadcast.2", "consumer_relu"}], policy="edited")
+    mem = plan_memory(g, plan)
+    producer = g.node("producer")
+    assert mem.duplicated == (("producer", 3),)
+    assert mem.recomputed_bytes == 2 * producer.type.nbytes
+    assert mem.recomputed_flops == 2 * producer.type.size        # one add per element
+    assert plan_memory(g, unfused_plan(g)).recomputed_bytes == 0
+
+
+def test_variants_are_legal_distinct_and_ordered():
+    g = load_graph(SAMPLES_DIR / "transformer_block.json")
+    p = plan_graph(g)
+    vs = variants(g, p)
+    assert len(vs) >= 10 and len({v.plan.fingerprint for v in vs}) == len(vs)
+    assert p.fingerprint not in {v.plan.fingerprint for v in vs}
+    assert [v.predicted_s for v in vs] == sorted(v.predicted_s for v in vs)
+    assert {"split", "peel"} <= {v.kind for v in vs}
+    assert all(v.plan.decisions[-1].action == "tune" for v in vs)
+    # the sample's plan is maximal (every merge is illegal); after a peel, merging back is
+    # one of the variants, and gives back the plan
+    peeled = next(v for v in vs if v.kind == "peel")
+    back = [v for v in variants(g, peeled.plan) if v.kind in ("merge", "flip")]
+    assert p.fingerprint in {v.plan.fingerprint for v in back}
+    assert all(check_group(g, grp.nodes, "cpu") is None
+               for v in back for grp in v.plan.groups)
+
+
+def test_tune_twice_reuses_every_measurement(tmp_path):
+    g = load_graph(SAMPLES_DIR / "chain10.json")
+    store = ResultsStore(tmp_path / "r.sqlite")
+    with LocalExecutor() as ex:
+        first = tune(g, ex, store, budget=3, repeat=3)
+        second = tune(g, ex, store, budget=3, repeat=3)
+    assert first.start_status == "ok" and len(first.trials) == 3
+    assert (first.fresh, first.reused) == (4, 0)
+    assert (second.fresh, second.reused) == (0, 4)
+    assert [t.measured_s for t in second.trials] == [t.measured_s for t in first.trials]
+    assert second.best.fingerprint == first.best.fingerprint
+    # chain10 is one kernel: splitting it must measure slower (14 kernels, 10x the traffic)
+    split = next(t for t in first.trials if t.kind == "split")
+    assert split.measured_gain_s < 0 and split.predicted_gain_s < 0 and not split.kept
+
+
+def test_tune_whose_kernel_crashes_or_hangs_stores_nothing(tmp_path):
+    g = load_graph(SAMPLES_DIR / "chain10.json")
+    store = ResultsStore(tmp_path / "r.sqlite")
+    with LocalExecutor() as ex:
+        crashed = tune(g, ex, store, budget=2, task="tests.tuning.faulty:crash")
+        hung = tune(g, ex, store, budget=2, timeout_s=0.5, task="tests.tuning.faulty:hang")
+    assert crashed.start_status == "crash" and "SIGSEGV" in crashed.start_message
+    assert hung.start_status == "timeout" and "timed out after 0.5 s" in hung.start_message
+    assert crashed.trials == () and not crashed.improved and store.count() == 0

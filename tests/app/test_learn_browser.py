@@ -17,6 +17,7 @@ from selenium.webdriver.common.by import By
 
 from tests.app.conftest import wait_for
 from workbench.app import ids
+from workbench.app.callbacks_tour import STEPS
 
 pytestmark = pytest.mark.browser
 
@@ -199,12 +200,12 @@ def test_the_tour_opens_on_a_first_visit_and_closes(dash_duo, make_app, tmp_path
     wait_for(dash_duo, lambda: cy(dash_duo, "graph-view", "cy.nodes().length"), 60, "the graph")
     dash_duo.wait_for_text_to_equal(f"#{ids.TOUR_TITLE}", "Choose a graph", timeout=20)
     assert dash_duo.find_element(f"#{ids.TOUR}").is_displayed()
-    assert text_of(dash_duo, ids.TOUR_COUNT) == "1 of 7"
+    assert text_of(dash_duo, ids.TOUR_COUNT) == f"1 of {len(STEPS)}"
     wait_for(dash_duo, lambda: dash_duo.find_element("#tour-spot").get_attribute(
         "data-target") == ids.GRAPH_CHOICE, 10, "the chooser pointed at")
     assert dash_duo.find_element("#tour-spot").is_displayed()
     dash_duo.find_element(f"#{ids.TOUR_NEXT}").click()
-    dash_duo.wait_for_text_to_equal(f"#{ids.TOUR_COUNT}", "2 of 7")
+    dash_duo.wait_for_text_to_equal(f"#{ids.TOUR_COUNT}", f"2 of {len(STEPS)}")
     wait_for(dash_duo, lambda: dash_duo.find_element("#tour-spot").get_attribute(
         "data-target") == ids.CYTO, 10, "the graph view pointed at")
     assert "fusion group" in text_of(dash_duo, ids.TOUR_TEXT)
@@ -221,7 +222,7 @@ def test_the_tour_opens_on_a_first_visit_and_closes(dash_duo, make_app, tmp_path
     time.sleep(1.5)
     assert not dash_duo.find_element(f"#{ids.TOUR}").is_displayed()
     dash_duo.find_element(f"#{ids.TOUR_OPEN}").click()
-    dash_duo.wait_for_text_to_equal(f"#{ids.TOUR_COUNT}", "1 of 7")
+    dash_duo.wait_for_text_to_equal(f"#{ids.TOUR_COUNT}", f"1 of {len(STEPS)}")
 
 
 def test_the_legend_links_to_the_glossary(dash_duo, make_app):

@@ -24,9 +24,7 @@ def create_app(config: AppConfig | None = None):
         With ``app.services`` (:class:`~workbench.app.server.Services`) attached for tests.
     """
     import diskcache
-    from dash import Dash, DiskcacheManager
-
-    from dash import dcc, html
+    from dash import Dash, DiskcacheManager, dcc, html
 
     from workbench.app import (callbacks_cost, callbacks_diff, callbacks_exercise,
                                callbacks_learn, callbacks_load, callbacks_plan,

@@ -151,7 +151,7 @@ def register(app, services) -> None:
 
         kernels = planner_choice(question, s.device, value)
         answer = answer_text(s, value) + (
-            f" The planner itself, with the knob here, makes {kernels} kernels "
+            f" The planner itself, with the knob here, makes {plural(kernels, 'kernel')} "
             f"(the plans compared have {s.kernels[0]} and {s.kernels[1]}).")
         text = linkify(question.text) + [" Move the knob: the slider multiplies the device's "
                                          "own value by powers of ten."]

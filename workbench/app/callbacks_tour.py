@@ -30,6 +30,9 @@ STEPS = (
      "Cost shows a group's bytes read and written, FLOPs, arithmetic intensity and launch "
      "overhead, and the roofline. Explain is the planner's decision log: step through it from "
      "every op alone to the final plan."),
+    (ids.TABS, "What-if and Diff",
+     "What-if moves the cost model's knobs, such as the launch overhead or a bandwidth, plans "
+     "again and lists the decisions that flipped. Diff shows two plans side by side."),
     (ids.TABS, "Compile & profile",
      "Compile the plan with numba, check it against the reference interpreter and time every "
      "kernel on this machine, fused and unfused, against the cost model's prediction."),

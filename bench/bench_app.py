@@ -117,7 +117,7 @@ def server_breakdown(path: str, cache: str) -> dict:
     from workbench.importers import load_graph
     from workbench.costmodel.model import plan_cost
 
-    services = Services(AppConfig(store_dir=cache))
+    services = Services(AppConfig())
     t = {}
     t0 = time.perf_counter()
     g = load_graph(path)

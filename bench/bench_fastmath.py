@@ -1,4 +1,4 @@
-"""Micro-benchmark of workbench.codegen.fastmath against numpy and libm loops.
+"""Micro-benchmark of workbench.codegen.fastmath and fastmath_f64 against numpy and libm loops.
 
 For each op, over 2**22 float32 elements (by default), time
 
@@ -28,24 +28,46 @@ import numpy as np
 from numba import njit, prange
 
 from workbench.codegen import fastmath as fm
+from workbench.codegen import fastmath_f64 as fm64
+
+FAST = {**fm.FAST, **fm64.FAST}
+EXACT = {**fm.EXACT, **fm64.EXACT}
+OPS = ("exponential", "log", "tanh", "logistic", "erf", "sine", "cosine", "power",
+       "log-plus-one", "exponential-minus-one")
 
 
-def _loop(fn):
-    @njit
+def _loop(fn, op, parallel=False):
+    """A loop applying ``fn`` as the code generator calls it: sine and cosine in their two
+    stages (``fastmath_f64.STAGED``), power with exponent 1.7."""
+    rng = prange if parallel else range
+    if fn is FAST.get(op) and op in fm64.STAGED:
+        first, second = fm64.STAGED[op]
+
+        @njit(parallel=parallel)
+        def staged(x, out):
+            for i in rng(x.size):
+                out[i] = second(first(x[i]), x[i])
+        return staged
+    if op == "power":
+        y = np.float32(1.7)
+
+        @njit(parallel=parallel)
+        def apply2(x, out):
+            for i in rng(x.size):
+                out[i] = fn(x[i], y)
+        return apply2
+
+    @njit(parallel=parallel)
     def apply(x, out):
-        for i in range(x.size):
+        for i in rng(x.size):
             out[i] = fn(x[i])
-
     return apply
 
 
-def _ploop(fn):
-    @njit(parallel=True)
-    def apply(x, out):
-        for i in prange(x.size):
-            out[i] = fn(x[i])
-
-    return apply
+@njit(parallel=True)
+def _pcopy(x, out):
+    for i in prange(x.size):
+        out[i] = x[i]
 
 
 def _numpy_logistic(x):
@@ -54,7 +76,9 @@ def _numpy_logistic(x):
 
 
 def _numpy_funcs():
-    funcs = {"exponential": np.exp, "log": np.log, "tanh": np.tanh, "logistic": _numpy_logistic}
+    funcs = {"exponential": np.exp, "log": np.log, "tanh": np.tanh, "logistic": _numpy_logistic,
+             "sine": np.sin, "cosine": np.cos, "power": lambda x: np.power(x, np.float32(1.7)),
+             "log-plus-one": np.log1p, "exponential-minus-one": np.expm1}
     try:
         from scipy.special import erf
     except ImportError:
@@ -72,6 +96,12 @@ def _inputs(op, n, rng):
         return rng.uniform(-10, 10, n).astype(np.float32)
     if op == "logistic":
         return rng.uniform(-20, 20, n).astype(np.float32)
+    if op in ("sine", "cosine"):
+        return rng.uniform(-100, 100, n).astype(np.float32)
+    if op in ("power", "log-plus-one"):
+        return rng.uniform(0, 10, n).astype(np.float32)
+    if op == "exponential-minus-one":
+        return rng.uniform(-10, 10, n).astype(np.float32)
     return rng.uniform(-4, 4, n).astype(np.float32)  # erf
 
 
@@ -105,27 +135,36 @@ def main(argv=None):
     print(f"n = 2**{args.log2n} float32, median of {args.repeats}; numba {numba.__version__}, "
           f"numpy {np.__version__}, {platform.machine()} {numba.config.NUMBA_DEFAULT_NUM_THREADS} threads "
           f"(os.cpu_count()={os.cpu_count()})")
-    header = (f"{'op':12s} {'numpy ms':>9s} {'libm loop':>10s} {'fast loop':>10s} {'fast prange':>12s} "
-              f"{'libm/fast':>10s} {'numpy/fast':>11s} {'ulp vs libm':>12s}")
+    header = (f"{'op':22s} {'numpy ms':>9s} {'libm loop':>10s} {'fast loop':>10s} "
+              f"{'fast prange':>12s} {'libm/fast':>10s} {'numpy/fast':>11s} {'ulp vs libm':>12s} "
+              f"{'prange/copy':>12s}")
     print(header)
     print("-" * len(header))
-    for op in ("exponential", "log", "tanh", "logistic", "erf"):
+    copy_in = np.ones(n, np.float32)
+    copy_out = np.empty_like(copy_in)
+    _pcopy(copy_in, copy_out)
+    for op in OPS:
         x = _inputs(op, n, rng)
         out_libm = np.empty_like(x)
         out_fast = np.empty_like(x)
         out_par = np.empty_like(x)
-        libm, fast, par = _loop(fm.EXACT[op]), _loop(fm.FAST[op]), _ploop(fm.FAST[op])
+        libm, fast = _loop(EXACT[op], op), _loop(FAST[op], op)
+        par = _loop(FAST[op], op, parallel=True)
 
         np_fn = numpy_funcs[op]
         t_np = _median_time(lambda: np_fn(x), args.repeats) if np_fn is not None else float("nan")
         t_libm = _median_time(lambda: libm(x, out_libm), args.repeats)
         t_fast = _median_time(lambda: fast(x, out_fast), args.repeats)
         t_par = _median_time(lambda: par(x, out_par), args.repeats)
+        t_copy = _median_time(lambda: _pcopy(copy_in, copy_out), args.repeats)
         assert np.array_equal(out_fast.view(np.int32), out_par.view(np.int32))
         ulp = _max_ulp(out_fast, out_libm)
-        print(f"{op:12s} {t_np * 1e3:9.3f} {t_libm * 1e3:10.3f} {t_fast * 1e3:10.3f} {t_par * 1e3:12.3f} "
-              f"{t_libm / t_fast:9.1f}x {t_np / t_fast:10.1f}x {ulp:12d}")
-    print("times in ms; numpy = nan: no numpy function for this op (erf needs scipy)")
+        print(f"{op:22s} {t_np * 1e3:9.3f} {t_libm * 1e3:10.3f} {t_fast * 1e3:10.3f} "
+              f"{t_par * 1e3:12.3f} {t_libm / t_fast:9.1f}x {t_np / t_fast:10.1f}x {ulp:12d} "
+              f"{t_par / t_copy:11.2f}x")
+    print("times in ms; numpy = nan: no numpy function for this op (erf needs scipy); "
+          "prange/copy: the parallel loop's time over a parallel copy of as many float32 "
+          "(1.0x: memory-bound)")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 #   Debian packages: chromium + chromium-driver (browser tests), graphviz (graph layout),
 #   python3-venv when this Python cannot make a virtual environment
 #   Python: a virtual environment in .venv with the project and its [test] and [ray] extras
+#   (EXTRAS=test,ray,jax for the [jax] extra too)
 # It needs root or sudo for apt-get; the suite takes about 5 minutes on 2 cores.
 # Extra arguments go to pytest (e.g. `bash scripts/test.sh -k planner -x`).
 set -euo pipefail
@@ -24,7 +25,9 @@ fi
 
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[test,ray]'
+# EXTRAS=test,ray,jax (what .ci/run sets) also runs the StableHLO and `workbench capture` tests,
+# which are skipped without jax
+.venv/bin/python -m pip install -q -e ".[${EXTRAS:-test,ray}]"
 
 export DASH_TEST_CHROMEPATH="${DASH_TEST_CHROMEPATH:-/usr/bin/chromium}"
 export WORKBENCH_CACHE_DIR="${WORKBENCH_CACHE_DIR:-$PWD/.cache/workbench}"

@@ -32,7 +32,7 @@ from tests.conftest import REPO_ROOT
 #: package and any package of a lower layer, never one of the same or a higher layer
 LAYERS = {
     "errors": 0, "fmt": 0, "paths": 0,
-    "ir": 1,
+    "ir": 1, "files": 1,
     "importers": 2, "transforms": 2,
     "costmodel": 3,
     "planner": 4,

@@ -3,11 +3,31 @@
 Every error a user can cause (a bad file, an illegal edit, a kernel that does not compile or does
 not match the reference) is a :class:`WorkbenchError`. Its message says what is wrong and where:
 the file, line and column for text, the node for graphs, the group for plans. The command line
-prints ``str(error)`` on one line and exits with status 2; the app shows it next to the control
+prints ``str(error)`` on one line (control characters escaped, a long file name or message
+cut: :func:`one_line`) and exits with status 2; the app shows it next to the control
 that caused it. Nothing here holds a traceback the user is expected to read.
 """
 
 from __future__ import annotations
+
+#: the most of a file name and of a message that an error's line shows (characters)
+MAX_PLACE, MAX_MESSAGE = 160, 600
+
+
+def one_line(text, limit: int, keep_end: bool = False) -> str:
+    """``text`` fit for one line of a terminal or a page: control and invisible characters
+    (newline, tab, NUL, ESC, bidi overrides) written as escapes, and at most ``limit``
+    characters, the rest left out with a note (the end kept when ``keep_end``: a file name)."""
+    text = str(text)
+    n = len(text)
+    if n > 4 * limit:
+        text = text[-4 * limit:] if keep_end else text[:4 * limit]
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    if len(text) <= limit and n <= 4 * limit:
+        return text
+    if keep_end:
+        return "…" + text[-(limit - 1):]
+    return text[:limit] + f"… ({n:,} characters in all)"
 
 
 class WorkbenchError(Exception):
@@ -41,19 +61,20 @@ class WorkbenchError(Exception):
         """The place as ``file:line:column: node 'x'`` (the parts that are known)."""
         parts = []
         if self.file is not None:
-            loc = str(self.file)
+            loc = one_line(self.file, MAX_PLACE, keep_end=True)
             if self.line is not None:
                 loc += f":{self.line}"
                 if self.column is not None:
                     loc += f":{self.column}"
             parts.append(loc)
         if self.node is not None:
-            parts.append(f"node {self.node!r}")
+            parts.append(f"node {one_line(repr(self.node), MAX_PLACE)}")
         return ": ".join(parts)
 
     def __str__(self) -> str:
         where = self.where()
-        return f"{where}: {self.message}" if where else self.message
+        message = one_line(self.message, MAX_MESSAGE)
+        return f"{where}: {message}" if where else message
 
     def to_dict(self) -> dict:
         """A JSON-ready description: ``code``, ``message``, and the place fields that are set."""
@@ -77,6 +98,20 @@ class ParseError(InputError):
     """A syntax error in HLO text or JSON; carries file, line and column."""
 
     code = "syntax"
+
+
+class MissingDependencyError(InputError):
+    """Reading this input needs an optional package that is not installed (StableHLO and
+    ``workbench capture`` need the ``[jax]`` extra); the message says what to install."""
+
+    code = "missing-dependency"
+
+
+class CaptureError(WorkbenchError):
+    """``workbench capture`` could not trace or compile the user's function: the message holds
+    the user's exception on one line."""
+
+    code = "capture"
 
 
 # --- graphs that do not verify ------------------------------------------------------------------

@@ -32,15 +32,21 @@ def pytest_setup_options():
 
 
 @pytest.fixture
-def make_app(tmp_path):
-    """``make_app(initial=None, files=(), tour=False)``: an app with its own session store under
-    tmp_path. The first-visit tour is off unless asked for (every browser test is a first
-    visit, and the tour's card would sit over the panels)."""
-    def make(initial=None, files=(), tour=False):
-        return create_app(AppConfig(initial=str(initial) if initial else None,
-                                    graph_files=[str(f) for f in files],
-                                    store_dir=str(tmp_path / "sessions"), tour=tour))
-    return make
+def make_app():
+    """``make_app(initial=None, files=(), tour=False, **config)``: an app with its own session
+    store; its worker processes are stopped after the test. The first-visit tour is off unless
+    asked for (every browser test is a first visit, and the tour's card would sit over the
+    panels)."""
+    apps = []
+
+    def make(initial=None, files=(), tour=False, **config):
+        app = create_app(AppConfig(initial=str(initial) if initial else None,
+                                   graph_files=[str(f) for f in files], tour=tour, **config))
+        apps.append(app)
+        return app
+    yield make
+    for app in apps:
+        app.services.close()
 
 
 # ----- browser helpers ---------------------------------------------------------------------------

@@ -471,3 +471,46 @@ def test_replay_steps_are_numbered_as_the_log_and_boxes_hold_only_their_members(
                                     f"found mul1 (1 of {len(matches)}; Enter for the next)")
     search.send_keys(Keys.ENTER)
     dash_duo.wait_for_contains_text(f"#{ids.SEARCH_MSG}", f"found {matches[1]} (2 of ")
+
+
+# ----- hostile input and many users (issue 15) -------------------------------------------------
+
+def test_html_in_an_upload_runs_nothing_under_the_pages_security_policy(dash_duo, make_app,
+                                                                        tmp_path):
+    """A graph whose name and node ids are HTML and script: drawn and listed as text, nothing
+    runs; the page works under its Content-Security-Policy (no violation in the console); a
+    request the server refuses leaves the page as it was."""
+    services = start(dash_duo, make_app())
+    payload = '<img src=x onerror="window.__pwned=1">'
+    doc = {"format": "fusion-workbench-graph", "version": 1,
+           "name": f"evil<script>window.__pwned=2</script>",
+           "nodes": [{"id": "x", "op": "parameter", "type": {"shape": [4], "dtype": "f32"},
+                      "attrs": {"index": 0}},
+                     {"id": payload, "op": "negate", "operands": ["x"]},
+                     {"id": "<b>bold</b>", "op": "exponential", "operands": [payload]}],
+           "outputs": ["<b>bold</b>"]}
+    path = tmp_path / "evil.json"
+    path.write_text(json.dumps(doc))
+    dash_duo.find_element(f"#{ids.UPLOAD} input[type=file]").send_keys(str(path))
+    dash_duo.wait_for_contains_text(f"#{ids.GRAPH_TITLE}", "evil<script>")
+    wait_for(dash_duo, lambda: vertex_of(dash_duo, payload), 20, "the payload node drawn")
+    click_vertex(dash_duo, vertex_of(dash_duo, payload))
+    dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}", "Selected group")
+    assert dash_duo.driver.execute_script("return window.__pwned === undefined")
+    assert not dash_duo.driver.find_elements(By.CSS_SELECTOR, "img[src=x]")
+    assert not dash_duo.driver.find_elements(By.XPATH, "//b[text()='bold']")
+    # the server's policy is on the page, and nothing on it broke it
+    logs = dash_duo.driver.get_log("browser")
+    assert not [e for e in logs if "Content Security Policy" in e.get("message", "")], logs
+    sid = session_key(dash_duo)
+    before = services.session(sid)[0]
+    status = dash_duo.driver.execute_script("""
+        var r = new XMLHttpRequest();
+        r.open('POST', '/_dash-update-component', false);
+        r.setRequestHeader('Content-Type', 'application/json');
+        r.send(JSON.stringify({output: 'graph-view.stylesheet', inputs: 7}));
+        return [r.status, r.responseText];""")
+    assert status[0] == 400 and "Traceback" not in status[1]
+    assert services.session(sid)[0] is before
+    click(dash_duo, ids.UNDO)   # the app still answers
+    dash_duo.wait_for_contains_text(f"#{ids.EDIT_MSG}", "nothing to undo")

@@ -94,12 +94,13 @@ def test_selection_nodes_from_canvas_data():
 
 def test_graph_choices_are_server_side_keys(tmp_path):
     hlo = shared_hlo_dir() / "softmax.after_noynn.hlo"
-    services = Services(AppConfig(initial=str(hlo), store_dir=str(tmp_path)))
+    services = Services(AppConfig(initial=str(hlo)))
     values = [o["value"] for o in services.choices()]
     assert values[0] == "file:0" and "sample:transformer_block" in values
     assert services.path_of("file:0") == str(hlo)
     assert services.path_of("sample:mlp").endswith("sample_graphs/mlp.json")
-    for bad in ("file:7", "sample:../../etc/passwd", "/etc/passwd", "file:-1"):
+    for bad in ("file:7", "sample:../../etc/passwd", "/etc/passwd", "file:-1", "file:\u00b2",
+                "file:\u0663", "file:\uff11", "file: 0", "file:0 ", "file:+0", ["file:0"]):
         with pytest.raises(InputError, match="unknown graph choice"):
             services.path_of(bad)
     g1, label = services.load_choice("file:0")

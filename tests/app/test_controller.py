@@ -144,7 +144,7 @@ def test_a_merge_moves_no_node(tmp_path):
     """Positions come from the layout of the planner's proposal; an edit keeps them."""
     from workbench.app.graph_figure import grouping_from_plan
 
-    services = Services(AppConfig(store_dir=str(tmp_path)))
+    services = Services(AppConfig())
     g = load_graph(SAMPLES_DIR / "mlp.json")
     ws = controller.open_workspace(graph_key(g), g, "mlp", "xla-cpu", "cpu")
     _, before = services.drawing_for(ws, g, grouping_from_plan(ws.plan), [])
@@ -232,7 +232,7 @@ def test_replay_steps_get_a_layout_whose_boxes_hold_only_their_members(tmp_path)
     from workbench.app.drawing import build_drawing
     from workbench.app.graph_layout import boxes_tell_the_truth
 
-    services = Services(AppConfig(store_dir=str(tmp_path)))
+    services = Services(AppConfig())
     g = load_graph(SAMPLES_DIR / "chain10.json")
     ws = controller.open_workspace(graph_key(g), g, "chain10")
     for step in range(len(ws.plan.decisions) + 1):

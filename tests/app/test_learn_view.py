@@ -99,3 +99,22 @@ def test_measured_rows_put_predicted_beside_measured_and_model_bytes_beside_the_
                          learn_view.fmt_seconds(rec["fused_s"]), "3.00x", "miss", "4.0 MiB",
                          "4.0 MiB")
     assert unfused[4:6] == ("1.00x", "hit") and unfused[6] == unfused[7] == "6.0 MiB"
+
+
+def test_the_learning_state_counts_in_the_session_budget_and_needs_a_session():
+    from workbench.app.state import SessionStore, Workspace, new_session_id
+
+    store = SessionStore(budget_bytes=1 << 20)
+    sid = new_session_id()
+    assert store.put_learning(sid, {"answers": {}}) is False   # no such session: nothing kept
+    assert store.learning(sid) == {}
+    from workbench.planner import unfused_plan
+    from workbench.teaching import EXERCISES
+
+    graph = EXERCISES[0].graph()
+    plan = unfused_plan(graph)
+    store.put_workspace(sid, Workspace("k", "s", "priority", "cpu", plan, (plan,)), graph)
+    before = store.used_bytes()
+    assert store.put_learning(sid, {"best": {"x": 1.0}}, size=5000) is True
+    assert store.learning(sid) == {"best": {"x": 1.0}}
+    assert store.used_bytes() == before + 5000

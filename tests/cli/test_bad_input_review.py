@@ -74,8 +74,8 @@ def test_opcode_typo_is_an_error_with_a_suggestion_and_real_xla_ops_are_opaque()
                                          "multiply\\?\\)") as e:
         parse_hlo(text, "typo.hlo")
     assert e.value.line == 4
-    sort = text.replace("multiplly(x, x)", "sort(x), dimensions={0}, to_apply=cmp")
-    assert parse_hlo(sort, "sort.hlo").node("y").op == "opaque"
+    chol = text.replace("multiplly(x, x)", "cholesky(x), lower=true")
+    assert parse_hlo(chol, "chol.hlo").node("y").op == "opaque"
 
 
 def test_byte_order_mark_and_content_sniffing():

@@ -27,11 +27,23 @@ def main(argv):
 
     cache = argv[0]
     for spec in argv[1:]:
-        kind, name = spec.split(":")
-        graph = small(load_hlo(name) if kind == "hlo" else load_sample(name), name)
-        inputs = make_inputs(graph, seed=2)
+        kind, name = spec.split(":")[:2]
+        if kind == "corpus":              # corpus:NAME:STAGE, on the model's own inputs
+            import numpy as np
+
+            from workbench.importers import load_graph
+
+            stage = spec.split(":")[2]
+            root = Path(__file__).resolve().parents[2] / "corpus"
+            graph = load_graph(root / f"{name}.{stage}.hlo")
+            with np.load(root / f"{name}.io.npz") as data:
+                inputs = {k: data[k] for k in data.files if k.startswith("arg")}
+            plans = [unfused_plan(graph), planner_plan(graph)]
+        else:
+            graph = small(load_hlo(name) if kind == "hlo" else load_sample(name), name)
+            inputs = make_inputs(graph, seed=2)
+            plans = [one_group_plan(graph), unfused_plan(graph), planner_plan(graph)]
         ref, exact = reference_outputs(graph, inputs)
-        plans = [one_group_plan(graph), unfused_plan(graph), planner_plan(graph)]
         for plan in [p for p in plans if p is not None]:
             t0 = time.perf_counter()
             compiled = compile_plan(graph, plan, backend="cuda-sim", cache_dir=cache)

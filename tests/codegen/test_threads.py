@@ -1,24 +1,87 @@
-"""Threads of the CPU backend: dots call BLAS single-threaded (OpenBLAS's spin-waiting workers
-made timings on a busy machine unreliable), thread counts never exceed the usable CPUs, and
-numpy's BLAS is restored after the profiler's check."""
+"""Threads of the CPU backend: BLAS runs single-threaded (threadpoolctl) and dots share the
+cores through numba's prange, in blocks chosen from their size; thread counts never exceed
+the usable CPUs; numpy's BLAS is restored after the profiler's check."""
 
 from __future__ import annotations
 
 import os
+from types import SimpleNamespace
 
+import numpy as np
+import pytest
 from conftest import one_group_plan
 
 from workbench.codegen import blas, compile_plan
+from workbench.codegen import cpu_contraction as cc
+from workbench.ir import GraphBuilder
 
 
-def test_small_dots_call_blas_single_threaded(kernel_cache):
-    from small_graphs import load_sample
+def _dot(B, M, N, K, kind="dot", dtype="f32"):
+    return SimpleNamespace(B=B, M=M, N=N, K=K, kind=kind, lhs=SimpleNamespace(dtype=dtype))
 
-    g = load_sample("matmul_bias_gelu")            # [128, 256] x [256, 512]: one BLAS call
+
+def test_small_contractions_run_serially_in_one_blas_call():
+    assert cc.contraction_blocks(_dot(1, 64, 64, 64), threads=2) == cc.Blocks(64, 1, 64, 1,
+                                                                              False)
+    few_macs = _dot(1, 1024, 1023, 1)                 # 4 MiB result, under 2**20 multiply-adds
+    assert not cc.contraction_blocks(few_macs, threads=2).parallel
+    small_result = _dot(1, 8, 8, 1 << 16)             # 256 B written, 4M multiply-adds
+    assert not cc.contraction_blocks(small_result, threads=2).parallel
+    assert not cc.contraction_blocks(_dot(1, 1024, 1024, 256), threads=1).parallel
+
+
+def test_a_large_dot_gets_one_row_block_per_thread():
+    b = cc.contraction_blocks(_dot(1, 1024, 1024, 256), threads=2)     # 4 MiB result
+    assert b == cc.Blocks(512, 2, 1024, 1, True)
+    huge = cc.contraction_blocks(_dot(1, 4096, 4096, 64), threads=2)  # 64 MiB: 8 MiB blocks
+    assert huge.nmb == 8 and huge.bm == 512 and huge.nnb == 1
+
+
+def test_a_dot_with_few_rows_is_split_into_column_blocks():
+    b = cc.contraction_blocks(_dot(1, 32, 2048, 512), threads=8)
+    assert (b.nmb, b.bm, b.nnb, b.bn, b.parallel) == (1, 32, 8, 256, True)
+
+
+def test_a_batched_dot_shares_whole_batches():
+    assert cc.contraction_blocks(_dot(64, 128, 128, 32), threads=2) == cc.Blocks(
+        128, 1, 128, 1, True)
+
+
+def test_a_convolution_gets_cache_sized_row_blocks_and_at_least_one_per_thread():
+    conv = cc.contraction_blocks(_dot(1, 8192, 64, 576, kind="conv"), threads=2)
+    assert conv.bm == (256 << 10) // (4 * 576) and conv.nnb == 1 and conv.parallel
+    few = cc.contraction_blocks(_dot(1, 64, 512, 576, kind="conv"), threads=4)
+    assert few.bm == 16 and few.nmb == 4
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_column_blocked_dots_match_numpy(kernel_cache, monkeypatch, transposed):
+    monkeypatch.setattr(cc, "usable_threads", lambda: 8)
+    b = GraphBuilder("cols")
+    x = b.parameter("x", (32, 512))
+    w = b.parameter("w", (2048, 512) if transposed else (512, 2048))
+    d = b.op("dot", [x, w], lhs_contracting_dims=(1,),
+             rhs_contracting_dims=(1,) if transposed else (0,))
+    g = b.build([b.op("tanh", [d])])
     compiled = compile_plan(g, one_group_plan(g), backend="cpu", cache_dir=kernel_cache)
     (k,) = compiled.kernels
-    assert "np.dot(" in k.source and "BLAS_THREADS = 1" in k.source
-    assert getattr(k.launch, "__name__", "") != "wrapped"     # no thread switching around it
+    assert "prange(8)" in k.source and f"sgemm_rows({int(transposed)}, " in k.source
+    rng = np.random.default_rng(0)
+    xs = rng.standard_normal((32, 512)).astype(np.float32)
+    ws = rng.standard_normal(g.node(w).type.shape).astype(np.float32)
+    (out,) = compiled.run([xs, ws])
+    want = np.tanh(xs.astype(np.float64) @ (ws.T if transposed else ws).astype(np.float64))
+    assert np.abs(out - want).max() < 1e-4
+
+
+def test_compiling_leaves_scipys_blas_on_one_thread(kernel_cache):
+    from small_graphs import load_sample
+
+    g = load_sample("matmul_bias_gelu")            # [128, 256] x [256, 512]
+    blas.set_scipy_blas_threads(0)
+    compile_plan(g, one_group_plan(g), backend="cpu", cache_dir=kernel_cache)
+    if blas.blas_threads("scipy") is not None:
+        assert blas.blas_threads("scipy") == 1
 
 
 def test_blas_threads_are_capped_at_the_usable_cpus():
@@ -26,22 +89,20 @@ def test_blas_threads_are_capped_at_the_usable_cpus():
     assert 1 <= n <= (os.cpu_count() or n)
     if hasattr(os, "sched_getaffinity"):
         assert n == len(os.sched_getaffinity(0))
-    set_, get_ = blas._openblas("scipy", "scipy.libs", "libscipy_openblas*.so*", "")
-    if set_ is None:
-        return
+    if blas.blas_threads("scipy") is None:
+        pytest.skip("scipy's BLAS is not controllable here")
     try:
-        assert blas.set_scipy_blas_threads(0) and get_() == n
-        assert blas.set_scipy_blas_threads(64) and get_() == n    # never more than usable
+        assert blas.set_scipy_blas_threads(0) and blas.blas_threads("scipy") == n
+        assert blas.set_scipy_blas_threads(64) and blas.blas_threads("scipy") == n
     finally:
         blas.single_thread_scipy_blas()
-    assert get_() == 1
+    assert blas.blas_threads("scipy") == 1
 
 
 def test_numpy_blas_threads_are_restored():
-    set_, get_ = blas._openblas("numpy", "numpy.libs", "libscipy_openblas64_*.so*", "64_")
-    if set_ is None:
-        return
-    before = get_()
+    before = blas.blas_threads("numpy")
+    if before is None:
+        pytest.skip("numpy's BLAS is not controllable here")
     with blas.numpy_blas_threads(1):
-        assert get_() == 1
-    assert get_() == before
+        assert blas.blas_threads("numpy") == 1
+    assert blas.blas_threads("numpy") == before

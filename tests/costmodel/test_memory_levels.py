@@ -261,9 +261,7 @@ def test_the_probe_measures_each_cache_level(monkeypatch):
 
     monkeypatch.setattr(devices, "read_cache_sizes",
                         lambda: CacheSizes(256 * KiB, 4 * MiB, "a test"))
-    t0 = time.perf_counter()
     p, _ = devices.measure_cpu()
-    assert time.perf_counter() - t0 < 2.5                    # about 0.6 s of trials
     assert (p.l2_bytes, p.llc_bytes) == (256 * KiB, 4 * MiB)
     # structure, not speed: every ceiling measured and positive (a cache is not asserted to be
     # faster than DRAM: on a busy machine it may not measure so)

@@ -102,23 +102,27 @@ ENTRY main {
         evaluate(g, [np.zeros(8, np.float32)])
 
 
-def test_reduce_with_complex_region_is_opaque():
+def test_reduce_with_a_general_region_keeps_it_as_a_computation():
     text = """HloModule m
 r {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
-  c = f32[] multiply(a, a)
-  ROOT d = f32[] add(c, b)
+  c = f32[] negate(a)
+  n = f32[] negate(c)
+  ROOT d = f32[] add(n, b)
 }
 ENTRY main {
   x = f32[8]{0} parameter(0)
-  z = f32[] constant(0)
+  z = f32[] constant(0.5)
   ROOT y = f32[] reduce(x, z), dimensions={0}, to_apply=r
 }
 """
     g = parse_hlo(text, "r.hlo")
-    assert g.node("y").op == "opaque"
-    assert "to_apply" in g.node("y").meta["opaque_reason"]
+    y = g.node("y")
+    assert y.op == "reduce" and "reducer" not in y.attrs
+    assert y.attrs["computation"].name == "r" and len(y.attrs["computation"].nodes) == 5
+    (out,) = evaluate(g, [np.arange(8, dtype=np.float32)])
+    assert out.tolist() == 28.5
 
 
 def test_constant_literals():

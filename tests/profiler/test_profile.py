@@ -102,20 +102,33 @@ def test_trace_holds_every_timed_run_with_the_tables_statistics(report, tmp_path
 
 
 def test_fused_and_unfused_runs_alternate(softmax, cache, monkeypatch):
-    from workbench.codegen.compiled import CompiledPlan
+    """Each round: the fused plan's instrumented run (per-kernel times) and its plain run (the
+    wall time of a call), then the unfused plan's two."""
+    from workbench.codegen.program import BoundPlan
 
     order = []
-    real = CompiledPlan.execute
+    timed, plain = BoundPlan.run_timed, BoundPlan.run
 
-    def execute(self, env, times=None, after_kernel=None):
-        if times is not None:
-            order.append("fused" if len(self.call) == 1 else "unfused")
-        return real(self, env, times, after_kernel)
+    def which(self):
+        return "fused" if len(self.kernels) == 1 else "unfused"
 
-    monkeypatch.setattr(CompiledPlan, "execute", execute)
+    def run_timed(self):
+        order.append(which(self) + " timed")
+        return timed(self)
+
+    def run(self):
+        order.append(which(self) + " wall")
+        return plain(self)
+
+    monkeypatch.setattr(BoundPlan, "run_timed", run_timed)
+    monkeypatch.setattr(BoundPlan, "run", run)
     rep = profile(softmax, _fused(softmax), backend="cpu", repeat=4, warmup=0, cache_dir=cache)
-    assert order == ["fused", "unfused"] * 4
-    assert rep.fused.samples == rep.unfused.samples == 4
+    rounds = [o for o in order if o.endswith("timed") or o.endswith("wall")]
+    assert rounds[-16:] == ["fused timed", "fused wall", "unfused timed", "unfused wall"] * 4
+    assert rep.fused.samples == rep.unfused.samples == rep.fused_wall.samples == 4
+    assert rep.fused_wall.min_s > 0 and rep.unfused_wall.min_s > 0
+    n = len(rep.kernels)
+    assert rep.outside_kernels_s == (rep.fused_wall.min_s - rep.fused.min_s) / n
 
 
 def test_timing_flags_noisy_measurements():

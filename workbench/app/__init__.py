@@ -23,24 +23,22 @@ def create_app(config: AppConfig | None = None):
     dash.Dash
         With ``app.services`` (:class:`~workbench.app.server.Services`) attached for tests.
     """
-    import diskcache
-    from dash import Dash, DiskcacheManager, dcc, html
+    from dash import Dash, dcc, html
 
     from workbench.app import (callbacks_cost, callbacks_diff, callbacks_exercise,
                                callbacks_learn, callbacks_load, callbacks_plan,
                                callbacks_profile, callbacks_tour, callbacks_view,
-                               callbacks_whatif, ids)
+                               callbacks_whatif, ids, validation)
     from workbench.app.controller import device_choices, policies
     from workbench.app.layout import UPLOAD_MAX_BYTES, page
     from workbench.app.learn_layout import learn_page, tour_card
+    from workbench.app.security import Guard
 
     config = config or AppConfig()
     numba_cache_dir().mkdir(parents=True, exist_ok=True)
     services = Services(config)
-    jobs = diskcache.Cache(str(Path(services.store.directory).parent / "jobs"))
-    manager = DiskcacheManager(jobs)
     app = Dash(__name__, title="Fusion Workbench", assets_folder=str(ASSETS),
-               background_callback_manager=manager, suppress_callback_exceptions=False)
+               suppress_callback_exceptions=False, on_error=validation.callback_error)
     # the workbench's view at /, the Learn page at /learn (one layout: the session is shared)
     app.layout = html.Div([
         dcc.Location(id=ids.URL, refresh=False),
@@ -49,14 +47,16 @@ def create_app(config: AppConfig | None = None):
         learn_page(device_choices()), tour_card()])
     # a backstop behind the browser's check of the upload size (base64 adds a third)
     app.server.config["MAX_CONTENT_LENGTH"] = 2 * UPLOAD_MAX_BYTES
+    Guard(config.host, config.port, config.token, config.allow_hosts).install(app.server)
+    validation.install(app, validation.schemas(UPLOAD_MAX_BYTES))
     callbacks_load.register(app, services, UPLOAD_MAX_BYTES)
     callbacks_view.register(app, services)
     callbacks_plan.register(app, services)
     callbacks_cost.register(app, services)
-    callbacks_profile.register(app, services, manager)
+    callbacks_profile.register(app, services)
     callbacks_whatif.register(app, services)
     callbacks_diff.register(app, services)
-    callbacks_learn.register(app, services, manager)
+    callbacks_learn.register(app, services)
     callbacks_exercise.register(app, services)
     callbacks_tour.register(app, services, config.tour)
     app.services = services

@@ -3,6 +3,8 @@ questions (move a knob of the cost model)."""
 
 from __future__ import annotations
 
+import json
+
 from dash import Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
@@ -126,7 +128,7 @@ def register(app, services) -> None:
                     new = learn_view.with_answer(learning, exercise.id, groups)
             except WorkbenchError as exc:
                 return no_update, controller.error_text(exc), no_update
-            services.store.put_learning(sid, new)
+            services.store.put_learning(sid, new, size=len(json.dumps(new)))
         return {"exercise": exercise.id, "n": sum(a or 0 for a in args[:-3])}, "", "answer"
 
     @app.callback(Output(ids.Q_TITLE, "children"), Output(ids.Q_TEXT, "children"),

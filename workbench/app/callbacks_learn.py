@@ -1,11 +1,8 @@
 """Callbacks of the Learn page: which page shows, the navigation, a lesson and its stages, and
-the lesson's measurement, a background job like *Compile & profile* (the same Dash
-background-callback manager and the same profiler)."""
+the lesson's measurement, a job in the same worker processes and with the same profiler as
+*Compile & profile* (:mod:`workbench.app.jobs`), followed by a ``dcc.Interval``."""
 
 from __future__ import annotations
-
-import time
-import traceback
 
 from dash import ClientsideFunction, Input, Output, State, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
@@ -98,8 +95,8 @@ def stage_table(run, k: int) -> list:
             html.Div(learn_view.bytes_saved_line(run, k), className="summary")]
 
 
-def register(app, services, manager) -> None:
-    """Attach the Learn page's callbacks (``manager``: the background-callback manager)."""
+def register(app, services) -> None:
+    """Attach the Learn page's callbacks."""
 
     app.clientside_callback(ClientsideFunction("learn", "route"),
                             Output(ids.MAIN_VIEW, "style"), Output(ids.LEARN_VIEW, "style"),
@@ -184,61 +181,7 @@ def register(app, services, manager) -> None:
         k = (k or 0) + (1 if ctx.triggered_id == ids.LESSON_NEXT else -1)
         return max(0, min(k, top or 0))
 
-    @app.callback(Output(ids.LESSON_MEASURE, "data"), Input(ids.LEARN_ITEM, "data"),
-                  prevent_initial_call=True)
-    def ask_for_figures(item):
-        """Opening a lesson whose plans are not measured on this machine yet starts the
-        measurement (once per opening)."""
-        lesson = lesson_of(item or {})
-        if lesson is None or not lesson.measure:
-            raise PreventUpdate
-        run = lesson_run(lesson)
-        if len(run.records) == len(run.measured_stages):
-            raise PreventUpdate
-        return {"lesson": lesson.id, "again": False, "t": time.time_ns()}
-
-    @app.callback(Output(ids.LESSON_MEASURE, "data", allow_duplicate=True),
-                  Input(ids.LESSON_MEASURE_AGAIN, "n_clicks"), State(ids.LEARN_ITEM, "data"),
-                  prevent_initial_call=True)
-    def measure_again(n, item):
-        lesson = lesson_of(item or {})
-        if not n or lesson is None:
-            raise PreventUpdate
-        return {"lesson": lesson.id, "again": True, "t": time.time_ns()}
-
-    @app.callback(Output(ids.LESSON_MEASURED_VERSION, "data"),
-                  Output(ids.LESSON_MEASURE_MSG, "children"),
-                  Input(ids.LESSON_MEASURE, "data"), background=True, manager=manager,
-                  prevent_initial_call=True,
-                  running=[(Output(ids.LESSON_MEASURE_AGAIN, "disabled"), True, False)],
-                  progress=[Output(ids.LESSON_MEASURE_PROGRESS, "value"),
-                            Output(ids.LESSON_MEASURE_PROGRESS, "max"),
-                            Output(ids.LESSON_MEASURE_STATUS, "children")])
-    def measure(set_progress, request):
-        from workbench.app.profiling import progress_text
-        from workbench.teaching import LESSONS_BY_ID, measure as m
-
-        lesson = LESSONS_BY_ID.get((request or {}).get("lesson"))
-        if lesson is None:
-            raise PreventUpdate
-
-        def progress(stage, k, n, message=""):
-            set_progress((str(k), str(max(n, 1)), "measuring… " + progress_text(stage, k, n,
-                                                                                message)))
-
-        set_progress(("0", "1", "measuring… (compiling the plans)"))
-        try:
-            m.measure_lesson(lesson_run(lesson, with_records=False), m.measuring()[0],
-                             progress, again=bool(request.get("again")))
-        except WorkbenchError as exc:
-            set_progress(("0", "1", "not measured"))
-            return no_update, controller.error_text(exc)
-        except Exception as exc:  # noqa: BLE001 - a job in another process: say what happened
-            traceback.print_exc()
-            set_progress(("0", "1", "not measured"))
-            return no_update, f"the measurement failed unexpectedly: {type(exc).__name__}: {exc}"
-        set_progress(("1", "1", "measured on this machine"))
-        return {"lesson": lesson.id, "t": time.time_ns()}, ""
+    register_measurement(app, services)
 
     @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
                   Output(ids.URL, "pathname"), Input(ids.LESSON_OPEN_MAIN, "n_clicks"),
@@ -257,3 +200,88 @@ def register(app, services, manager) -> None:
         with services.lock(sid):
             v = open_graph(services, sid, run.graph, f"lesson {lesson.id}", device=device)
         return v, "/"
+
+
+#: the measurement's controls while it is in flight and after: (poll disabled, *Measure again*
+#: disabled)
+MEASURING, IDLE = (False, True), (True, False)
+
+
+def measure_owner(lesson) -> str:
+    """The job owner of a lesson's measurement: the lesson, not a session, so that a class
+    opening one lesson at once starts one measurement, which every student follows."""
+    return f"lesson:{lesson.id}"
+
+
+def submit_measurement(services, lesson, again: bool):
+    """Queue the measurement of ``lesson`` in the worker pool, or follow the one in flight;
+    returns the task.
+
+    Raises
+    ------
+    WorkbenchError
+        :class:`~workbench.app.jobs.JobLimitError` when the server's queue is full.
+    """
+    task = services.jobs.latest(measure_owner(lesson))
+    if task is not None and not task.over:
+        return task
+    return services.jobs.submit(measure_owner(lesson), "lesson", (lesson.id, bool(again)))
+
+
+def measurement_view(services, lesson, task) -> tuple:
+    """(progress value, max, status, message, new LESSON_MEASURED_VERSION, poll disabled,
+    *Measure again* disabled) for the poll."""
+    if task is None:
+        return ("0", "1", "", no_update, no_update, *IDLE)
+    if not task.over:
+        k, n, text = task.progress
+        if task.state == "queued":
+            ahead = services.jobs.position(task)
+            text = (f"measuring… queued behind {ahead} other job(s)" if ahead
+                    else "measuring… queued")
+        return (str(k), str(max(n, 1)), text, no_update, no_update, *MEASURING)
+    if task.state == "done":
+        return ("1", "1", "measured on this machine", "",
+                {"lesson": lesson.id, "t": task.id}, *IDLE)
+    why = controller.error_text(task.error) if task.error else f"the measurement was {task.state}"
+    return ("0", "1", "not measured", why, no_update, *IDLE)
+
+
+def register_measurement(app, services) -> None:
+    """Opening a lesson whose plans are not measured on this machine yet, or *Measure again*,
+    queues its measurement; an interval follows it until it ends."""
+    controls = (Output(ids.LESSON_MEASURE_POLL, "disabled", allow_duplicate=True),
+                Output(ids.LESSON_MEASURE_AGAIN, "disabled", allow_duplicate=True))
+
+    @app.callback(Output(ids.LESSON_MEASURE_STATUS, "children"),
+                  Output(ids.LESSON_MEASURE_MSG, "children"), *controls,
+                  Input(ids.LEARN_ITEM, "data"), Input(ids.LESSON_MEASURE_AGAIN, "n_clicks"),
+                  prevent_initial_call=True)
+    def start(item, _n):
+        lesson = lesson_of(item or {})
+        if lesson is None or not lesson.measure:
+            raise PreventUpdate
+        again = ctx.triggered_id == ids.LESSON_MEASURE_AGAIN
+        if not again:
+            run = lesson_run(lesson)
+            task = services.jobs.latest(measure_owner(lesson))
+            if len(run.records) == len(run.measured_stages) and (task is None or task.over):
+                return "", "", *IDLE
+        try:
+            submit_measurement(services, lesson, again)
+        except WorkbenchError as exc:
+            return "not measured", controller.error_text(exc), *IDLE
+        return "measuring… queued", "", *MEASURING
+
+    @app.callback(Output(ids.LESSON_MEASURE_PROGRESS, "value"),
+                  Output(ids.LESSON_MEASURE_PROGRESS, "max"),
+                  Output(ids.LESSON_MEASURE_STATUS, "children", allow_duplicate=True),
+                  Output(ids.LESSON_MEASURE_MSG, "children", allow_duplicate=True),
+                  Output(ids.LESSON_MEASURED_VERSION, "data"), *controls,
+                  Input(ids.LESSON_MEASURE_POLL, "n_intervals"), State(ids.LEARN_ITEM, "data"),
+                  prevent_initial_call=True)
+    def poll(_n, item):
+        lesson = lesson_of(item or {})
+        if lesson is None:
+            return ("0", "1", "", no_update, no_update, *IDLE)
+        return measurement_view(services, lesson, services.jobs.latest(measure_owner(lesson)))

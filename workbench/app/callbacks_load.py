@@ -9,16 +9,21 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import time
 
-from dash import ClientsideFunction, Input, Output, State, ctx, no_update
+from dash import ClientsideFunction, Input, Output, State, ctx, no_update, set_props
 from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids
 from workbench.app.state import new_session_id
 from workbench.app.fmt import plural
 from workbench.errors import InputError, PlanError, WorkbenchError
-from workbench.importers import load_bytes
+
+#: what a returning user is told when the server let their session go
+GONE = {"evicted": "Your earlier session was let go to keep the server within its memory "
+                   "budget (the least recently used sessions go first): this is a fresh one.",
+        "expired": "Your earlier session expired after a day unused: this is a fresh one."}
 
 
 def version(sid: str, graph_changed: bool = False) -> dict:
@@ -34,7 +39,9 @@ def decode_upload(contents: str, filename: str | None, max_bytes: int) -> bytes:
     InputError
         If the upload is not a base64 data URL or is larger than ``max_bytes``.
     """
-    head, sep, data = (contents or "").partition(",")
+    if not isinstance(contents, str):
+        raise InputError("the upload is not a file", file=filename or "<upload>")
+    head, sep, data = contents.partition(",")
     if not sep or ";base64" not in head:
         raise InputError("the upload is not a file", file=filename or "<upload>")
     if len(data) * 3 // 4 > max_bytes:
@@ -57,7 +64,7 @@ def plan_document(data: bytes) -> dict | None:
         return None
     try:
         doc = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return doc if isinstance(doc, dict) and doc.get("format") == PLAN_FORMAT else None
 
@@ -81,10 +88,11 @@ def open_graph(services, sid: str, graph, label: str, policy: str = controller.D
                device: str = controller.DEFAULT_DEVICE, choice: str | None = None) -> dict:
     """Make ``graph``, planned, the session's workspace (its old report goes); returns the
     new ``ids.VERSION`` value. Raises WorkbenchError if the planner refuses the graph."""
-    key = services.store.put_graph(graph)
-    ws = controller.open_workspace(key, graph, label, policy, device, choice,
+    from workbench.app.state import graph_key
+
+    ws = controller.open_workspace(graph_key(graph), graph, label, policy, device, choice,
                                    planner=services.propose)
-    services.store.put_workspace(sid, ws)
+    services.store.put_workspace(sid, ws, graph)
     services.store.put_report(sid, None)
     return version(sid, True)
 
@@ -105,6 +113,9 @@ def register(app, services, upload_max_bytes: int) -> None:
                   State(ids.VERSION, "data"))
     def init_session(_ts, sid, current):
         if services.session(sid) is None:
+            gone = services.store.gone(sid)
+            if gone:
+                set_props(ids.LOAD_NOTE, {"children": GONE[gone]})
             sid = start_session(services)
             return sid, version(sid, True)
         if current is None:  # a reload: draw the session's state
@@ -121,7 +132,7 @@ def register(app, services, upload_max_bytes: int) -> None:
         if s is None or not choice or choice == s[0].choice:
             raise PreventUpdate
         try:
-            graph, label = services.load_choice(choice)
+            graph, label = services.load_choice(choice, policy, device, owner=sid)
             return open_graph(services, sid, graph, label, policy, device, choice), "", ""
         except WorkbenchError as exc:
             return no_update, controller.error_text(exc), ""
@@ -141,16 +152,17 @@ def register(app, services, upload_max_bytes: int) -> None:
                   State(ids.POLICY, "value"), State(ids.DEVICE, "value"),
                   prevent_initial_call=True)
     def upload_graph(upload, sid, policy, device):
-        if services.session(sid) is None or not upload:
+        if services.session(sid) is None or not isinstance(upload, dict):
             raise PreventUpdate
-        contents, name = upload.get("contents"), str(upload.get("filename") or "upload")
+        contents = upload.get("contents")
+        name = os.path.basename(str(upload.get("filename") or "upload"))[:200] or "upload"
         try:
             data = decode_upload(contents, name, upload_max_bytes)
             doc = plan_document(data)
             if doc is not None:  # a plan saved from the app: for the current graph
                 new_version, note = apply_plan_upload(services, sid, doc, name)
                 return new_version, "", note, no_update, None
-            graph = load_bytes(data, name)
+            graph = services.load_in_worker(sid, data, name, None, policy, device)
             return (open_graph(services, sid, graph, f"upload {name}", policy, device), "", "",
                     None, None)  # cleared, so that the same file can be uploaded again
         except WorkbenchError as exc:

@@ -1,15 +1,13 @@
-"""Callbacks of the compile & profile panel: a background job with progress and cancel."""
+"""Callbacks of the compile & profile panel: a job in a worker process, its progress, cancel."""
 
 from __future__ import annotations
-
-import time
-import traceback
 
 from dash import Input, Output, State, ctx, dcc, no_update
 from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids, profiling
 from workbench.app.figures import empty_figure, profile_bars
+from workbench.app.layout import BACKENDS
 from workbench.errors import WorkbenchError
 
 DOWNLOADS = (ids.DOWNLOAD_PLAN, ids.DOWNLOAD_SOURCES, ids.DOWNLOAD_TRACE, ids.DOWNLOAD_REPORT)
@@ -18,52 +16,96 @@ FROM_REPORT = {ids.DOWNLOAD_SOURCES: "sources", ids.DOWNLOAD_TRACE: "trace",
                ids.DOWNLOAD_REPORT: "report"}
 
 
-def register(app, services, manager) -> None:
-    """Attach the profile panel's callbacks; ``manager`` is the DiskcacheManager."""
+#: the job's controls while it is in flight and after: (poll disabled, run disabled,
+#: cancel disabled)
+IN_FLIGHT, IDLE = (False, True, False), (True, False, True)
+#: what the status line says of a job that ended without a report
+ENDED = {"cancelled": "cancelled: nothing new was profiled", "failed": "failed",
+         "timed out": "timed out: stopped"}
 
-    @app.callback(Output(ids.PROFILE_VERSION, "data"), Output(ids.PROFILE_MSG, "children"),
+
+def submit_job(services, sid, backend):
+    """Queue a compile & profile job of the session's current plan; returns the task.
+
+    Raises
+    ------
+    WorkbenchError
+        :class:`~workbench.app.jobs.JobLimitError` when the session has a job in flight or
+        the server's queue is full.
+    """
+    from workbench.ir.graph import Graph
+
+    ws, graph = services.session(sid)
+    bare = Graph(graph.name, graph.nodes, graph.outputs, graph.meta)  # without its caches
+    backend = backend if backend in BACKENDS else "auto"
+    return services.jobs.submit(sid, "profile", (bare, ws.plan, backend,
+                                                 dict(services.config.profile_options)))
+
+
+def job_view(services, task) -> tuple:
+    """(status, progress value, progress max, message, new PROFILE_VERSION, controls) for
+    the poll: the job's progress while it is in flight, its outcome once it ended."""
+    if task is None:
+        return ("", "0", "1", no_update, no_update, *IDLE)
+    if not task.over:
+        k, n, text = task.progress
+        if task.state == "queued":
+            ahead = services.jobs.position(task)
+            text = f"queued: {ahead} job(s) of other sessions before it" if ahead else "queued"
+        return (text, str(k), str(n), no_update, no_update, *IN_FLIGHT)
+    if task.state == "done":
+        return ("done", "1", "1", profiling.mismatch_text(task.result["report"]),
+                {"sid": task.owner, "job": task.id}, *IDLE)
+    message = controller.error_text(task.error) if task.error else no_update
+    return (ENDED.get(task.state, task.state), "0", "1", message, no_update, *IDLE)
+
+
+def register(app, services) -> None:
+    """Attach the profile panel's callbacks: the job runs in a worker process
+    (:mod:`workbench.app.jobs`); a ``dcc.Interval`` reads its progress while it is in flight."""
+    controls = (Output(ids.PROFILE_POLL, "disabled", allow_duplicate=True),
+                Output(ids.PROFILE_RUN, "disabled", allow_duplicate=True),
+                Output(ids.PROFILE_CANCEL, "disabled", allow_duplicate=True))
+
+    @app.callback(Output(ids.PROFILE_MSG, "children"), Output(ids.PROFILE_STATUS, "children"),
+                  Output(ids.PROFILE_PROGRESS, "value"), *controls,
                   Input(ids.PROFILE_RUN, "n_clicks"), State(ids.SESSION, "data"),
-                  State(ids.PROFILE_BACKEND, "value"), background=True, manager=manager, prevent_initial_call=True,
-                  running=[(Output(ids.PROFILE_RUN, "disabled"), True, False),
-                           (Output(ids.PROFILE_CANCEL, "disabled"), False, True)],
-                  progress=[Output(ids.PROFILE_PROGRESS, "value"),
-                            Output(ids.PROFILE_PROGRESS, "max"),
-                            Output(ids.PROFILE_STATUS, "children")],
-                  cancel=[Input(ids.PROFILE_CANCEL, "n_clicks")])
-    def run(set_progress, _n, sid, backend):
-        # a forked process: its own store, not the server's (whose lock may be held forever)
-        store = services.store.reopened()
-        s = services.session(sid, store)
-        if s is None:
+                  State(ids.PROFILE_BACKEND, "value"), prevent_initial_call=True)
+    def run(_n, sid, backend):
+        if services.session(sid) is None:
             raise PreventUpdate
-        ws, graph = s
-
-        def progress(stage, k, n, message=""):
-            set_progress((str(k), str(max(n, 1)), profiling.progress_text(stage, k, n, message)))
-
-        set_progress(("0", "1", "starting…"))
         try:
-            report = profiling.run_profile(graph, ws.plan, backend or "auto", progress)
+            submit_job(services, sid, backend)
         except WorkbenchError as exc:
-            set_progress(("0", "1", "failed"))
-            return no_update, controller.error_text(exc)
-        except Exception as exc:  # noqa: BLE001 - a job in another process: say what happened
-            traceback.print_exc()
-            set_progress(("0", "1", "failed"))
-            return no_update, f"the profiler failed unexpectedly: {type(exc).__name__}: {exc}"
-        record = profiling.report_record(ws.plan, report, backend or "auto")
-        store.put_report(sid, record)
-        set_progress(("1", "1", "done"))
-        return {"sid": sid, "t": time.time_ns()}, profiling.mismatch_text(record["report"])
+            return controller.error_text(exc), no_update, no_update, *IDLE
+        return "", "queued", "0", *IN_FLIGHT
 
     @app.callback(Output(ids.PROFILE_STATUS, "children", allow_duplicate=True),
                   Output(ids.PROFILE_PROGRESS, "value", allow_duplicate=True),
-                  Input(ids.PROFILE_CANCEL, "n_clicks"), prevent_initial_call=True)
-    def cancelled(n):
-        """*Cancel* stops the job (Dash ends its process); say so, and empty the bar."""
-        if not n:
+                  Output(ids.PROFILE_PROGRESS, "max"),
+                  Output(ids.PROFILE_MSG, "children", allow_duplicate=True),
+                  Output(ids.PROFILE_VERSION, "data"), *controls,
+                  Input(ids.PROFILE_POLL, "n_intervals"), State(ids.SESSION, "data"),
+                  prevent_initial_call=True)
+    def poll(_n, sid):
+        """The job's progress, or its outcome (the report is in the store already: the pool
+        put it there when the job ended)."""
+        if services.session(sid) is None:
+            return ("", "0", "1", no_update, no_update, *IDLE)
+        return job_view(services, services.jobs.latest(sid))
+
+    @app.callback(Output(ids.PROFILE_STATUS, "children", allow_duplicate=True),
+                  Output(ids.PROFILE_PROGRESS, "value", allow_duplicate=True), *controls,
+                  Input(ids.PROFILE_CANCEL, "n_clicks"), State(ids.SESSION, "data"),
+                  prevent_initial_call=True)
+    def cancelled(n, sid):
+        """*Cancel* stops the session's job (queued: dropped; running: its worker is ended)."""
+        if not n or services.session(sid) is None:
             raise PreventUpdate
-        return "cancelled: nothing new was profiled", "0"
+        if services.jobs.cancel(sid) is None:
+            return "nothing to cancel: no job is queued or running", no_update, no_update, \
+                no_update, no_update
+        return ENDED["cancelled"], "0", *IDLE
 
     @app.callback(Output(ids.PROFILE_MSG, "children", allow_duplicate=True),
                   Output(ids.PROFILE_STATUS, "children", allow_duplicate=True),

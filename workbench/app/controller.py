@@ -7,6 +7,7 @@ shows next to the control that caused it, leaving the old state in place.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from workbench.app.fmt import plural
@@ -21,6 +22,9 @@ DEFAULT_POLICY = "priority"
 DEFAULT_DEVICE = "cpu"
 #: the policy whose plan ``workbench compare-xla`` compares by default (XLA:CPU's rules)
 XLA_POLICY = "xla-cpu"
+#: plans the undo history keeps (the oldest go first): a session's memory and the time of each
+#: edit stay bounded however long it lasts
+MAX_HISTORY = 100
 
 
 def device_choices() -> tuple[str, ...]:
@@ -64,9 +68,13 @@ def open_workspace(graph_key: str, graph: Graph, source: str, policy: str = DEFA
 
 
 def push(ws: Workspace, plan: Plan, **changes) -> Workspace:
-    """``ws`` with ``plan`` as the new current plan (redo history beyond it is dropped)."""
+    """``ws`` with ``plan`` as the new current plan (redo history beyond it is dropped; of the
+    history, the last :data:`MAX_HISTORY` plans are kept)."""
     history = ws.history[:ws.position + 1] + (plan,)
-    return ws.replace(history=history, position=len(history) - 1, **changes)
+    dropped = max(0, len(history) - MAX_HISTORY)
+    history = history[dropped:]
+    return ws.replace(history=history, position=len(history) - 1,
+                      dropped=ws.dropped + dropped, **changes)
 
 
 def replan(ws: Workspace, graph: Graph, policy: str, device: str,
@@ -97,6 +105,9 @@ def apply_user_edit(ws: Workspace, graph: Graph, edit) -> Workspace:
 def undo(ws: Workspace) -> Workspace:
     """Back to the previous plan; raises :class:`PlanError` if there is none."""
     if ws.position == 0:
+        if ws.dropped:
+            raise PlanError(f"nothing more to undo: the history keeps the last {MAX_HISTORY} "
+                            f"plans ({plural(ws.dropped, 'older one')} let go)")
         raise PlanError("nothing to undo")
     return ws.replace(position=ws.position - 1)
 
@@ -188,10 +199,25 @@ def has_xla_grouping(graph: Graph) -> bool:
         "xla_fusion" in n.meta for n in graph.nodes)
 
 
+#: an absolute file path in a message (its directories are the server's business)
+_ABS_PATH = re.compile(r"(?<![\w.~-])~?/(?:[^\s/:'\"<>|]+/)+(?=[^\s/:'\"<>|]+)")
+#: the longest message shown (a 200 KB literal echoed in an error is cut)
+MAX_MESSAGE = 400
+
+
+def scrub_paths(text: str) -> str:
+    """``text`` with every absolute path shortened to its file name
+    (``/srv/models/x.hlo:3:4`` -> ``x.hlo:3:4``), on one line of at most
+    :data:`MAX_MESSAGE` characters: what the server shows names no folder of the server."""
+    text = _ABS_PATH.sub("", " ".join(str(text).split()))
+    return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE - 1] + "…"
+
+
 def error_text(exc: WorkbenchError) -> str:
-    """The message the app shows for an error (with the legality reason code when there is one)."""
+    """The message the app shows for an error (with the legality reason code when there is
+    one), without server paths (:func:`scrub_paths`)."""
     reason = getattr(exc, "reason", None)
-    return f"{exc} [{reason}]" if reason else str(exc)
+    return scrub_paths(f"{exc} [{reason}]" if reason else str(exc))
 
 
 # ----- selection and edits ---------------------------------------------------------------------

@@ -233,10 +233,15 @@ class LruCache:
     The app keys layouts by (graph fingerprint, grouping), planner proposals by (graph key,
     policy, device, constraints), loaded files by (path, mtime, size): keys that say nothing about who asked, so sharing
     the cache between sessions reveals nothing and saves recomputing the same result.
+
+    Bounded by ``max_entries`` and, when ``weight`` (value -> a number, e.g. its nodes) is
+    given, by ``max_weight`` in all: the least recently used entries go first.
     """
 
-    def __init__(self, max_entries: int = 64):
+    def __init__(self, max_entries: int = 64, max_weight: float | None = None, weight=None):
         self.max_entries = max_entries
+        self.max_weight, self._weigh = max_weight, weight
+        self._weight = 0.0
         self._data: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
 
@@ -245,13 +250,25 @@ class LruCache:
         with self._lock:
             if key in self._data:
                 self._data.move_to_end(key)
-                return self._data[key]
+                return self._data[key][0]
         value = compute()
-        with self._lock:
-            self._data[key] = value
-            while len(self._data) > self.max_entries:
-                self._data.popitem(last=False)
+        self.put(key, value)
         return value
+
+    def put(self, key, value) -> None:
+        """Store ``value`` under ``key`` (the most recently used), within the bounds."""
+        w = self._weigh(value) if self._weigh else 0
+        with self._lock:
+            if key in self._data:
+                self._weight -= self._data.pop(key)[1]
+            self._data[key] = (value, w)
+            self._weight += w
+            while len(self._data) > 1 and (len(self._data) > self.max_entries or (
+                    self.max_weight is not None and self._weight > self.max_weight)):
+                self._weight -= self._data.popitem(last=False)[1][1]
+
+    def __len__(self) -> int:
+        return len(self._data)
 
 
 def grouping_key(groups) -> tuple:

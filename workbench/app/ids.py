@@ -7,6 +7,7 @@ PROFILE_VERSION = "profile-version"  #: dcc.Store: bumped when a profile report 
 SELECTED = "selected-group"      #: dcc.Store: id of the selected group (or None)
 COLLAPSED = "collapsed-groups"   #: dcc.Store: ids of the groups drawn as one box
 FOUND = "found-vertex"           #: dcc.Store: drawing id of the vertex found by search
+APP_MSG = "app-message"          #: a request the server could not handle, in one line
 
 # ----- header: load and choose ----------------------------------------------------------------
 GRAPH_CHOICE = "graph-choice"    #: dropdown of sample graphs and HLO files
@@ -72,6 +73,7 @@ XLA_AGREEMENT = "xla-agreement"
 PROFILE_RUN = "profile-run"
 PROFILE_BACKEND = "profile-backend"  #: dropdown: auto, cpu, cuda
 PROFILE_CANCEL = "profile-cancel"
+PROFILE_POLL = "profile-poll"    #: dcc.Interval: reads the job's progress while one is in flight
 PROFILE_PROGRESS = "profile-progress"
 PROFILE_STATUS = "profile-status"
 PROFILE_MSG = "profile-message"  #: compile errors and mismatches
@@ -142,7 +144,7 @@ LESSON_STAGE_TABLE = "lesson-stage-table"   #: this stage against unfused
 LESSON_KERNELS = "lesson-kernels"           #: this stage's kernels
 LESSON_MEASURED = "lesson-measured"         #: predicted against measured
 LESSON_CLAIMS = "lesson-claims"
-LESSON_MEASURE = "lesson-measure"           #: dcc.Store: a measurement asked for
+LESSON_MEASURE_POLL = "lesson-measure-poll"  #: dcc.Interval: follows the measurement job
 LESSON_MEASURE_AGAIN = "lesson-measure-again"
 LESSON_MEASURE_STATUS = "lesson-measure-status"
 LESSON_MEASURE_PROGRESS = "lesson-measure-progress"

@@ -26,8 +26,9 @@ KIND_TOOLTIPS = {
 UPLOAD_MAX_BYTES = 16 << 20
 
 
-def _button(id_, label, title="", kind="") -> html.Button:
-    return html.Button(label, id=id_, n_clicks=0, title=title, className=f"btn {kind}".strip())
+def _button(id_, label, title="", kind="", disabled=False) -> html.Button:
+    return html.Button(label, id=id_, n_clicks=0, title=title, className=f"btn {kind}".strip(),
+                       disabled=disabled)
 
 
 def header(choices: list[dict], initial_choice: str | None, policies: tuple) -> html.Div:
@@ -58,7 +59,8 @@ def header(choices: list[dict], initial_choice: str | None, policies: tuple) -> 
             _button(ids.REPLAN, "Re-plan", "Run the planner again, keeping forbidden pairs "
                     "and pinned groups"),
         ]),
-        html.Div([html.Div(id=ids.LOAD_MSG, className="msg error", role="alert"),
+        html.Div([html.Div(id=ids.APP_MSG, className="msg error", role="alert"),
+                  html.Div(id=ids.LOAD_MSG, className="msg error", role="alert"),
                   html.Div(id=ids.LOAD_NOTE, className="msg note", role="status"),
                   html.Div(id=ids.REPLAN_MSG, className="msg error", role="alert")]),
     ])
@@ -191,7 +193,9 @@ def profile_tab() -> html.Div:
             html.Span(dcc.Dropdown(id=ids.PROFILE_BACKEND, options=list(BACKENDS),
                                    value="auto", clearable=False, className="small-dd"),
                       title="backend — auto: CUDA when a GPU is present, else the CPU"),
-            _button(ids.PROFILE_CANCEL, "Cancel"),
+            _button(ids.PROFILE_CANCEL, "Cancel", "Stop the job (queued or running)",
+                    disabled=True),
+            dcc.Interval(id=ids.PROFILE_POLL, interval=300, disabled=True),
             html.Progress(id=ids.PROFILE_PROGRESS, value="0", max="1"),
             html.Span(id=ids.PROFILE_STATUS, className="status")]),
         html.Div(id=ids.PROFILE_MSG, className="msg error", role="alert"),

@@ -92,7 +92,8 @@ def lesson_section() -> html.Div:
         html.Div(id=ids.LESSON_QUESTIONS, className="hint"),
         _button(ids.LESSON_OPEN_MAIN, "Open this graph in the workbench", "Explore the "
                 "lesson's graph with every panel of the workbench"),
-        dcc.Store(id=ids.LESSON_MEASURE), dcc.Store(id=ids.LESSON_MEASURED_VERSION)])
+        dcc.Interval(id=ids.LESSON_MEASURE_POLL, interval=400, disabled=True),
+        dcc.Store(id=ids.LESSON_MEASURED_VERSION)])
 
 
 def exercise_section() -> html.Div:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 
 from workbench.app.fmt import fmt_seconds, plural
 from workbench.exporters import trace_events
@@ -26,11 +27,17 @@ def report_record(plan, report, requested: str = "auto") -> dict:
     ``plan``: the key of the plan profiled (:func:`plan_key`); ``report``:
     ``Report.to_json()``; ``trace``: :func:`~workbench.exporters.perfetto.trace_events`; ``sources``: group id -> the
     kernel's generated source, read from the kernel cache files the report names;
-    ``requested``: the backend asked for (``auto``, ``cpu``, ``cuda``).
+    ``requested``: the backend asked for (``auto``, ``cpu``, ``cuda``). It names no file of
+    the server: each kernel's ``source_path`` is replaced by ``source_file``, its base name.
     """
     doc = report.to_json()
+    sources = read_sources(doc)
+    for k in doc.get("kernels", ()) + doc.get("unfused_kernels", ()):
+        path = k.pop("source_path", None)   # a file of the server: not for the browser
+        if path:
+            k["source_file"] = os.path.basename(path)
     return {"plan": plan_key(plan), "report": doc, "trace": trace_events(report),
-            "sources": read_sources(doc), "requested": requested}
+            "sources": sources, "requested": requested}
 
 
 def read_sources(doc: dict, limit: int = 1 << 20) -> dict:
@@ -54,10 +61,11 @@ def read_sources(doc: dict, limit: int = 1 << 20) -> dict:
 NOISY_SPREAD = 1.0
 
 
-def run_profile(graph, plan, backend="auto", progress=None, cancel=None):
+def run_profile(graph, plan, backend="auto", progress=None, cancel=None, **options):
     """Profile ``plan`` on this machine (``workbench.profiler.profile``).
 
-    ``backend``: ``auto`` (CUDA when a GPU is present, else the CPU), ``cpu`` or ``cuda``.
+    ``backend``: ``auto`` (CUDA when a GPU is present, else the CPU), ``cpu`` or ``cuda``;
+    ``options``: more keyword arguments of ``profile`` (``repeat``, ``warmup``, ``budget_s``).
 
     Raises
     ------
@@ -73,7 +81,7 @@ def run_profile(graph, plan, backend="auto", progress=None, cancel=None):
 
         if not gpu_available():
             raise CompileError(NO_GPU)
-    return profile(graph, plan, backend=backend, progress=progress, cancel=cancel)
+    return profile(graph, plan, backend=backend, progress=progress, cancel=cancel, **options)
 
 
 #: what the app says when ``cuda`` is chosen on a machine without a usable GPU

@@ -8,7 +8,9 @@ the server pointed at.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +18,9 @@ from pathlib import Path
 from workbench.app.drawing import build_drawing, collapse
 from workbench.app.graph_layout import (LruCache, boxes_tell_the_truth, compute_layout,
                                         grouping_key)
-from workbench.app.state import SessionStore, Workspace, graph_key
+from workbench.app.jobs import WorkerPool
+from workbench.app.state import (MAX_SESSIONS, SESSION_BUDGET_BYTES, SessionStore, Workspace,
+                                 graph_bytes, graph_key, plan_bytes)
 from workbench.errors import InputError
 from workbench.importers import load_graph
 from workbench.ir.graph import Graph
@@ -37,7 +41,7 @@ def cache_root() -> Path:
 
 @dataclass
 class AppConfig:
-    """How the app was started.
+    """How the app was started, and its limits.
 
     Parameters
     ----------
@@ -45,16 +49,62 @@ class AppConfig:
         A graph file to open on; None opens the default sample (the transformer block).
     graph_files : list of str
         HLO/JSON files offered in the graph chooser besides the samples.
-    store_dir : str or None
-        The session store's directory (default: under :func:`cache_root`).
+    host, port : str, int or None
+        The address the server listens on: requests must name it in their ``Host`` (and
+        ``Origin``) header (:mod:`workbench.app.security`); ``port`` None accepts any port.
+    token : str or None
+        When set, every request must carry this access token (``?token=`` once, then a
+        cookie); ``workbench serve --host 0.0.0.0`` makes one.
+    allow_hosts : tuple of str
+        More host names requests may use (a name of this machine on the network).
+    session_budget_bytes, max_sessions : int
+        Bounds of the session store (:class:`~workbench.app.state.SessionStore`).
+    profile_workers, max_jobs, jobs_per_session : int
+        Compile & profile worker processes (jobs running at once; they also measure the
+        Learn page's lessons), jobs queued or running in all, and per session (a lesson's
+        measurement is owned by its lesson, so one runs per lesson whoever asked).
+    job_timeout_s : float
+        A compile & profile job running longer than this is stopped (seconds).
+    job_memory_bytes : int
+        A profile worker whose resident size passes this is stopped, its job failed.
+    load_timeout_s : float
+        Reading and planning an upload or a chosen file longer than this is stopped.
+    load_address_space : int
+        The address-space limit of the worker that reads uploads (bytes).
+    profile_options : dict
+        More keyword arguments of :func:`workbench.profiler.profile` (``repeat``...).
+    input_limits : Limits or None
+        The limits uploads and chosen files are read under
+        (:mod:`workbench.importers.limits`; None: the defaults).
     tour : bool
         Open the tour of the main view on a browser's first visit.
     """
 
     initial: str | None = None
     graph_files: list = field(default_factory=list)
-    store_dir: str | None = None
+    host: str = "127.0.0.1"
+    port: int | None = None
+    token: str | None = None
+    allow_hosts: tuple = ()
+    session_budget_bytes: int = SESSION_BUDGET_BYTES
+    max_sessions: int = MAX_SESSIONS
+    profile_workers: int = 1
+    max_jobs: int = 8
+    jobs_per_session: int = 1
+    job_timeout_s: float = 600.0
+    job_memory_bytes: int = 3 << 30
+    load_timeout_s: float = 60.0
+    load_address_space: int = 4 << 30
+    profile_options: dict = field(default_factory=dict)
+    input_limits: object = None
     tour: bool = True
+
+
+#: a chooser key: ``sample:NAME`` or ``file:N`` (ASCII digits only)
+_FILE_CHOICE = re.compile(r"file:([0-9]{1,6})")
+#: bounds of the caches shared between sessions (graph nodes, plan estimates in bytes)
+MAX_CACHED_NODES = 400_000
+MAX_CACHED_PLAN_BYTES = 256 << 20
 
 
 def graph_files_in(directory) -> list[str]:
@@ -78,12 +128,40 @@ class Services:
             files.insert(0, config.initial)
         self.files = [str(Path(f)) for f in files]
         self.samples = sample_names()
-        store_dir = config.store_dir or str(cache_root() / "sessions")
-        self.store = SessionStore(store_dir)
-        self.layouts = LruCache(max_entries=128)
-        self.proposals = LruCache()
-        self.graphs = LruCache(max_entries=16)
+        self.store = SessionStore(config.session_budget_bytes, config.max_sessions)
+        self.layouts = LruCache(max_entries=128, max_weight=MAX_CACHED_NODES,
+                                weight=lambda v: len(getattr(v, "positions", ()) or ()))
+        self.proposals = LruCache(max_weight=MAX_CACHED_PLAN_BYTES, weight=plan_bytes)
+        self.graphs = LruCache(max_entries=16, max_weight=MAX_CACHED_NODES,
+                               weight=lambda v: len(v[0].nodes))
         self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
+        self.jobs = WorkerPool("profile", ("profile", "lesson"), workers=config.profile_workers,
+                               max_queued=config.max_jobs, per_owner=config.jobs_per_session,
+                               timeout_s=config.job_timeout_s,
+                               memory_bytes=config.job_memory_bytes)
+        self.jobs.on_finish = self._job_finished
+        self.loader = WorkerPool("load", ("load",), workers=1, max_queued=16, per_owner=1,
+                                 timeout_s=config.load_timeout_s,
+                                 address_space=config.load_address_space)
+
+    def start(self) -> None:
+        """Start the worker processes (``workbench serve`` does, before serving); otherwise
+        they start with the first job."""
+        self.loader.start()
+        self.jobs.start()
+
+    def close(self) -> None:
+        """Stop the worker processes."""
+        self.jobs.close()
+        self.loader.close()
+
+    def _job_finished(self, task) -> None:
+        """A profile job ended: keep its report in the session (whether or not the browser
+        is still there to fetch it). A lesson's measurement keeps its own records, on disk
+        per machine (:mod:`workbench.teaching.measure`)."""
+        if task.state == "done" and task.kind == "profile":
+            record = task.result
+            self.store.put_report(task.owner, record, size=len(json.dumps(record)))
 
     # ----- graph choices ---------------------------------------------------------------------
 
@@ -103,23 +181,49 @@ class Services:
         kind, _, rest = str(choice).partition(":")
         if kind == "sample" and rest in self.samples:
             return str(sample_dir() / f"{rest}.json")
-        if kind == "file" and rest.isdigit() and int(rest) < len(self.files):
-            return self.files[int(rest)]
-        raise InputError(f"unknown graph choice {choice!r}")
+        m = _FILE_CHOICE.fullmatch(str(choice))
+        if m and int(m.group(1)) < len(self.files):
+            return self.files[int(m.group(1))]
+        raise InputError(f"unknown graph choice {str(choice)[:40]!r}")
 
-    def load_choice(self, choice: str) -> tuple[Graph, str]:
+    def load_choice(self, choice: str, policy: str = "priority", device: str = "cpu",
+                    owner: str = "server") -> tuple[Graph, str]:
         """Load the graph behind a chooser key; returns it and a label of its source.
 
-        Loaded graphs are cached by (path, modification time, size).
+        The samples and the file the server was started on are read here; any other file in
+        a worker process (:meth:`load_in_worker`), as uploads are. Loaded graphs are cached by
+        (path, modification time, size).
         """
         path = self.path_of(choice)
         label = f"sample {Path(path).stem}" if choice.startswith("sample:") else Path(path).name
+        trusted = choice.startswith("sample:") or path == self.config.initial
         try:
             st = os.stat(path)
             key = (path, st.st_mtime_ns, st.st_size)
         except OSError:
             return load_graph(path), label  # reports the missing file
-        return self.graphs.get(key, lambda: load_graph(path)), label
+        if trusted:
+            return self.graphs.get(key, lambda: (load_graph(path),))[0], label
+        return self.graphs.get(key, lambda: (self.load_in_worker(
+            owner, None, Path(path).name, path, policy, device),))[0], label
+
+    def load_in_worker(self, owner: str, data: bytes | None, name: str,
+                       path: str | None = None, policy: str = "priority",
+                       device: str = "cpu") -> Graph:
+        """Read a graph (an upload's bytes, or a file) in the loader worker, with its
+        time-out and memory limit, and plan it there; the plan is kept as the proposal for
+        (``policy``, ``device``).
+
+        Raises
+        ------
+        WorkbenchError
+            What is wrong with the input (naming ``name``), or that reading it took too long
+            or too much memory, or that the loader is busy.
+        """
+        graph, plan = self.loader.run(owner, "load", (data, name, path, policy, device,
+                                                      self.config.input_limits))
+        self.proposals.put((graph_key(graph), policy, device, None), plan)
+        return graph
 
     # ----- sessions --------------------------------------------------------------------------
 
@@ -129,14 +233,13 @@ class Services:
         chosen by the key: bounded, and sessions rarely share one)."""
         return self._locks[hash(sid) % LOCK_STRIPES]
 
-    def session(self, sid, store=None) -> tuple[Workspace, Graph] | None:
-        """The session's workspace and graph, or None if the session is unknown or expired
-        (read from ``store``, by default the server's :class:`SessionStore`)."""
-        store = store or self.store
-        ws = store.workspace(sid)
+    def session(self, sid) -> tuple[Workspace, Graph] | None:
+        """The session's workspace and graph, or None if the session is unknown, expired or
+        evicted."""
+        ws = self.store.workspace(sid)
         if ws is None:
             return None
-        graph = store.graph(ws.graph_key)
+        graph = self.store.graph(ws.graph_key)
         return (ws, graph) if graph is not None else None
 
     def propose(self, graph: Graph, policy: str, device: str, constraints=None):

@@ -1,33 +1,72 @@
-"""Per-browser-session state, kept on the server in a diskcache store.
+"""Per-browser-session state, kept in the server's memory within a stated budget.
 
 The browser holds only a session key (a random token in a ``dcc.Store`` with
 ``storage_type='session'``, so each tab has its own). Everything else lives here, under that key:
-the graph (stored once per graph fingerprint), the planner's proposal, the edit history, the
-choices made, and the last profile report. diskcache is a SQLite-backed store that several
-processes can share, which the profile's background callback (run in another process by Dash's
-``DiskcacheManager``) needs: it reads the session's graph and plan and writes the report back.
+the graph (stored once per graph content, shared by the sessions that opened it), the planner's
+proposal, the edit history, the choices made, the last profile report, and the Learn page's
+progress (exercise answers and scores).
 
-Two sessions never share an entry: every key is prefixed by the session's token, and a token is
-32 random bytes (``secrets.token_urlsafe``). Entries expire after ``expire_s`` without use and the
-store is bounded in size (least-recently-used entries go first).
+Two sessions never share an entry: a session's entries are found only by its key, a token of 32
+random bytes (``secrets.token_urlsafe``). The store is bounded: at most ``max_sessions``
+sessions, and an estimate of their bytes (:func:`workspace_bytes`, :func:`graph_bytes`, the
+report's JSON) within ``budget_bytes``. Past either bound the least recently used sessions are
+evicted, and a session unused for ``expire_s`` is dropped; the store remembers (for a while)
+which keys it let go, so that a user who comes back is told why they start afresh
+(:meth:`SessionStore.gone`). Nothing here is shared with another process: compile & profile
+jobs receive the graph and plan they need and send back a report (:mod:`workbench.app.jobs`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 import threading
+import time
 from collections import OrderedDict
-from dataclasses import dataclass, replace
-
-import diskcache
+from dataclasses import dataclass, field, replace
 
 from workbench.ir.graph import Graph
 
 #: a session unused this long is forgotten (seconds)
 SESSION_EXPIRE_S = 24 * 3600
-#: bound on the store's size on disk (bytes)
-STORE_SIZE_LIMIT = 2 << 30
+#: the estimated bytes all sessions may hold together (graphs, plans, histories, reports)
+SESSION_BUDGET_BYTES = 1 << 30
+#: sessions kept at most
+MAX_SESSIONS = 256
+#: keys of dropped sessions remembered, to tell a returning user why they start afresh
+REMEMBER_GONE = 10_000
+
+#: estimated bytes of one node of a graph in memory, with its share of the graph's caches (the
+#: id index, users, the networkx view, the flat index): measured with ``tracemalloc`` on the
+#: real modules in ../shared/hlo (1.9-3.0 KB per node)
+NODE_BYTES = 3072
+#: estimated bytes of one decision record and one group member of a plan (``pickle`` sizes of
+#: the planner's plans of ../shared/hlo, ~350 B per decision, rounded up for the objects)
+DECISION_BYTES, MEMBER_BYTES = 512, 96
+
+
+def graph_bytes(graph: Graph) -> int:
+    """An estimate of a graph's bytes in memory: :data:`NODE_BYTES` a node, plus 32 bytes per
+    element of a constant's literal."""
+    literal = 0
+    for n in graph.nodes:
+        v = n.attrs.get("value") if n.op == "constant" else None
+        literal += 32 * len(v) if isinstance(v, tuple) else 0
+    return NODE_BYTES * len(graph.nodes) + literal
+
+
+def plan_bytes(plan) -> int:
+    """An estimate of a plan's bytes: :data:`DECISION_BYTES` a decision, :data:`MEMBER_BYTES`
+    a group member, 1 KiB for the rest."""
+    members = sum(len(g.nodes) for g in plan.groups)
+    return 1024 + DECISION_BYTES * len(plan.decisions) + MEMBER_BYTES * members
+
+
+def workspace_bytes(ws: "Workspace") -> int:
+    """An estimate of a workspace's bytes: its distinct plans (history, proposal, layout)."""
+    plans = {id(p): p for p in (*ws.history, ws.proposal, ws.layout_plan) if p is not None}
+    return 512 + sum(plan_bytes(p) for p in plans.values())
 
 
 @dataclass(frozen=True)
@@ -45,7 +84,8 @@ class Workspace:
     proposal : Plan
         The planner's plan (what *Reset* returns to).
     history : tuple of Plan
-        Every plan the user has had, oldest first; ``position`` is the current one.
+        The user's last plans, oldest first (at most
+        :data:`workbench.app.controller.MAX_HISTORY`); ``position`` is the current one.
     position : int
         Index of the current plan in ``history`` (undo moves it back, redo forward).
     layout_plan : Plan
@@ -53,12 +93,14 @@ class Workspace:
         so that a merge does not move every node.
     choice : str or None
         The graph chooser's key for the graph (None for an upload).
+    dropped : int
+        How many older plans the bounded history has let go (said when undo reaches the end).
 
     Notes
     -----
     The undo history is kept here as an immutable tuple rather than in
     :class:`workbench.editing.History`, which is mutable and holds the graph: a workspace is
-    pickled into the session store on every change, and the graph is stored once, apart.
+    replaced whole on every change, and the graph is stored once, apart.
     """
 
     graph_key: str
@@ -70,6 +112,7 @@ class Workspace:
     position: int = 0
     layout_plan: object = None
     choice: str | None = None
+    dropped: int = field(default=0)
 
     @property
     def plan(self):
@@ -97,122 +140,202 @@ def new_session_id() -> str:
     return secrets.token_urlsafe(32)
 
 
+_SESSION_ID = re.compile(r"[A-Za-z0-9_-]{43}")
+
+
 def valid_session_id(sid) -> bool:
-    """True for strings shaped like :func:`new_session_id`'s (43 URL-safe characters)."""
-    return (isinstance(sid, str) and len(sid) == 43
-            and all(c.isalnum() or c in "-_" for c in sid))
+    """True for strings shaped like :func:`new_session_id`'s (43 ASCII URL-safe characters)."""
+    return isinstance(sid, str) and _SESSION_ID.fullmatch(sid) is not None
+
+
+@dataclass
+class _Session:
+    ws: Workspace
+    used: float
+    ws_bytes: int
+    report: dict | None = None
+    report_bytes: int = 0
+    learning: dict | None = None
+    learning_bytes: int = 0
 
 
 class SessionStore:
-    """Server-side session state shared by the app's processes (see the module docstring).
+    """The server's sessions (see the module docstring), safe to use from many threads.
 
     Parameters
     ----------
-    directory : str
-        The diskcache directory; the profile's background callbacks open the same one.
+    budget_bytes : int
+        Estimated bytes all sessions may hold together (:data:`SESSION_BUDGET_BYTES`).
+    max_sessions : int
+        Sessions kept at most (:data:`MAX_SESSIONS`).
     expire_s : float
-        Seconds of disuse after which a session's entries are dropped.
-    size_limit : int
-        Bytes on disk before least-recently-used entries are evicted.
-    namespace : str, optional
-        Prefix of every key; by default a fresh one per store, i.e. per server start, so that a
-        restarted (perhaps upgraded) server never unpickles state written by another version:
-        a browser that comes back gets a new session.
+        Seconds of disuse after which a session is dropped.
     """
 
-    def __init__(self, directory: str, expire_s: float = SESSION_EXPIRE_S,
-                 size_limit: int = STORE_SIZE_LIMIT, namespace: str | None = None):
-        self.directory = str(directory)
-        self.namespace = namespace or secrets.token_hex(6)
-        self.expire_s = expire_s
-        self.cache = diskcache.Cache(self.directory, size_limit=size_limit,
-                                     eviction_policy="least-recently-used")
-        self._graphs: OrderedDict = OrderedDict()
+    def __init__(self, budget_bytes: int = SESSION_BUDGET_BYTES,
+                 max_sessions: int = MAX_SESSIONS, expire_s: float = SESSION_EXPIRE_S):
+        self.budget_bytes = int(budget_bytes)
+        self.max_sessions = int(max_sessions)
+        self.expire_s = float(expire_s)
+        self._sessions: OrderedDict[str, _Session] = OrderedDict()  # least recently used first
+        self._graphs: dict[str, tuple[Graph, int, float]] = {}      # key -> graph, bytes, put
+        self._gone: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
-
-    def __getstate__(self):
-        return {"directory": self.directory, "expire_s": self.expire_s,
-                "size_limit": self.cache.size_limit, "namespace": self.namespace}
-
-    def __setstate__(self, state):
-        self.__init__(state["directory"], state["expire_s"], state["size_limit"],
-                      state["namespace"])
-
-    def reopened(self) -> "SessionStore":
-        """The same store (directory and namespace) with its own lock, graph memo and
-        connection, for a process forked from the server: Dash's background jobs are forked
-        from the threaded server, and a lock that a request thread held at the instant of the
-        fork stays held in the child forever (POSIX ``fork()`` copies only the calling thread).
-        """
-        return SessionStore(self.directory, self.expire_s, self.cache.size_limit, self.namespace)
-
-    def _key(self, kind: str, name: str) -> str:
-        return f"{self.namespace}:{kind}:{name}"
 
     # ----- graphs (by content: the same graph is stored once) --------------------------------
 
     def put_graph(self, graph: Graph) -> str:
-        """Store a graph; returns its key (:func:`graph_key`)."""
+        """Store a graph; returns its key (:func:`graph_key`). A graph no session refers to is
+        let go at the next eviction (after a minute's grace)."""
         key = graph_key(graph)
-        if not self.cache.touch(self._key("graph", key), expire=self.expire_s):
-            bare = Graph(graph.name, graph.nodes, graph.outputs, graph.meta)  # without caches
-            self.cache.set(self._key("graph", key), bare, expire=self.expire_s)
-        self._remember(key, graph)
+        with self._lock:
+            if key not in self._graphs:
+                self._graphs[key] = (graph, graph_bytes(graph), time.monotonic())
         return key
 
     def graph(self, key: str) -> Graph | None:
-        """The graph stored under ``key``, or None if it has expired."""
+        """The graph stored under ``key``, or None."""
         with self._lock:
-            if key in self._graphs:
-                self._graphs.move_to_end(key)
-                return self._graphs[key]
-        graph = self.cache.get(self._key("graph", key))
-        if graph is not None:
-            self.cache.touch(self._key("graph", key), expire=self.expire_s)
-            self._remember(key, graph)
-        return graph
-
-    def _remember(self, key: str, graph: Graph, keep: int = 16) -> None:
-        with self._lock:
-            self._graphs[key] = graph
-            self._graphs.move_to_end(key)
-            while len(self._graphs) > keep:
-                self._graphs.popitem(last=False)
+            entry = self._graphs.get(key) if isinstance(key, str) else None
+        return entry[0] if entry else None
 
     # ----- workspaces and reports (by session) ------------------------------------------------
 
-    def workspace(self, sid: str) -> Workspace | None:
-        """The session's workspace, or None for an unknown or expired session."""
+    def _live(self, sid) -> _Session | None:
+        """The session under ``sid`` (marked used), or None; call with the lock held."""
         if not valid_session_id(sid):
             return None
-        return self.cache.get(self._key("ws", sid))
-
-    def put_workspace(self, sid: str, ws: Workspace) -> None:
-        """Store the session's workspace (and keep its graph alive as long)."""
-        self.cache.set(self._key("ws", sid), ws, expire=self.expire_s)
-        self.cache.touch(self._key("graph", ws.graph_key), expire=self.expire_s)
-
-    def report(self, sid: str) -> dict | None:
-        """The session's last profile report (``{"plan": fingerprint, "report": {...}}``)."""
-        if not valid_session_id(sid):
+        s = self._sessions.get(sid)
+        if s is None:
             return None
-        return self.cache.get(self._key("report", sid))
+        now = time.monotonic()
+        if now - s.used > self.expire_s:
+            self._drop(sid, "expired")
+            return None
+        s.used = now
+        self._sessions.move_to_end(sid)
+        return s
 
-    def put_report(self, sid: str, report: dict | None) -> None:
-        """Store (or with None, drop) the session's profile report."""
-        if report is None:
-            self.cache.delete(self._key("report", sid))
-        else:
-            self.cache.set(self._key("report", sid), report, expire=self.expire_s)
+    def workspace(self, sid) -> Workspace | None:
+        """The session's workspace, or None for an unknown, expired or evicted session."""
+        with self._lock:
+            s = self._live(sid)
+            return s.ws if s else None
+
+    def put_workspace(self, sid: str, ws: Workspace, graph: Graph | None = None) -> None:
+        """Store the session's workspace (the most recently used now), and ``graph`` (its
+        graph, when it may not be stored yet) with it; then evict what the bounds require
+        (never this session).
+
+        Raises
+        ------
+        ValueError
+            If ``sid`` is not a session key (:func:`valid_session_id`).
+        """
+        if not valid_session_id(sid):
+            raise ValueError("not a session key")
+        size = workspace_bytes(ws)
+        gsize = graph_bytes(graph) if graph is not None else 0
+        with self._lock:
+            if graph is not None and ws.graph_key not in self._graphs:
+                self._graphs[ws.graph_key] = (graph, gsize, time.monotonic())
+            s = self._sessions.get(sid)
+            if s is None:
+                self._sessions[sid] = _Session(ws, time.monotonic(), size)
+                self._gone.pop(sid, None)
+            else:
+                s.ws, s.ws_bytes, s.used = ws, size, time.monotonic()
+                self._sessions.move_to_end(sid)
+            self._evict(keep=sid)
+
+    def report(self, sid) -> dict | None:
+        """The session's last profile report (``{"plan": key, "report": {...}, ...}``)."""
+        with self._lock:
+            s = self._live(sid)
+            return s.report if s else None
+
+    def put_report(self, sid: str, report: dict | None, size: int = 0) -> None:
+        """Store (or with None, drop) the session's profile report; ``size`` is its estimated
+        bytes (its JSON's length). Nothing happens for a session the store no longer holds."""
+        with self._lock:
+            s = self._sessions.get(sid) if valid_session_id(sid) else None
+            if s is None:
+                return
+            s.report, s.report_bytes = report, (size if report is not None else 0)
+            self._evict(keep=sid)
 
     # ----- learning: lesson and exercise progress (the Learn page) ----------------------------
 
-    def learning(self, sid: str) -> dict:
-        """The session's learning state (exercise answers, scores, best scores), or ``{}``."""
-        if not valid_session_id(sid):
-            return {}
-        return self.cache.get(self._key("learn", sid)) or {}
+    def learning(self, sid) -> dict:
+        """The session's learning state (exercise answers, scores, best scores), or ``{}``
+        for an unknown, expired or evicted session."""
+        with self._lock:
+            s = self._live(sid)
+            return dict(s.learning or {}) if s else {}
 
-    def put_learning(self, sid: str, doc: dict) -> None:
-        """Store the session's learning state (JSON-ready; kept as long as the session)."""
-        self.cache.set(self._key("learn", sid), doc, expire=self.expire_s)
+    def put_learning(self, sid: str, doc: dict, size: int = 0) -> bool:
+        """Store the session's learning state (JSON-ready), counted in the budget as ``size``
+        bytes (its JSON's length); returns False, storing nothing, for a session the store
+        no longer holds."""
+        with self._lock:
+            s = self._sessions.get(sid) if valid_session_id(sid) else None
+            if s is None:
+                return False
+            s.learning, s.learning_bytes = dict(doc), int(size)
+            self._evict(keep=sid)
+            return True
+
+    def gone(self, sid) -> str | None:
+        """Why the store no longer holds the session ``sid``: ``"evicted"`` (to stay within
+        its bounds) or ``"expired"`` (unused for ``expire_s``); None if it never held it or
+        holds it still."""
+        with self._lock:
+            return self._gone.get(sid) if isinstance(sid, str) else None
+
+    # ----- bounds ----------------------------------------------------------------------------
+
+    def used_bytes(self) -> int:
+        """The estimated bytes held now: every session's plans and report, and the graphs."""
+        with self._lock:
+            return self._used()
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    def _used(self) -> int:
+        return (sum(s.ws_bytes + s.report_bytes + s.learning_bytes
+                    for s in self._sessions.values())
+                + sum(b for _, b, _ in self._graphs.values()))
+
+    def _drop(self, sid: str, why: str) -> None:
+        self._sessions.pop(sid, None)
+        self._gone[sid] = why
+        self._gone.move_to_end(sid)
+        while len(self._gone) > REMEMBER_GONE:
+            self._gone.popitem(last=False)
+
+    def _evict(self, keep: str) -> None:
+        """Drop expired sessions, then the least recently used ones until the bounds hold,
+        then the graphs no session refers to (lock held)."""
+        now = time.monotonic()
+        for sid in [k for k, s in self._sessions.items() if now - s.used > self.expire_s]:
+            if sid != keep:
+                self._drop(sid, "expired")
+        while len(self._sessions) > 1 and (len(self._sessions) > self.max_sessions
+                                           or self._used() > self.budget_bytes):
+            oldest = next(iter(self._sessions))
+            if oldest == keep:
+                self._sessions.move_to_end(keep)
+                oldest = next(iter(self._sessions))
+            self._drop(oldest, "evicted")
+            self._drop_unused_graphs(now)
+        self._drop_unused_graphs(now)
+
+    def _drop_unused_graphs(self, now: float, grace_s: float = 60.0) -> None:
+        used = {s.ws.graph_key for s in self._sessions.values()}
+        for key in [k for k, (_, _, put) in self._graphs.items()
+                    if k not in used and now - put > grace_s]:
+            del self._graphs[key]
+        if self._used() > self.budget_bytes:  # over budget: no grace for unused graphs
+            for key in [k for k in self._graphs if k not in used]:
+                del self._graphs[key]

@@ -2,9 +2,11 @@
 
 One module per command group, each with a ``register(subparsers)`` function:
 :mod:`~workbench.cli.graph` (``inspect``, ``eval``), :mod:`~workbench.cli.plan` (``plan``,
-``compare-xla``, ``devices``), :mod:`~workbench.cli.diff` (``diff``), :mod:`~workbench.cli.run` (``run``),
-:mod:`~workbench.cli.tune` (``tune``, ``sweep``), :mod:`~workbench.cli.export` (``export``),
-:mod:`~workbench.cli.serve` (``serve``), :mod:`~workbench.cli.learn` (``learn``). A command parses its arguments, calls the core's public functions and formats their
+``compare-xla``, ``devices``), :mod:`~workbench.cli.diff` (``diff``), :mod:`~workbench.cli.run`
+(``run``), :mod:`~workbench.cli.tune` (``tune``, ``sweep``), :mod:`~workbench.cli.export`
+(``export``), :mod:`~workbench.cli.capture` (``capture``, ``dump``), :mod:`~workbench.cli.serve`
+(``serve``), :mod:`~workbench.cli.learn` (``learn``). A command parses its arguments, calls the
+core's public functions and formats their
 values for the terminal (:mod:`~workbench.cli.plan_text`, :mod:`~workbench.cli.report_text`).
 Nothing imports this package but ``workbench/__main__.py`` and the ``workbench`` script.
 
@@ -17,12 +19,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from workbench.cli import diff, export, graph, learn, plan, run, serve, tune
-from workbench.cli.common import one_line_errors
+from workbench.cli import capture, diff, export, graph, learn, plan, run, serve, tune
+from workbench.cli.common import READS_GRAPHS, add_limit_args, limits_of, one_line_errors
 from workbench.errors import WorkbenchError
 
 #: the command groups, in the order ``workbench --help`` lists their commands
-COMMAND_GROUPS = (graph, plan, diff, run, tune, export, serve, learn)
+COMMAND_GROUPS = (graph, plan, diff, run, tune, export, capture, serve, learn)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     for group in COMMAND_GROUPS:
         group.register(sub)
+    for name in READS_GRAPHS:
+        add_limit_args(sub.choices[name])
     for parser in (p, *sub.choices.values()):
         one_line_errors(parser)
     return p
@@ -46,10 +50,19 @@ def main(argv=None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    if args.command in READS_GRAPHS:
+        from workbench.importers import limits
+
+        limits.set_default(limits_of(args))
     try:
         return int(args.func(args) or 0)
     except WorkbenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("error: out of memory: the input needs more than this machine (or its limit) "
+              "has; see --max-memory-mib and the input limits (workbench COMMAND -h)",
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

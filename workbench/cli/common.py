@@ -34,56 +34,50 @@ def resolve_graph_path(name: str) -> str:
 
 
 def load_graph_arg(name: str):
-    """Load the graph a command names (a file path or a sample's name).
+    """Load the graph a command names: a file path, a sample's name, an XLA dump folder that
+    holds one module, or ``DIR:NUMBER`` / ``DIR:NAME`` for one module of a dump folder
+    (``workbench dump DIR`` lists them).
 
     Raises
     ------
     InputError, GraphError
-        If there is no such file or sample, or the file is not a valid graph.
+        If there is no such file, sample or module, or the file is not a valid graph.
     """
-    from workbench.importers import load_graph
+    from workbench.importers import load_dump, load_graph
 
+    folder, sep, module = name.rpartition(":")
+    if sep and folder and os.path.isdir(folder) and not os.path.exists(name):
+        return load_dump(folder, module)
     return load_graph(resolve_graph_path(name))
 
 
 def check_out_path(path: str, what: str) -> None:
-    """Refuse, before any work, an output path that cannot be a file to write.
-
-    Parameters
-    ----------
-    path : str
-        The file named by an option such as ``--out`` or ``--trace``.
-    what : str
-        What would be written, for the message (``"the plan"``, ``"the trace"``).
+    """Refuse, before any work, an output path that cannot be a file to write
+    (:func:`workbench.files.check_writable`: a directory, a FIFO or device, a missing
+    directory).
 
     Raises
     ------
     InputError
-        If ``path`` names a directory (or ends with a separator), or its directory does not
-        exist.
     """
-    parent = os.path.dirname(path) or "."
-    if path.endswith(os.sep) or os.path.isdir(path):
-        raise InputError(f"cannot write {what}: this is a directory, not a file name",
-                         file=path)
-    if not os.path.isdir(parent):
-        raise InputError(f"cannot write {what}: directory {parent!r} does not exist",
-                         file=path)
+    from workbench.files import check_writable
+
+    check_writable(path, what)
 
 
 def write_file(path: str, write, binary: bool = False, what: str = "the file") -> None:
-    """Open ``path`` for writing and call ``write(file)``; an OS error becomes an InputError.
+    """Write ``path`` atomically (:func:`workbench.files.atomic_write`): ``write(file)``
+    fills a temporary file that then replaces ``path``, so a failure leaves nothing
+    half-written and an existing file as it was.
 
     Raises
     ------
     InputError
         If the file cannot be created (missing directory, a directory, no permission).
     """
-    try:
-        with open(path, "wb" if binary else "w") as f:
-            write(f)
-    except OSError as exc:
-        raise InputError(f"cannot write {what}: {exc.strerror or exc}", file=path) from None
+    from workbench.files import atomic_write
+
+    atomic_write(path, write, binary, what)
 
 
 def int_at_least(low: int):
@@ -122,3 +116,39 @@ def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         parser.exit(2, f"{parser.prog}: error: {message} (see {parser.prog} -h)\n")
     parser.error = error
     return parser
+
+
+#: the commands that read a graph, and so take the input limits' flags
+READS_GRAPHS = ("inspect", "eval", "plan", "compare-xla", "diff", "run", "tune", "sweep", "export",
+                "serve")
+
+_LIMIT_HELP = {
+    "max_file_bytes": "bytes of a graph file",
+    "max_instructions": "nodes of a graph (calls inlined, nested computations included)",
+    "max_rank": "dimensions of a shape",
+    "max_elements": "elements of one shape",
+    "max_constant_elements": "values written in one constant",
+    "max_nesting": "depth of nested computations, tuples and JSON",
+}
+
+
+def add_limit_args(parser: argparse.ArgumentParser) -> None:
+    """The input limits' flags (:mod:`workbench.importers.limits`), in their own group."""
+    from dataclasses import fields
+
+    from workbench.importers.limits import FLAGS, Limits
+
+    group = parser.add_argument_group(
+        "input limits", "an input past one is refused, naming the limit, the value and where")
+    for f in fields(Limits):
+        group.add_argument(FLAGS[f.name], type=int_at_least(1), default=None, metavar="N",
+                           help=f"{_LIMIT_HELP[f.name]} (default {f.default:,})")
+
+
+def limits_of(args):
+    """The :class:`~workbench.importers.limits.Limits` the flags ask for."""
+    from dataclasses import fields
+
+    from workbench.importers.limits import Limits
+
+    return Limits().with_(**{f.name: getattr(args, f.name, None) for f in fields(Limits)})

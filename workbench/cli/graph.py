@@ -56,14 +56,15 @@ def cmd_eval(args) -> int:
     from workbench.ir import evaluate, make_inputs
     from workbench.ir.interpreter import check_memory
 
-    graph = load_graph_arg(args.file)
     out = None
     if args.out:
+        check_out_path(args.out, "the outputs")      # before any work (a directory: refused)
         out = args.out if str(args.out).endswith(".npz") else f"{args.out}.npz"
-        check_out_path(out, "the outputs")           # before any work
+        check_out_path(out, "the outputs")
+    graph = load_graph_arg(args.file)
     cap = max_bytes(args.max_memory_mib)
     check_memory(graph, cap)                 # before any input is allocated
-    inputs = (load_inputs(args.inputs) if args.inputs
+    inputs = (load_inputs(args.inputs, graph, cap) if args.inputs
               else make_inputs(graph, seed=args.seed, max_bytes=cap))
     outs = evaluate(graph, inputs, max_bytes=cap)
     for i, (o, oid) in enumerate(zip(outs, graph.outputs)):
@@ -73,7 +74,7 @@ def cmd_eval(args) -> int:
         print(f"out{i} {oid}: {dtype}{list(o.shape)} [{head}{', ...' if flat.size > 4 else ''}]")
     if out:
         write_file(out, lambda f: np.savez(f, **{f"out{i}": o for i, o in enumerate(outs)}),
-                   binary=True)
+                   binary=True, what="the outputs")
         print(f"wrote {len(outs)} output(s) to {out}")
     return 0
 

@@ -117,6 +117,13 @@ def cmd_compare_xla(args) -> int:
               "answer; xla-cpu follows XLA:CPU's rules and does not depend on it)")
     print(f"precision {agreement.precision:.3f}  recall {agreement.recall:.3f}  "
           f"F1 {agreement.f1:.3f}")
+    if agreement.dropped:
+        ops = sorted({graph.node(n).op for n in agreement.dropped})
+        shown = ", ".join(agreement.dropped[:args.limit])
+        more = f", ... ({len(agreement.dropped)} in all)" if len(agreement.dropped) > args.limit \
+            else ""
+        print(f"not compared: {len(agreement.dropped)} free op(s) ({', '.join(ops)}) outside "
+              f"XLA's fusions, which move no data and are no kernel: {shown}{more}")
     for line in difference_summary(graph, agreement, limit=args.limit):
         print(line)
     return 0

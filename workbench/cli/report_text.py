@@ -62,6 +62,11 @@ def format_report(report) -> str:
         f"({report.speedup:.2f}x; min/min {_ratio(report.unfused.min_s, report.fused.min_s)})"
         f"  numpy {_total(report.numpy)} ({_ratio(report.numpy.median_s, report.fused.median_s)})"
         f"  predicted {fmt_time(report.predicted_s)}")
+    if report.fused_wall is not None and report.unfused_wall is not None:
+        lines.append(
+            f"call (end-to-end wall time): fused {_total(report.fused_wall)}  unfused "
+            f"{_total(report.unfused_wall)}; outside the kernels "
+            f"{fmt_time(report.outside_kernels_s)} a kernel (min wall - min kernel sum)")
     for o in report.outputs:
         status = "ok" if o.ok else f"MISMATCH ({o.mismatches} elements)"
         extra = ""

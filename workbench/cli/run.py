@@ -12,7 +12,11 @@ import sys
 
 from workbench.cli.common import (check_out_path, int_at_least, load_graph_arg, max_bytes, mib,
                                   write_file)
+from workbench.costmodel.devices import DEVICES
 from workbench.errors import InputError
+
+#: the largest plan file read (bytes)
+MAX_PLAN_BYTES = 64 << 20
 
 
 def register(subparsers) -> None:
@@ -37,7 +41,8 @@ def register(subparsers) -> None:
     s.add_argument("--json", action="store_true", help="print the report as JSON")
     s.add_argument("--exact-math", action="store_true",
                    help="CPU: libm for float32 exp/log/tanh/logistic/erf (no approximations)")
-    s.add_argument("--device", help="cost-model device profile for predictions (cpu, h100, ...)")
+    s.add_argument("--device", choices=DEVICES,
+                   help="cost-model device profile for predictions (default: the backend's)")
     s.add_argument("--seed", type=int_at_least(0), default=0, help="seed for random inputs")
     s.add_argument("--cache-dir", help="kernel cache directory")
     s.add_argument("--max-memory-mib", type=mib, default=4096,
@@ -59,12 +64,14 @@ def choose_plan(graph, plan_file=None, policy=None):
     from workbench.planner import named_plan, plan_from_json
 
     if plan_file:
+        from workbench.files import read_bytes
+
+        data = read_bytes(plan_file, MAX_PLAN_BYTES, "the plan")
         try:
-            with open(plan_file, encoding="utf-8") as f:
-                text = f.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            why = getattr(exc, "strerror", None) or str(exc)
-            raise InputError(f"cannot read the plan: {why}", file=plan_file) from None
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"cannot read the plan: not UTF-8 text (byte {exc.start})",
+                             file=plan_file) from None
         return plan_from_json(text, graph)
     return named_plan(graph, policy)
 
@@ -79,9 +86,12 @@ def cmd_run(args) -> int:
 
     if args.trace:
         check_out_path(args.trace, "the trace")     # before the compile and the profile
+    if args.cache_dir and os.path.exists(args.cache_dir) and not os.path.isdir(args.cache_dir):
+        raise InputError("--cache-dir: this is a file, not a directory", file=args.cache_dir)
     graph = load_graph_arg(args.file)
     plan = choose_plan(graph, args.plan, args.policy)
-    inputs = load_inputs(args.inputs) if args.inputs else None
+    inputs = (load_inputs(args.inputs, graph, max_bytes(args.max_memory_mib)) if args.inputs
+              else None)
 
     def progress(stage, k, n, message):
         if not args.json and sys.stderr.isatty():
@@ -94,6 +104,6 @@ def cmd_run(args) -> int:
     if not args.json and sys.stderr.isatty():
         print("\r" + " " * 100 + "\r", end="", file=sys.stderr)
     if args.trace:
-        write_file(args.trace, lambda f: json.dump(trace_events(report), f))
+        write_file(args.trace, lambda f: json.dump(trace_events(report), f), what="the trace")
     print(report.dumps() if args.json else format_report(report))
     return 0 if report.ok else 1

@@ -62,9 +62,30 @@ def graph_choices(initial: str | None, graph_dirs) -> list[str]:
     return files
 
 
+def serve_config(args, initial):
+    """The app's configuration from ``serve``'s arguments: its address, the access token
+    (made for a non-loopback address unless ``--no-token``), and the limits."""
+    from workbench.app import AppConfig
+    from workbench.app.security import is_loopback, new_token
+    from workbench.cli.common import limits_of
+
+    token = args.token
+    if token is None and not is_loopback(args.host) and not args.no_token:
+        token = new_token()
+    return AppConfig(initial=initial, graph_files=graph_choices(initial, args.graph_dir),
+                     host=args.host, port=args.port, token=token,
+                     allow_hosts=tuple(args.allow_host or ()),
+                     session_budget_bytes=int(args.session_budget_mib * 2**20),
+                     max_sessions=args.max_sessions, profile_workers=args.profile_workers,
+                     max_jobs=args.max_jobs, job_timeout_s=args.job_timeout,
+                     job_memory_bytes=int(args.job_memory_mib * 2**20),
+                     input_limits=limits_of(args))
+
+
 def cmd_serve(args) -> int:
     """Start the app; it opens on FILE, or on the transformer block sample when none is given."""
-    from workbench.app import AppConfig, create_app
+    from workbench.app import create_app
+    from workbench.app.security import is_loopback, quiet_request_handler
     from workbench.cli.common import resolve_graph_path
     from workbench.importers import load_graph
 
@@ -76,27 +97,85 @@ def cmd_serve(args) -> int:
     for d in args.graph_dir or ():
         if not Path(d).is_dir():
             raise InputError(f"--graph-dir {d}: not a directory")
-    app = create_app(AppConfig(initial=initial, graph_files=graph_choices(initial,
-                                                                          args.graph_dir)))
+    config = serve_config(args, initial)
+    app = create_app(config)
+    app.services.start()     # the worker processes, spawned before any request is served
     if not args.verbose:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
-    print(f"Fusion Workbench on http://{args.host}:{args.port}/  (Ctrl-C to stop)", flush=True)
-    app.run(host=args.host, port=args.port, debug=False)
+    url = f"http://{args.host}:{args.port}/"
+    if config.token:
+        url += f"?token={config.token}"
+    print(f"Fusion Workbench on {url}  (Ctrl-C to stop)", flush=True)
+    if not is_loopback(args.host):
+        print(f"note: listening on {args.host}, beyond this machine: anyone who can reach "
+              f"port {args.port} " + ("and has the token " if config.token else "")
+              + "can use the workbench" + ("" if config.token else
+                                           " (--no-token: no access token is asked for)"),
+              flush=True)
+    try:
+        app.run(host=args.host, port=args.port, debug=False,
+                request_handler=quiet_request_handler(), threaded=True)
+    finally:
+        app.services.close()
     return 0
+
+
+#: the session store's defaults (workbench.app.state's SESSION_BUDGET_BYTES and MAX_SESSIONS;
+#: written here so that building the parser does not import the app; a test compares them)
+SESSION_BUDGET_BYTES, MAX_SESSIONS = 1 << 30, 256
+
+
+def _positive(text: str) -> float:
+    import argparse
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
+    return value
 
 
 def register(subparsers) -> None:
     """Add ``serve`` to the command line."""
+    from workbench.cli.common import int_at_least
+
     s = subparsers.add_parser("serve", help="start the workbench in the browser (Dash)")
     s.add_argument("file", nargs="?", help="a .hlo/.json file or a sample graph's name to open "
                    "(default: the transformer block sample); the .hlo/.json files beside it "
                    "are offered in the graph chooser")
     s.add_argument("--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1, "
-                   "this machine only)")
+                   "this machine only); another address makes an access token (see --token)")
     s.add_argument("--port", type=int, default=8050, help="port, 1-65535 (default 8050)")
     s.add_argument("--graph-dir", action="append", metavar="DIR",
                    help="also offer the .hlo/.json files in DIR (repeatable); the modules in "
                         "../shared/hlo beside the repository are offered when it exists")
+    s.add_argument("--token", help="ask every request for this access token (default: none "
+                   "on 127.0.0.1; a fresh one, printed in the address, on any other --host)")
+    s.add_argument("--no-token", action="store_true",
+                   help="do not ask for a token even on a non-loopback --host")
+    s.add_argument("--allow-host", action="append", metavar="NAME",
+                   help="also answer requests that name the server NAME (a DNS name it is "
+                        "reached by; repeatable); others are refused (DNS-rebinding guard)")
+    s.add_argument("--session-budget-mib", type=_positive,
+                   default=SESSION_BUDGET_BYTES / 2**20,
+                   help="estimated memory all sessions may hold; past it the least recently "
+                        f"used are let go (default {SESSION_BUDGET_BYTES >> 20})")
+    s.add_argument("--max-sessions", type=int_at_least(1), default=MAX_SESSIONS,
+                   help=f"sessions kept at most (default {MAX_SESSIONS})")
+    s.add_argument("--profile-workers", type=int_at_least(1), default=1,
+                   help="compile & profile jobs running at once, each in its own worker "
+                        "process (default 1: timings do not disturb each other)")
+    s.add_argument("--max-jobs", type=int_at_least(1), default=8,
+                   help="compile & profile jobs queued or running, all sessions (default 8; "
+                        "one per session)")
+    s.add_argument("--job-timeout", type=_positive, default=600.0,
+                   help="seconds a compile & profile job may run before it is stopped "
+                        "(default 600)")
+    s.add_argument("--job-memory-mib", type=_positive, default=3072.0,
+                   help="resident memory a profile worker may use before its job is stopped "
+                        "(default 3072)")
     s.add_argument("--verbose", action="store_true",
                    help="log every request the server answers")
     s.set_defaults(func=cmd_serve)

@@ -16,9 +16,10 @@ from workbench.errors import CompileError
 
 BACKENDS = ("cpu", "cuda", "cuda-sim")
 
-#: dtypes numba kernels handle (f16/bf16/complex run through the numpy fallback)
+#: dtypes numba kernels handle: bf16 and f16 as their bits in uint16 buffers, computed in
+#: float32 and rounded after every op (complex and the f8 types run through the numpy fallback)
 KERNEL_DTYPES = frozenset({"pred", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64",
-                           "f32", "f64"})
+                           "f32", "f64", "bf16", "f16"})
 
 
 def simulator_enabled() -> bool:
@@ -99,4 +100,7 @@ def fast_math_table(exact: bool) -> tuple[str | None, str, list[str]]:
 
     if importlib.util.find_spec("workbench.codegen.fastmath") is None:
         return None, "", ["float32 exp/log/tanh/logistic/erf call libm (no fastmath module)"]
-    return ("EXACT" if exact else "FAST"), module_hash("workbench.codegen.fastmath"), []
+    digest = module_hash("workbench.codegen.fastmath")
+    if importlib.util.find_spec("workbench.codegen.fastmath_f64") is not None:
+        digest += "-" + module_hash("workbench.codegen.fastmath_f64")
+    return ("EXACT" if exact else "FAST"), digest, []

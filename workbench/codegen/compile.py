@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import os
 import re
+
+import numpy as np
 from dataclasses import dataclass, field
 
 from workbench.codegen.backend import capabilities, fast_math_table, resolve_backend
-from workbench.codegen.blas import single_thread_scipy_blas, with_blas_threads
+from workbench.codegen.blas import single_thread_scipy_blas
 from workbench.codegen.cache import load_module
 from workbench.codegen.lower import Unsupported, group_members, lower_group
-from workbench.codegen.runtime import fallback_launcher
-from workbench.errors import CompileError
+from workbench.codegen.runtime import fallback_launcher, make_alias
+from workbench.errors import CompileError, EvaluationError
+from workbench.ir.types import DTYPES
 from workbench.ir import expand_composites, get_op
 
 
@@ -92,6 +95,11 @@ class CompiledKernel:
     transcendentals: int = 0
     ops: tuple = ()
     launch: object = field(default=None, repr=False)
+    #: CPU: machine-code address of the kernel (numba's calling convention, one int64
+    #: argument: the address of its pointer table), for the plan driver; None otherwise
+    address: int | None = None
+    #: CPU: (dtype, elements) of each array of its pointer table (inputs, then outputs)
+    args: tuple = ()
 
     def to_json(self) -> dict:
         """The kernel's facts as JSON-ready values (no source text: see ``source_path``)."""
@@ -121,7 +129,9 @@ def compile_plan(graph, plan, backend: str = "auto", exact_math: bool = False, p
         approximations of :mod:`workbench.codegen.fastmath`.
     progress : callable(stage, k, n, message), optional
         Called before each group is compiled (``stage="compile"``, k = 1..n) and at the end
-        (k = n). Dead groups (``role == "dead"``) are skipped and not counted.
+        (k = n). Dead groups (``role == "dead"``) are skipped and not counted; free groups
+        (``role == "free"``: one bitcast or get-tuple-element) get no kernel, only an alias of
+        their operand's buffer (:attr:`CompiledPlan.aliases`).
     cache_dir : path, optional
         The kernel cache (default: ``$WORKBENCH_CACHE_DIR`` or
         ``~/.cache/fusion-workbench/kernels``).
@@ -147,8 +157,9 @@ def compile_plan(graph, plan, backend: str = "auto", exact_math: bool = False, p
     xgraph = expand_composites(graph)
     caps = capabilities(name)
     kernels = []
-    live = [g for g in plan.groups if getattr(g, "role", "call") != "dead"]
+    live = [g for g in plan.groups if getattr(g, "role", "call") not in ("dead", "free")]
     skipped = [g.id for g in plan.groups if getattr(g, "role", "call") == "dead"]
+    aliases = [make_alias(xgraph, g) for g in plan.groups if getattr(g, "role", "call") == "free"]
     n = len(live)
     for k, group in enumerate(live, 1):
         if progress is not None:
@@ -163,7 +174,11 @@ def compile_plan(graph, plan, backend: str = "auto", exact_math: bool = False, p
         notes.append(f"numba failed to compile {', '.join(failed)}: ran through numpy")
     if skipped:
         notes.append(f"dead code skipped (no output depends on it): {', '.join(skipped)}")
-    return CompiledPlan(graph, xgraph, plan, name, kernels, notes, skipped)
+    if aliases:
+        ops = sorted({a.op for a in aliases})
+        notes.append(f"{len(aliases)} free op(s) ({', '.join(ops)}) read their operand's buffer "
+                     "another way: no kernel launched for them")
+    return CompiledPlan(graph, xgraph, plan, name, kernels, notes, skipped, aliases)
 
 
 def _compile_group(graph, xgraph, group, backend, caps, table, fast_hash, cache_dir):
@@ -189,6 +204,11 @@ def _compile_group(graph, xgraph, group, backend, caps, table, fast_hash, cache_
     kernel.source_path, kernel.compile_s = str(path), secs
     kernel.cached = reused or _cache_hit(module.kernel)
     kernel.launch = _launcher(module, backend)
+    if backend == "cpu":
+        kernel.args = tuple(module.ARGS)
+        from workbench.codegen.native import kernel_address  # numba: only when compiling
+
+        kernel.address = kernel_address(module.kernel)
     if backend != "cpu":  # CUDA scratch arrays are kernel arguments
         kernel.scratch = tuple((b.size, xgraph.node(b.value).type.np_dtype) for b in kir.scratch)
     if backend == "cuda":
@@ -209,13 +229,38 @@ def _render(kir, backend, table, fast_hash):
 def _launcher(module, backend):
     fn = module.kernel
     if backend == "cpu":
-        launch = lambda arrays: fn(*arrays)  # noqa: E731
-        return with_blas_threads(launch, 0) if module.BLAS_THREADS == 0 else launch
+        return table_launcher(fn, module.ARGS)
     grid, block = module.GRID, module.BLOCK
     if module.COOPERATIVE and backend == "cuda":  # all blocks must be resident at once
         compiled = next(iter(fn.overloads.values()))
         grid = max(1, min(grid, compiled.max_cooperative_grid_blocks(block)))
     return lambda arrays: fn[grid, block](*arrays)
+
+
+def table_launcher(fn, spec):
+    """A launch function ``launch(arrays)`` for a CPU kernel taking a pointer table: it checks
+    each array against the kernel's declared ``(dtype, elements)`` (a wrong array would be
+    read or written out of bounds), builds the table and calls the kernel.
+
+    Raises
+    ------
+    EvaluationError
+        For a wrong number of arrays, or an array of another dtype, size or layout.
+    """
+    # bf16 and f16 arrays may also come as their bits (uint16): the kernel reads bits
+    want = [({np.dtype(DTYPES[d])} | ({np.dtype(np.uint16)} if d in ("bf16", "f16") else set()),
+             n) for d, n in spec]
+
+    def launch(arrays):
+        if len(arrays) != len(want):
+            raise EvaluationError(f"kernel takes {len(want)} arrays, got {len(arrays)}")
+        for k, (a, (dts, n)) in enumerate(zip(arrays, want)):
+            if a.dtype not in dts or a.size != n or not a.flags.c_contiguous:
+                raise EvaluationError(f"kernel argument {k}: expected {n} contiguous "
+                                      f"{min(map(str, dts))}, got {a.size} {a.dtype}")
+        table = np.array([a.ctypes.data for a in arrays], dtype=np.int64)
+        fn(table.ctypes.data)
+    return launch
 
 
 def _fallback(xgraph, group, backend, members, reason, counts):

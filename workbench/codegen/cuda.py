@@ -128,9 +128,12 @@ class _Renderer:
         self.emit(w, nest.levels[0])
         w.line(f"for c_lin in range(c_gtid, {total}, c_gsize):")
         w.indent()
+        before = len(w.lines)
         unravel(w, "c_lin", range(nest.rank), nest.shape, nest.vars)
         for lvl in range(1, nest.rank + 1):
             self.emit(w, nest.levels[lvl])
+        if len(w.lines) == before:      # a scalar result: everything is at level 0
+            w.line("pass")
         w.dedent()
         return -(-total // self.block)
 
@@ -144,9 +147,12 @@ class _Renderer:
         if inner > 1 or k < nest.rank:
             w.line(f"for c_col in range(c_tid, {inner}, c_nt):")
             w.indent()
+            before = len(w.lines)
             unravel(w, "c_col", range(k, nest.rank), nest.shape, nest.vars)
             for lvl in range(k + 1, nest.rank + 1):
                 self.emit(w, nest.levels[lvl])
+            if len(w.lines) == before:      # trailing size-1 dimensions: nothing per column
+                w.line("pass")
             w.dedent()
         w.dedent()
         return outer

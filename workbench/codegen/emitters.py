@@ -16,19 +16,30 @@ from __future__ import annotations
 
 from workbench.ir.types import FLOAT_DTYPES
 
-#: XLA dtype -> numba type name (imported by generated modules)
+#: XLA dtype -> numba type name of a scalar (imported by generated modules). bf16 and f16
+#: values are float32 scalars in a kernel, rounded to their dtype after every op.
 NUMBA_TYPES = {
     "pred": "boolean", "s8": "int8", "s16": "int16", "s32": "int32", "s64": "int64",
     "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
-    "f32": "float32", "f64": "float64",
+    "f32": "float32", "f64": "float64", "bf16": "float32", "f16": "float32",
 }
 
-#: XLA dtype -> numpy scalar type name (for module constants)
+#: XLA dtype -> numpy type name of a buffer element (scratch arrays; module constants use
+#: :func:`literal_text`). bf16 and f16 buffers hold their bits (uint16): numba has no bf16, and
+#: the bits travel unchanged between kernels, numpy (ml_dtypes) and the device.
 NUMPY_TYPES = {
     "pred": "np.bool_", "s8": "np.int8", "s16": "np.int16", "s32": "np.int32", "s64": "np.int64",
     "u8": "np.uint8", "u16": "np.uint16", "u32": "np.uint32", "u64": "np.uint64",
-    "f32": "np.float32", "f64": "np.float64",
+    "f32": "np.float32", "f64": "np.float64", "bf16": "np.uint16", "f16": "np.uint16",
 }
+
+#: floats narrower than f32 that kernels hold as bits: dtype -> helper suffix
+NARROW = {"bf16": "bf16", "f16": "f16"}
+
+
+def buffer_type(dtype: str) -> str:
+    """The numba element type of a kernel argument of ``dtype`` (bits for bf16 and f16)."""
+    return "uint16" if dtype in NARROW else NUMBA_TYPES[dtype]
 
 INT_RANGES = {
     "s8": (-2**7, 2**7 - 1), "s16": (-2**15, 2**15 - 1), "s32": (-2**31, 2**31 - 1),
@@ -51,6 +62,116 @@ HELPERS = {
         return a
     r = abs(a) % abs(b)
     return -r if a < 0 else r
+''',
+    "_popcnt": '''def _popcnt(u):
+    n = 0
+    while u:
+        u &= u - 1
+        n += 1
+    return n
+''',
+    "_clz": '''def _clz(u, bits):
+    n = 0
+    b = bits - 1
+    while b >= 0 and (u >> b) & 1 == 0:
+        n += 1
+        b -= 1
+    return n
+''',
+    # bf16 (8 significant bits, f32's exponent range) and f16 (11 bits, 2**-14 .. 65504):
+    # round a float32 to the dtype (nearest, ties to even; inf and nan kept), and decode and
+    # encode the dtype's bits. Plain arithmetic (frexp/ldexp/floor), so that the CPU, CUDA and
+    # the simulator run the same code.
+    "_rnd_bf16": '''def _rnd_bf16(x):
+    if x != x or x == 0.0 or abs(x) == math.inf:
+        return x
+    m, e = math.frexp(x * 1.0)
+    q = max(e - 8, -133)
+    v = math.ldexp(x * 1.0, -q)
+    f = math.floor(v)
+    r = v - f
+    if r > 0.5 or (r == 0.5 and f - 2.0 * math.floor(f * 0.5) == 1.0):
+        f += 1.0
+    return float32(math.ldexp(f, q))
+''',
+    "_rnd_f16": '''def _rnd_f16(x):
+    if x != x or x == 0.0 or abs(x) == math.inf:
+        return x
+    m, e = math.frexp(x * 1.0)
+    q = max(e - 11, -24)
+    v = math.ldexp(x * 1.0, -q)
+    f = math.floor(v)
+    r = v - f
+    if r > 0.5 or (r == 0.5 and f - 2.0 * math.floor(f * 0.5) == 1.0):
+        f += 1.0
+    y = math.ldexp(f, q)
+    if abs(y) > 65504.0:
+        return float32(math.copysign(math.inf, y))
+    return float32(y)
+''',
+    "_dec_bf16": '''def _dec_bf16(bits):
+    b = int64(bits)
+    s = -1.0 if b & 32768 else 1.0
+    ex = (b >> 7) & 255
+    mant = b & 127
+    if ex == 255:
+        return float32(math.nan) if mant else float32(s * math.inf)
+    if ex == 0:
+        return float32(s * math.ldexp(mant * 1.0, -133))
+    return float32(s * math.ldexp((128 + mant) * 1.0, ex - 134))
+''',
+    "_dec_f16": '''def _dec_f16(bits):
+    b = int64(bits)
+    s = -1.0 if b & 32768 else 1.0
+    ex = (b >> 10) & 31
+    mant = b & 1023
+    if ex == 31:
+        return float32(math.nan) if mant else float32(s * math.inf)
+    if ex == 0:
+        return float32(s * math.ldexp(mant * 1.0, -24))
+    return float32(s * math.ldexp((1024 + mant) * 1.0, ex - 25))
+''',
+    "_enc_bf16": '''def _enc_bf16(x):
+    if x != x:
+        return uint16(32704)
+    s = 32768 if math.copysign(1.0, x) < 0 else 0
+    a = abs(x * 1.0)
+    if a == math.inf:
+        return uint16(s | 32640)
+    if a == 0.0:
+        return uint16(s)
+    m, e = math.frexp(a)
+    ex = e + 126
+    if ex >= 1:
+        mant = int(math.floor((m * 2.0 - 1.0) * 128.0 + 0.5))
+        if mant == 128:
+            mant = 0
+            ex += 1
+        if ex >= 255:
+            return uint16(s | 32640)
+        return uint16(s | (ex << 7) | mant)
+    return uint16(s | int(math.floor(math.ldexp(a, 133) + 0.5)))
+''',
+    "_enc_f16": '''def _enc_f16(x):
+    if x != x:
+        return uint16(32256)
+    s = 32768 if math.copysign(1.0, x) < 0 else 0
+    a = abs(x * 1.0)
+    if a == math.inf or a > 65504.0:
+        return uint16(s | 31744)
+    if a == 0.0:
+        return uint16(s)
+    m, e = math.frexp(a)
+    ex = e + 14
+    if ex >= 1:
+        mant = int(math.floor((m * 2.0 - 1.0) * 1024.0 + 0.5))
+        if mant == 1024:
+            mant = 0
+            ex += 1
+        if ex >= 31:
+            return uint16(s | 31744)
+        return uint16(s | (ex << 10) | mant)
+    return uint16(s | int(math.floor(math.ldexp(a, 24) + 0.5)))
 ''',
     "_f2i": '''def _f2i(a, lo, hi):
     # float -> integer: truncate toward zero, saturate, NaN -> 0
@@ -80,6 +201,13 @@ class EmitContext:
     def __init__(self, backend: str, fast_math: dict | None = None):
         self.backend = backend
         self.fast_math = fast_math or {}
+        #: fast-math names the kernel calls in two stages (see workbench.codegen.cpu): the
+        #: operands to range-check after the statement being written, whether a nest used
+        #: one, and whether the nest is being written again with the full-range reduction
+        self.staged: set[str] = set()
+        self.range_checks: list[str] = []
+        self.used_staged = False
+        self.full_range = False
         #: numba wraps negative signed subscripts (a[-1]); the check blocks LLVM's vectoriser
         #: when it cannot prove an address non-negative (in a prange body it cannot), so the
         #: CPU casts addresses, which are never negative, to uint64
@@ -107,7 +235,16 @@ def _bin(sym):
 
 
 def _call(fn, op):
-    return lambda a, d, at, cx: f"{cx.math(op, d, fn)}({', '.join(a)})"
+    def emit(a, d, at, cx):
+        name = cx.math(op, d, fn)
+        if name in cx.staged:                    # two calls: second(first(x), x)
+            if cx.full_range:
+                return f"{name}_2({name}_3({a[0]}), {a[0]})"
+            cx.range_checks.append(a[0])
+            cx.used_staged = True
+            return f"{name}_2({name}_1({a[0]}), {a[0]})"
+        return f"{name}({', '.join(a)})"
+    return emit
 
 
 def _float_or_int(float_fmt: str, int_fmt: str, helper: str | None = None):
@@ -200,6 +337,49 @@ def _convert(a, d, at, cx):
     return f"{NUMBA_TYPES[d]}({a[0]})"
 
 
+_WIDTH = {"s8": 8, "s16": 16, "s32": 32, "s64": 64, "u8": 8, "u16": 16, "u32": 32, "u64": 64}
+
+
+def _unsigned(d: str) -> str:
+    return "uint" + str(_WIDTH[d])
+
+
+def _shift(kind: str):
+    """XLA's shifts: by a negative amount or the width or more, 0 (left, logical) or the sign
+    (arithmetic). The amount is cast to the shifted value's own type: numba types a uint64
+    shifted by an int64 as float64."""
+    def emit(a, d, at, cx):
+        bits = _WIDTH[d]
+        out = f"({a[1]} < 0 or {a[1]} >= {bits})"
+        if kind == "left":
+            t = NUMBA_TYPES[d]
+            return f"({t}(0) if {out} else ({a[0]} << {t}({a[1]})))"
+        if kind == "logical":
+            u = _unsigned(d)
+            return f"({u}(0) if {out} else ({u}({a[0]}) >> {u}({a[1]})))"
+        t = NUMBA_TYPES[d]
+        return f"({a[0]} >> {t}({bits - 1} if {out} else {a[1]}))"
+    return emit
+
+
+def _popcnt(a, d, at, cx):
+    return f"{cx.helper('_popcnt')}({_unsigned(d)}({a[0]}))"
+
+
+def _clz(a, d, at, cx):
+    return f"{cx.helper('_clz')}({_unsigned(d)}({a[0]}), {_WIDTH[d]})"
+
+
+def _bitcast_convert(a, d, at, cx):
+    """CPU: reinterpret the bits (an LLVM bitcast); an integer of the same width is a
+    wrapping conversion."""
+    src = at["in"]
+    if src in INT_RANGES and d in INT_RANGES:
+        return f"{NUMBA_TYPES[d]}({a[0]})"
+    cx.intrinsics.add("bitcast_like")
+    return f"bitcast_like({a[0]}, {NUMBA_TYPES[d]}(0))"
+
+
 def _iota(a, d, at, cx):
     return f"{NUMBA_TYPES[d]}({a[0]})"
 
@@ -229,6 +409,8 @@ COMMON = {
     "tan": _call("math.tan", "tan"),
     "compare": _compare, "select": _select, "clamp": _clamp, "convert": _convert,
     "iota": _iota, "in_range": _in_range, "divisible": _divisible,
+    "shift-left": _shift("left"), "shift-right-logical": _shift("logical"),
+    "shift-right-arithmetic": _shift("arithmetic"), "popcnt": _popcnt, "clz": _clz,
 }
 
 #: the CPU adds numpy's float rounding functions (numba types them float -> float), and takes
@@ -241,6 +423,7 @@ CPU_ONLY = {
     "round-nearest-afz": lambda a, d, at, cx: f"np.copysign(np.floor(abs({a[0]}) + "
                                               f"{NUMBA_TYPES[d]}(0.5)), {a[0]})",
     "cbrt": _call("np.cbrt", "cbrt"),
+    "bitcast-convert": _bitcast_convert,
 }
 
 CPU_TABLE = {**COMMON, **CPU_ONLY}
@@ -251,11 +434,31 @@ REDUCERS = ("add", "multiply", "maximum", "minimum", "and", "or")
 
 
 def render_let(table, op, args, dtype, attrs, cx) -> str:
-    """The expression for ``op(args)`` of ``dtype``, cast to ``dtype`` (pred is not cast)."""
+    """The expression for ``op(args)`` of ``dtype``, cast to ``dtype`` (pred is not cast; a
+    bf16 or f16 result is computed in float32 and rounded to its dtype, as XLA:CPU's float
+    normalization does for every op)."""
     expr = table[op](list(args), dtype, attrs, cx)
     if dtype == "pred" or op in ("compare", "in_range", "divisible", "is-finite"):
         return expr
+    if dtype in NARROW:
+        if op == "convert" and attrs.get("in") == dtype:
+            return f"float32({expr})"
+        return f"{cx.helper('_rnd_' + NARROW[dtype])}(float32({expr}))"
     return f"{NUMBA_TYPES[dtype]}({expr})"
+
+
+def load_expr(buffer: str, addr: str, dtype: str, cx) -> str:
+    """``buffer[addr]``; a bf16/f16 element decoded from its bits to float32."""
+    if dtype in NARROW:
+        return f"{cx.helper('_dec_' + NARROW[dtype])}({buffer}[{addr}])"
+    return f"{buffer}[{addr}]"
+
+
+def store_value(value: str, dtype: str, cx) -> str:
+    """The value to store into a buffer of ``dtype`` (bf16/f16: its bits)."""
+    if dtype in NARROW:
+        return f"{cx.helper('_enc_' + NARROW[dtype])}({value})"
+    return value
 
 
 def literal_text(value, dtype: str) -> str:
@@ -264,6 +467,8 @@ def literal_text(value, dtype: str) -> str:
 
     if dtype == "pred":
         return "True" if value else "False"
+    if dtype in NARROW:
+        dtype = "f32"                   # a bf16/f16 literal is its (exact) float32 value
     if isinstance(value, float):
         if math.isnan(value):
             body = "math.nan"

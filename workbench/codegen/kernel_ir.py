@@ -132,7 +132,9 @@ Operand = Ref | Lit | Ix
 
 @dataclass
 class IndexLet:
-    """``name = op(args)`` on integers: ``floordiv``/``mod`` (a, k), ``clamp`` (a, lo, hi)."""
+    """``name = op(args)`` on integers: ``floordiv``/``mod`` (a, k), ``clamp`` (a, lo, hi),
+    ``from_value`` (ref, lo, hi): an integer value computed by the kernel (a gather's or
+    dynamic slice's start index, loaded from its indices), clamped to ``[lo, hi]``."""
 
     name: str
     op: str

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from workbench.codegen.kernel_ir import (Buffer, Contraction, IndexLet, Ix, KernelIR, Let, Lit,
                                          Load, Nest, Reduce, Ref, Store)
 from workbench.ir.graph import Graph
-from workbench.ir.ops import constant_array, get_op
+from workbench.ir.ops import Category, constant_array, get_op
 from workbench.ir.types import TensorType
 from workbench.codegen.lower_base import NeedsMaterialize, Unsupported, linear
 from workbench.codegen.lower_contraction import arm_contraction
@@ -227,7 +227,10 @@ class _Builder:
         for m in self.order:
             node = self.g.node(m)
             if not isinstance(node.type, TensorType):
-                raise Unsupported(f"op {get_op(node.op).name} produces a tuple", m)
+                if rule_for(node.op) is None:
+                    raise Unsupported(unsupported_reason(node.op, self.caps.name), m)
+                raise Unsupported(f"a variadic {node.op} ({len(node.type.elements)} results, "
+                                  "e.g. an argmax) runs through the numpy reference", m)
             if node.dtype not in self.caps.dtypes:
                 raise Unsupported(f"dtype {node.dtype} is not supported by the {self.caps.name} "
                                   "backend", m)
@@ -448,6 +451,19 @@ class _Builder:
         ix = self.ctx.memo[key] = Ix.var(name)
         return ix
 
+    def index_value(self, ref, lo: int, hi: int) -> Ix:
+        """An index variable holding the integer value ``ref`` clamped to ``[lo, hi]`` (a
+        data-dependent start: a gather's, a dynamic slice's)."""
+        if isinstance(ref, Lit):
+            return Ix.of(min(max(int(ref.value), lo), hi))
+        key = ("from_value", ref.name, lo, hi)
+        if key in self.ctx.memo:
+            return self.ctx.memo[key]
+        name = self.fresh("x")
+        self._define(self.place([ref]), IndexLet(name, "from_value", (ref, lo, hi)), name)
+        ix = self.ctx.memo[key] = Ix.var(name)
+        return ix
+
     def reduction(self, dtype, reducer, init, extents, idx, body, contiguous=False, node=None):
         """An accumulator over ``extents``; ``body(rix)`` gives the value at reduction index
         ``rix`` (a tuple of Ix, one per extent)."""
@@ -507,8 +523,7 @@ class _Builder:
         else:
             rule = rule_for(node.op)
             if rule is None:
-                raise Unsupported(f"op {get_op(node.op).name} cannot be fused by the "
-                                  f"{self.caps.name} backend", nid)
+                raise Unsupported(unsupported_reason(node.op, self.caps.name), nid)
             if nid in self.ctx.rows:
                 v = self._row_cache_value(nid, idx, lambda: rule(self, node, idx))
             else:
@@ -521,6 +536,19 @@ class _Builder:
     def is_nest_prefix(self, idx) -> bool:
         """True if ``idx`` is the nest's own index restricted to its leading dimensions."""
         return len(idx) <= len(self.ctx.idx) and all(a == b for a, b in zip(idx, self.ctx.idx))
+
+
+def unsupported_reason(op: str, backend: str) -> str:
+    """Why a group holding ``op`` runs through the numpy reference (said in the report)."""
+    cat = get_op(op).category
+    if cat == Category.CONTROL:
+        return (f"{op} runs through the numpy reference: its nested computations are evaluated "
+                "by the reference interpreter, not compiled")
+    if cat in (Category.SORT, Category.SCATTER, Category.RANDOM):
+        return f"{op} runs through the numpy reference: the {backend} backend has no kernel for it"
+    if cat == Category.OPAQUE:
+        return f"{op} is opaque: the workbench cannot look inside it"
+    return f"op {op} cannot be fused by the {backend} backend"
 
 
 #: ops every backend renders itself (not from the op table)

@@ -45,7 +45,8 @@ def alias_base(b, nid):
         return buf
     node = b.g.node(nid)
     if nid in b.members and (node.op in ("reshape", "copy")
-                             or (node.op == "bitcast" and default_layouts(b, node))):
+                             or (node.op == "bitcast" and default_layouts(b, node)
+                                 and "dtype" not in node.attrs)):
         return alias_base(b, node.operands[0])
     return None
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from workbench.ir.types import NARROW_FLOAT_DTYPES
 from workbench.codegen.kernel_ir import Contraction, Ix
 from workbench.codegen.lower_base import NeedsMaterialize, alias_base, and_, in_range
 from workbench.ir.ops.contraction import conv_geometry, dot_dims, dot_mnk
@@ -27,8 +28,9 @@ def _operand_buffer(b, oid):
 def arm_contraction(b, nid):
     """A :class:`Contraction` for computing ``nid`` block-wise in the current nest, or None."""
     node = b.g.node(nid)
-    if node.dtype not in ("f32", "f64"):
-        return None
+    if node.dtype not in ("f32", "f64") or any(b.type(o).dtype != node.dtype
+                                               for o in node.operands):
+        return None            # narrow or mixed operands: computed inline, in float32
     lt, rt = (b.type(o) for o in node.operands)
     if node.op == "dot" and (b.caps.blas_dot or b.caps.tiled_dot):
         lb, lc, lf, rb, rc, rf = dot_dims(node.attrs, lt.rank, rt.rank)
@@ -77,11 +79,25 @@ def rule_dot(b, node, idx):
             ri[d] = idx[nb + nf + k]
         for k, (dl, dr) in enumerate(zip(lc, rc)):
             li[dl] = ri[dr] = r[k]
-        return b.let("multiply", node.dtype, (b.value(lhs, tuple(li)), b.value(rhs, tuple(ri))),
-                     {"in": node.dtype}, node.id)
+        return b.let("multiply", cdt, (b.value(lhs, tuple(li)), b.value(rhs, tuple(ri))),
+                     {"in": cdt}, node.id)
 
-    return b.reduction(node.dtype, "add", b.lit(0, node.dtype), [lt.shape[d] for d in lc], idx,
-                       body, contiguous=bool(lc) and lc[-1] == lt.rank - 1, node=node.id)
+    cdt = compute_dtype(node.dtype)
+    acc = b.reduction(cdt, "add", b.lit(0, cdt), [lt.shape[d] for d in lc], idx,
+                      body, contiguous=bool(lc) and lc[-1] == lt.rank - 1, node=node.id)
+    return _round_to(b, acc, cdt, node)
+
+
+def compute_dtype(dtype: str) -> str:
+    """The dtype a contraction or reduction accumulates in: f32 for bf16/f16 (rounded once at
+    the end, as XLA:CPU and the reference do), else the result's own."""
+    return "f32" if dtype in NARROW_FLOAT_DTYPES else dtype
+
+
+def _round_to(b, value, cdt, node):
+    if cdt == node.dtype:
+        return value
+    return b.let("convert", node.dtype, (value,), {"in": cdt}, node.id)
 
 
 def rule_convolution(b, node, idx):
@@ -104,7 +120,8 @@ def _conv_inline(b, node, idx):
     og = g["out_features"] // g["groups"]
     o = idx[om["f"]]
     grp = b.index_op("floordiv", o, og) if g["groups"] > 1 else Ix.of(0)
-    zero = b.lit(0, node.dtype)
+    cdt = compute_dtype(node.dtype)
+    zero = b.lit(0, cdt)
 
     def body(r):
         xi, wi, valid = [None] * xt.rank, [None] * wt.rank, None
@@ -126,9 +143,9 @@ def _conv_inline(b, node, idx):
             if dil > 1:
                 v = and_(b, v, b.let("divisible", "pred", (q, Ix.of(dil)), {}, node.id), node.id)
             valid = and_(b, valid, v, node.id)
-        p = b.let("multiply", node.dtype, (b.value(x, tuple(xi)), b.value(w, tuple(wi))),
-                  {"in": node.dtype}, node.id)
-        return p if valid is None else b.let("select", node.dtype, (valid, p, zero), {}, node.id)
+        p = b.let("multiply", cdt, (b.value(x, tuple(xi)), b.value(w, tuple(wi))),
+                  {"in": cdt}, node.id)
+        return p if valid is None else b.let("select", cdt, (valid, p, zero), {}, node.id)
 
-    return b.reduction(node.dtype, "add", zero, list(g["kernel"]) + [cg], idx, body, True,
-                       node.id)
+    acc = b.reduction(cdt, "add", zero, list(g["kernel"]) + [cg], idx, body, True, node.id)
+    return _round_to(b, acc, cdt, node)

@@ -14,13 +14,16 @@ from __future__ import annotations
 from workbench.codegen.kernel_ir import Ix
 from workbench.codegen.lower_base import (NeedsMaterialize, Unsupported, default_layouts,
                                           layout_order, alias_base, and_, in_range, linear)
-from workbench.codegen.lower_contraction import rule_convolution, rule_dot
+from workbench.codegen.lower_contraction import compute_dtype, rule_convolution, rule_dot
 from workbench.ir.ops import Category, get_op
 
 # ----- elementwise ------------------------------------------------------------------------------
 
 
 def rule_elementwise(b, node, idx):
+    if node.op == "bitcast-convert" and b.type(node.operands[0]).shape != node.type.shape:
+        raise Unsupported("a bitcast-convert between element sizes (a new minor dimension) runs "
+                          "through the numpy reference", node.id)
     args = []
     for o in node.operands:
         t = b.type(o)
@@ -72,6 +75,11 @@ def rule_reshape(b, node, idx):
 
 
 def rule_bitcast(b, node, idx):
+    if "dtype" in node.attrs:            # the same bits as another element type
+        x = node.operands[0]
+        xt = b.type(x)
+        v = b.value(x, reshape_index(b, xt.shape, node.type.shape, idx))
+        return b.let("bitcast-convert", node.dtype, (v,), {"in": xt.dtype}, node.id)
     if default_layouts(b, node):
         return rule_reshape(b, node, idx)
     (x,) = node.operands
@@ -188,11 +196,77 @@ def rule_concatenate(b, node, idx):
     return v
 
 
+# ----- indexing: gather, dynamic slices ----------------------------------------------------------
+
+
+def rule_gather(b, node, idx):
+    """XLA's gather as an index map: the output index splits into batch positions (which pick
+    the start indices) and window offsets; each start index is loaded and clamped in the kernel
+    (XLA's elemental emitter, ``EmitElementalGather``)."""
+    from workbench.ir.ops.indexing import gather_geometry
+
+    x, ind = node.operands
+    xt, it = b.type(x), b.type(ind)
+    g = gather_geometry(xt, it, node.attrs)
+    ivd = g["ivd"]
+    offset = g["offset_dims"]
+    batch_idx = [i for d, i in enumerate(idx) if d not in offset]
+
+    def component(k):
+        ii = list(batch_idx)
+        if ivd < it.rank:
+            ii.insert(ivd, Ix.of(k))
+        return b.value(ind, tuple(ii))
+
+    xi = [Ix.of(0)] * xt.rank
+    for k, d in enumerate(g["start_map"]):
+        xi[d] = b.index_value(component(k), 0, max(xt.shape[d] - g["sizes"][d], 0))
+    for od, ib in zip(g["op_batch"], g["idx_batch"]):
+        xi[od] = batch_idx[ib if ib < ivd else ib - 1]
+    for j, d in enumerate(g["window"]):
+        xi[d] = xi[d] + idx[offset[j]]
+    return b.value(x, tuple(xi))
+
+
+def _dynamic_starts(b, node, first, sizes):
+    xs = b.type(node.operands[0]).shape
+    return [b.index_value(b.value(o, ()), 0, max(n - k, 0))
+            for o, n, k in zip(node.operands[first:], xs, sizes)]
+
+
+def rule_dynamic_slice(b, node, idx):
+    starts = _dynamic_starts(b, node, 1, node.attrs["slice_sizes"])
+    return b.value(node.operands[0], tuple(i + s for i, s in zip(idx, starts)))
+
+
+def rule_dynamic_update_slice(b, node, idx):
+    x, upd = node.operands[:2]
+    us = b.type(upd).shape
+    starts = _dynamic_starts(b, node, 2, us)
+    inside, ui = None, []
+    for i, s, n in zip(idx, starts, us):
+        q = i - s
+        inside = and_(b, inside, in_range(b, q, 0, n, node.id), node.id)
+        ui.append(b.index_op("clamp", q, 0, max(n - 1, 0)))
+    xv = b.value(x, idx)
+    if inside is None:                      # a rank-0 update replaces the value
+        return b.value(upd, ())
+    return b.let("select", node.dtype, (inside, b.value(upd, tuple(ui)), xv), {}, node.id)
+
+
 # ----- reductions -------------------------------------------------------------------------------
 
 
 def _check_reducer(b, node):
-    r = node.attrs["reducer"]
+    r = node.attrs.get("reducer")
+    if r is None:
+        raise Unsupported(f"{node.op} with a computation= (a variadic reduction such as an "
+                          "argmax, or a reducer that is not one binary op) runs through the "
+                          "numpy reference", node.id)
+    for key in ("base_dilation", "window_dilation"):
+        if key in node.attrs:
+            raise Unsupported(f"{node.op} with {key}= runs through the numpy reference",
+                              node.id)
     if r not in b.caps.ops:
         raise Unsupported(f"the {b.caps.name} backend has no emitter for reducer {r}", node.id)
     return r
@@ -219,8 +293,17 @@ def rule_reduce(b, node, idx):
             xi[d] = r[k]
         return b.value(x, tuple(xi))
 
-    return b.reduction(node.dtype, reducer, b.value(init, ()), [xs[d] for d in dims], idx,
-                       body, contiguous=bool(dims) and dims[-1] == len(xs) - 1, node=node.id)
+    cdt = compute_dtype(node.dtype)
+    acc = b.reduction(cdt, reducer, b.value(init, ()), [xs[d] for d in dims], idx,
+                      body, contiguous=bool(dims) and dims[-1] == len(xs) - 1, node=node.id)
+    return _narrow(b, acc, cdt, node)
+
+
+def _narrow(b, value, cdt, node):
+    """A float32 accumulator rounded once to the node's bf16/f16 dtype."""
+    if cdt == node.dtype:
+        return value
+    return b.let("convert", node.dtype, (value,), {"in": cdt}, node.id)
 
 
 def rule_reduce_window(b, node, idx):
@@ -246,7 +329,9 @@ def rule_reduce_window(b, node, idx):
         return v if valid is None else b.let("select", node.dtype, (valid, v, initv), {},
                                              node.id)
 
-    return b.reduction(node.dtype, reducer, initv, list(size), idx, body, True, node.id)
+    cdt = compute_dtype(node.dtype)
+    acc = b.reduction(cdt, reducer, initv, list(size), idx, body, True, node.id)
+    return _narrow(b, acc, cdt, node)
 
 
 RULES = {
@@ -262,4 +347,7 @@ RULES = {
     "iota": rule_iota,
     "reduce": rule_reduce,
     "reduce-window": rule_reduce_window,
+    "gather": rule_gather,
+    "dynamic-slice": rule_dynamic_slice,
+    "dynamic-update-slice": rule_dynamic_update_slice,
 }

@@ -1,9 +1,13 @@
 """Running compiled plans: buffers, launches, the numpy fallback, memory accounting, timing.
 
 Every value passed between kernels is a flat (1-D, row-major, contiguous) array: numpy on the
-CPU, a device array on CUDA. Values are freed after their last use. The peak of live bytes is
-computed before anything is allocated, so that a plan needing more than a cap is refused with a
+CPU, a device array on CUDA; the value of a multi-output op (a sort, a while loop) is a tuple of
+such arrays. Values are freed after their last use. The peak of live bytes is computed before
+anything is allocated, so that a plan needing more than a cap is refused with a
 :class:`~workbench.errors.ResourceLimitError` instead of running out of memory.
+
+Free ops (a bitcast that keeps the row-major order, a get-tuple-element) launch no kernel: an
+:class:`Alias` makes their value another view of their operand's buffer.
 """
 
 from __future__ import annotations
@@ -12,9 +16,78 @@ import time
 
 import numpy as np
 
+from dataclasses import dataclass
+
 from workbench.errors import EvaluationError, WorkbenchError
 from workbench.ir.graph import Graph
 from workbench.ir.ops import constant_array, get_op
+from workbench.ir.types import TensorType, TupleType
+
+
+def map_leaves(fn, value, t):
+    """``fn(array, tensor_type)`` on a value, element by element when it is a tuple."""
+    if isinstance(t, TupleType):
+        return tuple(map_leaves(fn, v, e) for v, e in zip(value, t.elements))
+    return fn(value, t)
+
+
+def allocate(t, alloc):
+    """A buffer for a value of type ``t``: ``alloc(size, dtype)``, a tuple of them for a tuple."""
+    if isinstance(t, TupleType):
+        return tuple(allocate(e, alloc) for e in t.elements)
+    return alloc(t.size, t.np_dtype)
+
+
+@dataclass(frozen=True)
+class Alias:
+    """A free op of the plan: its value is its operand's buffer read another way.
+
+    Attributes
+    ----------
+    group_id : str
+        The plan group (role ``free``).
+    value, source : str
+        The op's value and its operand.
+    op : str
+        ``bitcast`` or ``get-tuple-element``.
+    index : int
+        The tuple element (get-tuple-element).
+    dtype : numpy.dtype or None
+        A bitcast's new element type, when it reinterprets the bits.
+    """
+
+    group_id: str
+    value: str
+    source: str
+    op: str
+    index: int = 0
+    dtype: object = None
+
+    @property
+    def inputs(self):
+        return (self.source,)
+
+    @property
+    def outputs(self):
+        return (self.value,)
+
+    scratch_bytes = 0
+
+    def apply(self, array):
+        """The value from the operand's buffer (no copy)."""
+        if self.op in ("get-tuple-element",):
+            return array[self.index]
+        if self.dtype is not None:
+            return array.view(self.dtype)
+        return array
+
+
+def make_alias(xgraph: Graph, group) -> Alias:
+    """The alias of a free group (one bitcast or get-tuple-element)."""
+    (nid,) = group.nodes
+    node = xgraph.node(nid)
+    dtype = node.type.np_dtype if node.op == "bitcast" and "dtype" in node.attrs else None
+    return Alias(group.id, nid, node.operands[0], node.op, node.attrs.get("index", 0), dtype)
 
 
 def fallback_launcher(xgraph: Graph, members, inputs, outputs):
@@ -34,11 +107,13 @@ def fallback_launcher(xgraph: Graph, members, inputs, outputs):
     callable(list of flat numpy arrays) -> None
         Reads ``inputs``, writes the flat ``outputs`` in place.
     """
-    shapes = {v: xgraph.node(v).type.shape for v in list(inputs) + list(outputs)}
+    types = {v: xgraph.node(v).type for v in list(inputs) + list(outputs)}
     nodes = [xgraph.node(m) for m in members]
 
     def launch(arrays):
-        env = {v: a.reshape(shapes[v]) for v, a in zip(inputs, arrays)}
+        env = {v: map_leaves(lambda a, t: _as_dtype(a, t.np_dtype).reshape(t.shape), arr,
+                             types[v])
+               for v, arr in zip(inputs, arrays)}
         for node in nodes:
             args = []
             for o in node.operands:
@@ -54,10 +129,37 @@ def fallback_launcher(xgraph: Graph, members, inputs, outputs):
                 value = opdef.reference(args, node.attrs, node.type)
             except WorkbenchError as exc:
                 raise EvaluationError(f"{node.op}: {exc.message}", node=node.id) from None
-            env[node.id] = np.asarray(value).astype(node.type.np_dtype, copy=False)
+            env[node.id] = map_leaves(
+                lambda a, t: np.asarray(a).astype(t.np_dtype, copy=False), value, node.type)
         for k, v in enumerate(outputs):
-            arrays[len(inputs) + k][...] = env[v].reshape(-1)
+            def put(dst, src):
+                src = np.asarray(src)
+                _as_dtype(dst, src.dtype)[...] = src.reshape(-1)
+            _zip_leaves(put, arrays[len(inputs) + k], env[v])
     return launch
+
+
+def _as_dtype(a, dtype):
+    """``a`` viewed as ``dtype`` when it holds that dtype's bits (bf16/f16 as uint16 on CUDA)."""
+    if a.dtype != dtype and a.dtype.itemsize == np.dtype(dtype).itemsize:
+        return a.view(dtype)
+    return a
+
+
+def _bits_dtype(dtype):
+    """uint16 for bf16 and f16 (device buffers hold the bits), else ``dtype``."""
+    dtype = np.dtype(dtype)
+    if dtype.itemsize == 2 and (dtype.kind == "f" or dtype.name == "bfloat16"):
+        return np.dtype(np.uint16)
+    return dtype
+
+
+def _zip_leaves(fn, a, b):
+    if isinstance(a, tuple):
+        for x, y in zip(a, b):
+            _zip_leaves(fn, x, y)
+    else:
+        fn(a, b)
 
 
 class Liveness:
@@ -106,13 +208,19 @@ class CpuExecutor:
     name = "cpu"
 
     def to_device(self, array):
-        return np.ascontiguousarray(array).reshape(-1)
+        # a copy for read-only arrays (np.asarray(jax_array), np.load(mmap_mode="r")) and
+        # non-contiguous ones: kernels take writable C-contiguous arrays
+        flat = np.ascontiguousarray(array).reshape(-1)
+        return flat if flat.flags.writeable else flat.copy()
 
     def empty(self, size, dtype):
         return np.empty(size, dtype)
 
     def to_host(self, array):
         return array
+
+    def synchronize(self):
+        """Nothing to wait for: CPU kernels return when done."""
 
     def call(self, kernel, arrays) -> float:
         t0 = time.perf_counter()
@@ -131,22 +239,27 @@ class CudaExecutor:
         self.name = "cuda-sim" if simulator else "cuda"
 
     def to_device(self, array):
-        return self.cuda.to_device(np.ascontiguousarray(array).reshape(-1))
+        flat = np.ascontiguousarray(array).reshape(-1)
+        return self.cuda.to_device(flat.view(_bits_dtype(flat.dtype)))
 
     def empty(self, size, dtype):
-        return self.cuda.device_array(size, dtype)
+        return self.cuda.device_array(size, _bits_dtype(dtype))
 
     def to_host(self, array):
         return array.copy_to_host()
 
+    def synchronize(self):
+        """Wait for every launched kernel."""
+        self.cuda.synchronize()
+
     def call(self, kernel, arrays) -> float:
         if kernel.fallback:
-            host = [a.copy_to_host() for a in arrays]
+            host = [_host(a) for a in arrays]
             t0 = time.perf_counter()
             kernel.launch(host)
             dt = time.perf_counter() - t0
             for a, h in zip(arrays[len(kernel.inputs):], host[len(kernel.inputs):]):
-                a.copy_to_device(h)
+                _zip_leaves(lambda d, x: d.copy_to_device(x), a, h)
             return dt
         if self.simulator:
             t0 = time.perf_counter()
@@ -158,6 +271,10 @@ class CudaExecutor:
         end.record()
         end.synchronize()
         return self.cuda.event_elapsed_time(start, end) / 1e3
+
+
+def _host(a):
+    return tuple(_host(x) for x in a) if isinstance(a, tuple) else a.copy_to_host()
 
 
 def make_executor(backend: str):

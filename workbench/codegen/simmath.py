@@ -35,6 +35,11 @@ class _SimMath:
     atan2 = staticmethod(_quiet(np.arctan2))
     fmod = staticmethod(_quiet(np.fmod))
     isfinite = staticmethod(np.isfinite)
+    # exact on floats (the bf16/f16 helpers): Python's own
+    frexp = staticmethod(lambda x: _m.frexp(float(x)))
+    ldexp = staticmethod(lambda x, e: _m.ldexp(float(x), int(e)))
+    floor = staticmethod(lambda x: float(_m.floor(x)))
+    copysign = staticmethod(lambda a, b: _m.copysign(float(a), float(b)))
 
     @staticmethod
     def erf(x):

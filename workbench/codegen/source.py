@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import math
 
-from workbench.codegen.emitters import (HELPERS, NUMBA_TYPES, EmitContext, literal_text,
-                                        render_let)
+from workbench.codegen.emitters import (HELPERS, NUMBA_TYPES, EmitContext, buffer_type,
+                                        literal_text, load_expr, render_let, store_value)
 from workbench.codegen.kernel_ir import IndexLet, Ix, KernelIR, Let, Lit, Load, Reduce, Ref, Store
 
 #: bump when generated code changes meaning, to invalidate cached kernels
-CODEGEN_VERSION = 1
+CODEGEN_VERSION = 2
 
 
 class Writer:
@@ -100,7 +100,7 @@ def signature(kir: KernelIR, scratch_args: bool = False) -> str:
     Arguments are the inputs, the outputs, and (``scratch_args``) the scratch arrays.
     """
     bufs = kir.inputs + kir.outputs + (kir.scratch if scratch_args else [])
-    args = [f"{NUMBA_TYPES[b.dtype]}[::1]" for b in bufs]
+    args = [f"{buffer_type(b.dtype)}[::1]" for b in bufs]
     return f"void({', '.join(args)})"
 
 
@@ -117,10 +117,15 @@ def emit_stmts(w: Writer, stmts, table, cx: EmitContext, reduce_hook=None):
                 continue
             expr = render_let(table, s.op, [operand(a) for a in s.args], s.dtype, s.attrs, cx)
             w.line(f"{s.name} = {expr}", s.op, s.node)
+            for arg in cx.range_checks:      # arguments the fast reduction cannot take
+                w.line(f"p_bad += np.int64(abs({arg}) >= TRIG_LIMIT)")
+            cx.range_checks.clear()
         elif isinstance(s, Load):
-            w.line(f"{s.name} = {s.buffer}[{address(s.addr, cx)}]")
+            w.line(f"{s.name} = {load_expr(s.buffer, address(s.addr, cx), s.dtype, cx)}")
         elif isinstance(s, Store):
-            w.line(f"{s.buffer}[{address(s.addr, cx)}] = {operand(s.value)}")
+            dtype = getattr(s.value, "dtype", None)
+            w.line(f"{s.buffer}[{address(s.addr, cx)}] = "
+                   f"{store_value(operand(s.value), dtype, cx)}")
         elif isinstance(s, IndexLet):
             w.line(f"{s.name} = {index_expr(s)}")
         elif isinstance(s, Reduce):
@@ -172,6 +177,8 @@ def address(addr: Ix, cx) -> str:
 
 
 def index_expr(s: IndexLet) -> str:
+    if s.op == "from_value":
+        return f"min(max(int64({s.args[0].name}), {s.args[1]}), {s.args[2]})"
     a = s.args[0].text()
     if s.op == "floordiv":
         return f"({a}) // {s.args[1]}"

@@ -140,10 +140,11 @@ class DeviceProfile:
 
         ``core_flops`` for a kernel with a ``contraction`` that writes less than
         ``parallel_min_bytes``, when the profile has both (it runs on one core); else
-        ``peak_flops``. This follows the workbench's CPU backend: a dot whose result is under
-        2 MiB is one single-threaded BLAS call (``BLOCKED_MIN_BYTES`` in
-        workbench/codegen/cpu.py; see :data:`CPU_PARALLEL_MIN_BYTES`), while larger ones are
-        split into row blocks across the cores. Elementwise and reduction kernels keep
+        ``peak_flops``. This follows the workbench's CPU backend: a dot or convolution whose
+        result is under 64 KiB is one single-threaded BLAS call (``PARALLEL_MIN_BYTES`` in
+        workbench/codegen/cpu_contraction.py; see :data:`CPU_PARALLEL_MIN_BYTES`), while
+        larger ones are split into blocks across the cores (one single-threaded BLAS call per
+        block, on numba's threads). Elementwise and reduction kernels keep
         ``peak_flops``: the backend runs them on every core once they do enough work to pay
         for it (``PARALLEL_MIN_WORK``), and below that their compute time is microseconds.
         """
@@ -209,9 +210,10 @@ DEVICES = ("cpu", "h100", "h200", "a100")
 _PROBE_VERSION = 4  # 4: core_flops and parallel_min_bytes
 
 #: contraction kernels writing less than this run on one core in the cpu profile (bytes): the
-#: cpu backend's threshold for splitting a dot's result into row blocks across cores
-#: (BLOCKED_MIN_BYTES in workbench/codegen/cpu.py; a test keeps the two equal)
-CPU_PARALLEL_MIN_BYTES = 2 << 20
+#: cpu backend's threshold for splitting a dot or convolution into blocks across the cores
+#: (PARALLEL_MIN_BYTES in workbench/codegen/cpu_contraction.py; a test keeps the two equal).
+#: A property of the backend, not of the machine: a cached profile gets the current value.
+CPU_PARALLEL_MIN_BYTES = 64 << 10
 
 #: rounds of the probe; each round times every measurement (the copies, the sgemms, the call
 #: overhead, the transcendentals) in turn, so that a burst of load from another process spoils
@@ -349,7 +351,10 @@ def _read_cache():
         doc = json.loads(cpu_profile_path().read_text())
         if doc.get("machine") == _machine_key() and \
                 doc.get("probe_version") == _PROBE_VERSION:
-            return (DeviceProfile(**doc["profile"]), bool(doc.get("busy", False)),
+            prof = dict(doc["profile"])
+            if prof.get("parallel_min_bytes"):
+                prof["parallel_min_bytes"] = CPU_PARALLEL_MIN_BYTES
+            return (DeviceProfile(**prof), bool(doc.get("busy", False)),
                     float(doc.get("measured_at", 0)))
     except (OSError, ValueError, KeyError, TypeError):
         pass

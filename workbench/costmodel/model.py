@@ -398,7 +398,8 @@ def plan_cost(graph: Graph, plan, device=None) -> PlanCost:
     """Cost every group of ``plan`` (on ``device``, by default the plan's own) and the baseline.
 
     Offline groups (weight folding) and dead groups are costed but summed apart from the
-    per-call ``total``; the unfused baseline is the per-call ops alone.
+    per-call ``total``; free groups (one bitcast or get-tuple-element: an alias, no kernel)
+    are in neither; the unfused baseline is the per-call ops alone, free ops excluded.
 
     Raises
     ------
@@ -417,8 +418,9 @@ def plan_cost(graph: Graph, plan, device=None) -> PlanCost:
     by_role = {r: CostBreakdown.total(groups[k] for k, v in roles.items() if v == r)
                for r in ("offline", "dead")}
     index = graph_index(graph)
+    # free ops (a bitcast keeping the row-major order, a get-tuple-element) launch nothing
     base = CostBreakdown.total(op_cost(graph, n, dev) for i, n in enumerate(index.ids)
                                if not index.source[i] and index.live[i]
-                               and not index.offline[i])
+                               and not index.offline[i] and not index.free[i])
     return PlanCost(groups, unfused, total, base, base.predicted_s - total.predicted_s, dev.name,
                     by_role["offline"], by_role["dead"], roles)

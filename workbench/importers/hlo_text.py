@@ -7,8 +7,10 @@ into a :class:`~workbench.ir.Graph`. Nothing in the text is ever executed.
 
 Handled: the ``HloModule`` header; the ``FileNames`` / ``FunctionNames`` / ``FileLocations`` /
 ``StackFrames`` tables of optimised dumps (skipped); ``%`` sigils or none; ``ENTRY``; ``ROOT``;
-tuple types; layouts; operands with and without types; ``/*index=N*/`` comments; attribute values
-with nested braces and quoted strings containing commas and braces.
+tuple types (nested too); layouts, tiled ones included (``{1,0:T(8,128)}``); operands with and
+without types; ``/* ... */`` comments anywhere a token may stand (XLA prints ``/*index=5*/``
+inside long operand lists *and* tuple types); attribute values with nested braces and quoted
+strings containing commas and braces; ``}, execution_thread="..."`` after a computation.
 """
 
 from __future__ import annotations
@@ -17,12 +19,51 @@ import re
 from dataclasses import dataclass, field
 
 from workbench.errors import ParseError, ShapeError
+from workbench.importers import limits
 from workbench.ir.types import DTYPES, TensorType, TupleType
 
 _NAME = re.compile(r"%?([A-Za-z_][\w.\-]*)")
 _OPCODE = re.compile(r"[a-z][a-z0-9\-_]*")
 _TABLES = {"FileNames", "FunctionNames", "FileLocations", "StackFrames"}
 _COMMENT = re.compile(r"/\*.*?\*/")
+
+
+def strip_comments(text: str, line: int = 0, file: str = "<hlo>") -> str:
+    """``text`` with every ``/* ... */`` comment outside quoted strings blanked out.
+
+    Each comment becomes as many spaces, so columns in error messages still point into the
+    original line. A ``//`` comment (outside strings) ends the line.
+
+    Raises
+    ------
+    ParseError
+        For a ``/*`` whose ``*/`` is not on the same line.
+    """
+    if "/" not in text:
+        return text
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+            continue
+        if c == "/" and text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            if j < 0:
+                raise ParseError("a /* comment is not closed on its line", file=file, line=line,
+                                 column=i + 1)
+            out.append(" " * (j + 2 - i))
+            i = j + 2
+            continue
+        if c == "/" and text.startswith("//", i):
+            break
+        out.append(c)
+        i += 1
+    return "".join(out)
 
 
 @dataclass
@@ -40,6 +81,7 @@ class HloInstruction:
     line: int
     column: int
     is_root: bool = False
+    operand_types: list = field(default_factory=list)  # the type written before each, or None
 
 
 @dataclass
@@ -50,14 +92,36 @@ class HloComputation:
     line: int
     is_entry: bool = False
     instructions: list[HloInstruction] = field(default_factory=list)
+    names: dict = field(default_factory=dict, repr=False)   #: name -> instruction
+    marked_root: HloInstruction | None = field(default=None, repr=False)
 
     @property
     def root(self) -> HloInstruction:
         """The ROOT instruction (the last one if none is marked)."""
-        for ins in self.instructions:
-            if ins.is_root:
-                return ins
-        return self.instructions[-1]
+        return self.marked_root or self.instructions[-1]
+
+    def add(self, ins: HloInstruction, file: str) -> None:
+        """Append ``ins``, refusing a second instruction of the same name, a second ROOT, or
+        an operand not defined before it in this computation (HLO text is printed in
+        post-order)."""
+        other = self.names.get(ins.name)
+        if other is not None:
+            raise ParseError(f"instruction name {ins.name!r} is used twice in computation "
+                             f"{self.name!r} (first at line {other.line})", file=file,
+                             line=ins.line, column=ins.column)
+        if ins.is_root and self.marked_root is not None:
+            raise ParseError(f"computation {self.name!r} has a second ROOT (the first is "
+                             f"{self.marked_root.name!r} at line {self.marked_root.line})",
+                             file=file, line=ins.line, column=1)
+        for o in ins.operands:
+            if o not in self.names:
+                raise ParseError(f"operand {o!r} is not defined before use in computation "
+                                 f"{self.name!r}", file=file, line=ins.line,
+                                 column=ins.column, node=ins.name)
+        self.names[ins.name] = ins
+        if ins.is_root:
+            self.marked_root = ins
+        self.instructions.append(ins)
 
 
 @dataclass
@@ -164,8 +228,9 @@ def _skip_string(text: str, i: int, cur: _Cursor) -> int:
     raise cur.error("unterminated string", i)
 
 
-def split_top_level(text: str) -> list[str]:
-    """Split on commas that are outside brackets and strings."""
+def split_top_level(text: str, keep_empty: bool = False) -> list[str]:
+    """Split on commas that are outside brackets and strings (empty parts dropped, or kept
+    as ``""`` with ``keep_empty``)."""
     parts, depth, start, i = [], 0, 0, 0
     while i < len(text):
         c = text[i]
@@ -182,35 +247,47 @@ def split_top_level(text: str) -> list[str]:
             start = i + 1
         i += 1
     parts.append(text[start:])
+    if keep_empty:
+        return [p.strip() for p in parts]
     return [p.strip() for p in parts if p.strip()]
 
 
-_DIMS = re.compile(r"([a-z]+[0-9]*)\[([^\]]*)\]")
+_DIMS = re.compile(r"([a-z][a-z0-9]*)\[([^\]]*)\]")
 
 
-def parse_type(cur: _Cursor):
+_DIGITS = re.compile(r"[0-9]{1,19}")
+
+
+def parse_type(cur: _Cursor, depth: int = 0):
     """Parse a type at the cursor: ``f32[2,3]{1,0}``, ``f32[]``, or a tuple ``(t, t)``.
+
+    Dimensions are ASCII digits; the rank, the elements of a shape and the nesting of tuples
+    are held to the limits in force (:mod:`workbench.importers.limits`); a layout must be a
+    permutation of the dimensions (minor to major).
 
     Returns
     -------
     (type, layout)
         ``layout`` is the minor-to-major tuple of a tensor type, or None.
     """
+    lim = limits.current()
     cur.ws()
     if cur.peek() == "(":
         start = cur.pos
+        if depth >= lim.max_nesting:
+            raise limits.exceeded("max_nesting", depth + 1, lim.max_nesting,
+                                  "the nesting of tuple types", file=cur.file, line=cur.line,
+                                  column=start + 1)
         inner = cur.balanced("(", ")")
         sub = _Cursor(inner, cur.line, cur.file)
         sub_pos0 = start + 1
         elems = []
         while sub.peek():
             try:
-                t, _ = parse_type(sub)
+                t, _ = parse_type(sub, depth + 1)
             except ParseError as exc:
                 exc.column = (exc.column or 1) + sub_pos0
                 raise
-            if not isinstance(t, TensorType):
-                raise cur.error("nested tuple types are not supported", start)
             elems.append(t)
             if sub.peek() == ",":
                 sub.pos += 1
@@ -221,33 +298,95 @@ def parse_type(cur: _Cursor):
     if not m:
         got = cur.text[cur.pos:cur.pos + 12] or "end of line"
         raise cur.error(f"expected a type like f32[2,3], found {got!r}")
+    end = m.end()
+    if end < len(cur.text) and cur.text[end] == "{":
+        close = cur.text.find("}", end)
+        end = close + 1 if close > 0 and "{" not in cur.text[end + 1:close] else -1
+    key = (cur.text[m.start():end], lim) if end > 0 else None
+    hit = _TYPES.get(key) if key else None
+    if hit is not None:                 # a module repeats its types: read each once
+        cur.pos = end
+        return hit
+    typ = _tensor_type(cur, m, lim)
+    if key is not None and len(_TYPES) < 100_000:
+        _TYPES[key] = typ
+    return typ
+
+
+#: (type text, limits) -> (TensorType, layout): the types already read
+_TYPES: dict = {}
+
+
+def _tensor_type(cur: _Cursor, m: re.Match, lim):
+    """The tensor type (and layout) of ``_DIMS`` match ``m``, checked (see :func:`parse_type`)."""
     dtype, dims = m.group(1), m.group(2)
-    if dtype == "token":
-        raise cur.error("token types (side effects) are not supported")
     if dtype not in DTYPES:
         raise cur.error(f"unknown element type {dtype!r}")
-    shape = []
-    for d in (x.strip() for x in dims.split(",") if x.strip()):
-        if not d.isdigit():
-            raise cur.error(f"dimension {d!r} is not a static size", m.start(2))
+    shape, size = [], 1
+    parts = dims.split(",") if dims.strip() else []
+    if len(parts) > lim.max_rank:
+        raise limits.exceeded("max_rank", len(parts), lim.max_rank, "the rank of this shape",
+                              file=cur.file, line=cur.line, column=m.start(2) + 1)
+    for x in parts:
+        d = x.strip()
+        if not _DIGITS.fullmatch(d):
+            what = ("a dynamic dimension (<=N)" if d.startswith("<=") else
+                    "an empty dimension" if not d else repr(d[:20]))
+            raise cur.error(f"dimension {what} is not a static size (ASCII digits)",
+                            m.start(2))
         shape.append(int(d))
+        size *= int(d)
+    if size > lim.max_elements:
+        raise limits.exceeded("max_elements", size, lim.max_elements,
+                              "the element count of this shape", file=cur.file, line=cur.line,
+                              column=m.start(2) + 1)
     cur.pos = m.end()
     layout = None
     if cur.pos < len(cur.text) and cur.text[cur.pos] == "{":
+        lay_at = cur.pos
         lay = cur.balanced("{", "}")
-        nums = lay.split(":")[0]
-        try:
-            layout = tuple(int(x) for x in nums.split(",") if x.strip())
-        except ValueError:
-            layout = None
+        layout = _layout(lay, len(shape), cur, lay_at)
     try:
         return TensorType(tuple(shape), dtype), layout
     except ShapeError as exc:
         raise cur.error(exc.message) from None
 
 
-def _parse_instruction(text: str, line: int, file: str) -> HloInstruction:
-    cur = _Cursor(text, line, file)
+def _layout(text: str, rank: int, cur: _Cursor, at: int) -> tuple:
+    """The minor-to-major dimensions of a layout ``{1,0}`` (tiling and memory space after
+    ``:`` left aside); must be a permutation of ``0..rank-1``."""
+    nums = text.split(":")[0].strip()
+    parts = [x.strip() for x in nums.split(",")] if nums else []
+    if not all(_DIGITS.fullmatch(x) for x in parts):
+        raise cur.error(f"layout {{{text[:30]}}} is not a list of dimension numbers", at)
+    layout = tuple(int(x) for x in parts)
+    if sorted(layout) != list(range(rank)):
+        raise cur.error(f"layout {{{nums[:30]}}} is not a permutation of the {rank} "
+                        f"dimension(s) 0..{rank - 1} of this shape (minor to major)", at)
+    return layout
+
+
+#: the head of an instruction in its common form (a tensor type, operands without parentheses
+#: or quotes): read by one regular expression; anything else by the cursor
+_FAST_HEAD = re.compile(r"[ \t]*(ROOT[ \t]+)?(?=%?[A-Za-z_])%?([A-Za-z_][\w.\-]*)[ \t]*=[ \t]*"
+                        r"([a-z][a-z0-9]*\[[0-9,]*\](?:\{[0-9,]*\})?)[ \t]+"
+                        r"([a-z][a-z0-9\-_]*)\(([^()\"]*)\)")
+
+
+def _head(cur: _Cursor) -> tuple:
+    """(is_root, column, name, type, layout, opcode, operands' column, operand text)."""
+    text = cur.text
+    m = _FAST_HEAD.match(text)
+    if m:
+        try:
+            typ, layout = parse_type(_Cursor(m.group(3), cur.line, cur.file))
+        except ParseError:
+            m = None                      # the cursor below says where, in this line
+    if m:
+        cur.pos = m.end()
+        start = m.end(1) if m.group(1) else len(text) - len(text.lstrip(" \t"))
+        return (m.group(1) is not None, start + 1, m.group(2), typ, layout, m.group(4),
+                m.start(5) - 1, m.group(5))
     cur.ws()
     is_root = False
     if text.startswith("ROOT", cur.pos) and text[cur.pos + 4:cur.pos + 5] in (" ", "\t"):
@@ -263,22 +402,37 @@ def _parse_instruction(text: str, line: int, file: str) -> HloInstruction:
     if cur.peek() != "(":
         raise cur.error(f"expected '(' after opcode {opcode!r}")
     inside = cur.balanced("(", ")")
-    operand_text = _COMMENT.sub("", inside)
-    operands = []
+    return is_root, col, name, typ, layout, opcode, op_start, inside
+
+
+def _parse_instruction(text: str, line: int, file: str) -> HloInstruction:
+    cur = _Cursor(text, line, file)
+    is_root, col, name, typ, layout, opcode, op_start, inside = _head(cur)
+    operand_text = _COMMENT.sub("", inside) if "/*" in inside else inside
+    operands, operand_types = [], []
     if opcode not in ("constant", "parameter", "iota"):
-        for part in split_top_level(operand_text):
+        parts = (split_top_level(operand_text, keep_empty=True)
+                 if "[" in operand_text or "{" in operand_text or '"' in operand_text
+                 else [p.strip() for p in operand_text.split(",")])
+        if parts == [""]:
+            parts = []
+        for part in parts:
+            if not part:
+                raise cur.error("an empty operand (two commas, or a comma at an end)",
+                                op_start)
             # "f32[2]{0} %x" or "%x" or "x"; the name is the last token
-            tok = part.split()[-1]
+            head, _, tok = part.rpartition(" ")
             m = _NAME.fullmatch(tok)
             if not m:
-                raise cur.error(f"bad operand {part!r}", op_start)
+                raise cur.error(f"bad operand {part[:40]!r}", op_start)
             operands.append(m.group(1))
+            operand_types.append(_operand_type(head, cur, op_start) if head.strip() else None)
     attrs, columns = {}, {}
     while cur.peek() == ",":
         cur.pos += 1
         cur.ws()
         key_col = cur.pos
-        key = cur.match(re.compile(r"([A-Za-z_][\w]*)\s*="), "an attribute key=")
+        key = cur.match(_ATTR_KEY, "an attribute key=")
         cur.ws()
         value = cur.until_top_level_comma()
         attrs[key] = value
@@ -287,22 +441,23 @@ def _parse_instruction(text: str, line: int, file: str) -> HloInstruction:
     if rest and not rest.startswith("//"):
         raise cur.error(f"unexpected text {rest[:20]!r} after the instruction")
     return HloInstruction(name, typ, layout, opcode, operands, operand_text.strip(), attrs,
-                          columns, line, col, is_root)
+                          columns, line, col, is_root, operand_types)
 
 
-def _check_new_instruction(comp: HloComputation, ins: HloInstruction, file: str) -> None:
-    """Refuse a second instruction of the same name, or a second ROOT, in one computation."""
-    for other in comp.instructions:
-        if other.name == ins.name:
-            raise ParseError(f"instruction name {ins.name!r} is used twice in computation "
-                             f"{comp.name!r} (first at line {other.line})", file=file,
-                             line=ins.line, column=ins.column)
-        if other.is_root and ins.is_root:
-            raise ParseError(f"computation {comp.name!r} has a second ROOT (the first is "
-                             f"{other.name!r} at line {other.line})", file=file, line=ins.line,
-                             column=1)
+def _operand_type(text: str, cur: _Cursor, at: int):
+    """The type written before an operand's name (``f32[2]{0} %x``)."""
+    sub = _Cursor(text.strip(), cur.line, cur.file)
+    try:
+        t, _ = parse_type(sub)
+    except ParseError as exc:
+        raise cur.error(f"operand type: {exc.message}", at) from None
+    if sub.peek():
+        raise cur.error(f"bad operand type {text.strip()[:40]!r}", at)
+    return t
 
 
+_ATTR_KEY = re.compile(r"([A-Za-z_][\w\-]*)\s*=")
+_CLOSE = re.compile(r'^\}\s*,\s*execution_thread\s*=\s*"[^"]*"\s*$')
 _HEADER = re.compile(r"^\s*(ENTRY\s+)?%?([A-Za-z_][\w.\-]*)\s*(\(.*\))?\s*(->\s*.*?)?\s*\{\s*$")
 
 
@@ -322,6 +477,7 @@ def parse_hlo_module(text: str, file: str = "<hlo>") -> HloModule:
         With file, line and column, for any syntax error or a file that ends inside a
         computation (a truncated dump).
     """
+    max_count, count = limits.current().max_instructions, 0
     lines = text.splitlines()
     module_name = None
     comps: dict[str, HloComputation] = {}
@@ -329,9 +485,11 @@ def parse_hlo_module(text: str, file: str = "<hlo>") -> HloModule:
     current: HloComputation | None = None
     in_table = False
     for i, raw in enumerate(lines, 1):
+        if "/" in raw:
+            raw = strip_comments(raw, i, file)
         stripped = raw.strip()
         if current is not None:
-            if stripped == "}":
+            if stripped == "}" or _CLOSE.match(stripped):
                 if not current.instructions:
                     raise ParseError(f"computation {current.name!r} is empty", file=file, line=i,
                                      column=1)
@@ -341,8 +499,12 @@ def parse_hlo_module(text: str, file: str = "<hlo>") -> HloModule:
             if not stripped or stripped.startswith("//"):
                 continue
             ins = _parse_instruction(raw, i, file)
-            _check_new_instruction(current, ins, file)
-            current.instructions.append(ins)
+            current.add(ins, file)
+            count += 1
+            if count > max_count:
+                raise limits.exceeded("max_instructions", count, max_count,
+                                      "the number of instructions", file=file, line=i,
+                                      column=ins.column)
             continue
         if not stripped or stripped.startswith("//"):
             in_table = False

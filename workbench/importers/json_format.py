@@ -21,12 +21,16 @@ inferred; when given, it must agree). ``attrs`` holds the op's attributes (see e
 ``workbench ops`` or :mod:`workbench.ir.ops`); non-finite constants are written as the strings
 ``"inf"``, ``"-inf"``, ``"nan"``. ``meta`` (optional, per node) holds non-semantic facts such as
 ``init`` (how :func:`~workbench.ir.make_inputs` fills a parameter). Nodes may appear in any order.
+Nested computations (a ``while``'s body, a ``sort``'s comparator) are written once each under
+``"computations": {"name": {"nodes": [...], "outputs": [...]}}`` and referred to from an
+attribute as ``{"computation": "name"}``.
 docs/json-format.md describes the format for users.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from collections.abc import Mapping
 
@@ -34,24 +38,104 @@ from workbench.errors import GraphError, InputError, ParseError, ShapeError
 from workbench.ir.attrs import Attrs
 from workbench.ir.graph import Graph, Node
 from workbench.ir.ops import get_op
-from workbench.ir.types import type_from_json
-from workbench.ir.verify import verify
+from workbench.ir.types import TupleType, type_from_json
+from workbench.ir.verify import verify_types
+from workbench.importers import limits
 
 FORMAT = "fusion-workbench-graph"
 VERSION = 1
 _NODE_KEYS = {"id", "op", "operands", "type", "attrs", "meta"}
 
 
-def _line_of(text: str, needle: str) -> int | None:
-    """1-based line of the first ``"id": "<needle>"`` in the text, for error messages."""
-    for pattern in (f'"id": "{needle}"', f'"id":"{needle}"'):
-        pos = text.find(pattern)
-        if pos >= 0:
-            return text.count("\n", 0, pos) + 1
-    return None
+_ID_KEY = re.compile(r'"id"\s*:\s*"((?:[^"\\\n]|\\.)*)"')
 
 
-def graph_from_json(doc, file: str = "<json>", text: str = "") -> Graph:
+def id_lines(text: str) -> dict:
+    """Node id -> the line of its first ``"id": "..."`` in the text (one pass)."""
+    lines: dict = {}
+    line, last = 1, 0
+    for m in _ID_KEY.finditer(text):
+        line += text.count("\n", last, m.start())
+        last = m.start()
+        raw = m.group(1)
+        try:
+            key = json.loads(f'"{raw}"') if "\\" in raw else raw
+        except ValueError:
+            continue
+        lines.setdefault(key, line)
+    return lines
+
+
+def _computation_resolver(doc, file: str, text: str, lines: dict, count: list):
+    """A function name -> nested Graph for the document's ``computations`` (built on use;
+    nested at most ``max_nesting`` deep)."""
+    raw = doc.get("computations") or {}
+    if not isinstance(raw, Mapping):
+        raise InputError("'computations' must be an object of name -> computation", file=file)
+    built: dict[str, Graph] = {}
+
+    def get(name, stack=()):
+        if name in built:
+            return built[name]
+        if name not in raw or not isinstance(raw[name], Mapping):
+            raise InputError(f"an attribute names the computation {str(name)[:60]!r}, which "
+                             "'computations' does not hold", file=file)
+        if name in stack:
+            raise InputError(f"computation {name!r} refers to itself", file=file)
+        limits.check("max_nesting", len(stack) + 1, "the nesting of computations", file=file)
+        sub = dict(raw[name], name=name)
+        g = graph_from_json(sub, file, text, _resolver=lambda n: get(n, stack + (name,)),
+                            _lines=lines, _count=count)
+        built[name] = g.replace(meta=g.meta.set(computation=True))
+        return built[name]
+    return get
+
+
+def _resolve(value, resolver):
+    """Attribute values with ``{"computation": name}`` replaced by the nested graph."""
+    if isinstance(value, Mapping):
+        if "computation" in value and isinstance(value["computation"], str) and set(
+                value) <= {"computation", "nodes"}:
+            return resolver(value["computation"])
+        return {k: _resolve(v, resolver) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_resolve(v, resolver) for v in value]
+    return value
+
+
+def _check_header(doc, file: str) -> None:
+    """The document's own fields have the types the format gives them."""
+    if not isinstance(doc, Mapping):
+        raise InputError("a graph document must be a JSON object", file=file)
+    fmt = doc.get("format", FORMAT)
+    if fmt != FORMAT:
+        raise InputError(f"'format' is {str(fmt)[:60]!r}, expected {FORMAT!r}", file=file)
+    version = doc.get("version", VERSION)
+    if isinstance(version, bool) or version != VERSION:
+        shown = version if isinstance(version, (int, float)) else repr(str(version)[:20])
+        raise InputError(f"unsupported version {shown} (this workbench reads version "
+                         f"{VERSION}, a number)", file=file)
+    for key in ("name", "description"):
+        if key in doc and not isinstance(doc[key], str):
+            raise InputError(f"'{key}' must be a string, got {type(doc[key]).__name__}",
+                             file=file)
+
+
+def _check_type(t, where: dict) -> None:
+    """A declared type within the rank and element limits (tuples walked without
+    recursion)."""
+    stack = [t]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, TupleType):
+            stack.extend(x.elements)
+            continue
+        limits.check("max_rank", x.rank, "the rank of this node's type", **where)
+        limits.check("max_elements", x.size, "the element count of this node's type", **where)
+
+
+def graph_from_json(doc, file: str = "<json>", text: str = "", _resolver=None,
+                    _lines: dict | None = None, _count: list | None = None) -> Graph:
     """Build and verify a graph from a parsed JSON document.
 
     Raises
@@ -62,13 +146,7 @@ def graph_from_json(doc, file: str = "<json>", text: str = "") -> Graph:
         (a subclass) naming the node, for unknown ops, bad types, arity, shapes, cycles,
         dangling or duplicate ids.
     """
-    if not isinstance(doc, Mapping):
-        raise InputError("a graph document must be a JSON object", file=file)
-    if doc.get("format", FORMAT) != FORMAT:
-        raise InputError(f"'format' is {doc.get('format')!r}, expected {FORMAT!r}", file=file)
-    if doc.get("version", VERSION) != VERSION:
-        raise InputError(f"unsupported version {doc.get('version')!r} (this workbench reads "
-                         f"version {VERSION})", file=file)
+    _check_header(doc, file)
     nodes_doc = doc.get("nodes")
     if not isinstance(nodes_doc, list) or not nodes_doc:
         raise InputError("'nodes' must be a non-empty list", file=file)
@@ -78,6 +156,11 @@ def graph_from_json(doc, file: str = "<json>", text: str = "") -> Graph:
     if not isinstance(outputs, list) or not all(isinstance(o, str) for o in outputs):
         raise InputError("'outputs' must be a list of node ids", file=file)
 
+    lines = id_lines(text) if _lines is None else _lines
+    count = [0] if _count is None else _count
+    count[0] += len(nodes_doc)
+    limits.check("max_instructions", count[0], "the number of nodes", file=file)
+    resolver = _resolver or _computation_resolver(doc, file, text, lines, count)
     raw = []
     for k, nd in enumerate(nodes_doc):
         if not isinstance(nd, Mapping):
@@ -85,7 +168,7 @@ def graph_from_json(doc, file: str = "<json>", text: str = "") -> Graph:
         nid = nd.get("id")
         where = dict(file=file, node=nid if isinstance(nid, str) else None)
         if isinstance(nid, str):
-            where["line"] = _line_of(text, nid)
+            where["line"] = lines.get(nid)
         if not isinstance(nid, str) or not nid:
             raise InputError(f"nodes[{k}] needs a non-empty string 'id'", file=file)
         bad = [c for c in nid if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp")]
@@ -107,9 +190,15 @@ def graph_from_json(doc, file: str = "<json>", text: str = "") -> Graph:
         operands = nd.get("operands", [])
         if not isinstance(operands, list) or not all(isinstance(o, str) for o in operands):
             raise InputError("'operands' must be a list of node ids", **where)
+        for key in ("attrs", "meta"):
+            if key in nd and not isinstance(nd[key], Mapping):
+                raise InputError(f"'{key}' must be an object, got {type(nd[key]).__name__}",
+                                 **where)
         try:
             t = type_from_json(nd["type"]) if nd.get("type") is not None else None
-            attrs = Attrs(nd.get("attrs") or {})
+            if t is not None:
+                _check_type(t, where)
+            attrs = Attrs(_resolve(nd.get("attrs") or {}, resolver))
             if op == "constant" and "value" in attrs:
                 attrs = attrs.set(value=_nonfinite(attrs["value"]))
             meta = dict(nd.get("meta") or {})
@@ -122,17 +211,14 @@ def graph_from_json(doc, file: str = "<json>", text: str = "") -> Graph:
     meta = {"source": file, "format": "json"}
     if isinstance(doc.get("description"), str):
         meta["description"] = doc["description"]
-    graph = Graph(str(doc.get("name", "graph")), tuple(raw), tuple(outputs), Attrs(meta))
-    # verify checks ids, operands, cycles and ops; then fill in inferred types
-    verify(graph)
-    from workbench.ir.verify import check_node
-
-    types, filled = {}, {}
-    for nid in graph.topo_order:
-        node = graph.node(nid)
-        types[nid] = check_node(graph, node, types)
-        filled[nid] = node if node.type is not None else node.replace(type=types[nid])
-    return graph.replace(nodes=tuple(filled[n.id] for n in raw))
+    graph = Graph(doc.get("name", "graph"), tuple(raw), tuple(outputs), Attrs(meta))
+    # verify checks ids, operands, cycles and ops, and gives the inferred types to fill in
+    types = verify_types(graph)
+    for n in raw:
+        if n.type is None:
+            _check_type(types[n.id], dict(file=file, node=n.id, line=lines.get(n.id)))
+    return graph.replace(nodes=tuple(n if n.type is not None else n.replace(type=types[n.id])
+                                     for n in raw))
 
 
 def _nonfinite(value):
@@ -184,12 +270,34 @@ def parse_json(text: str, file: str = "<json>") -> Graph:
         raise ParseError(f"malformed JSON: {exc.msg}", file=file, line=exc.lineno,
                          column=exc.colno) from None
     except RecursionError:
-        raise ParseError("JSON nested too deeply", file=file) from None
+        raise limits.exceeded("max_nesting", 1000, limits.current().max_nesting,
+                              "the nesting of JSON arrays and objects (at least)",
+                              file=file) from None
+    limits.check("max_nesting", limits.depth_of(doc) - 4, "the nesting of JSON arrays and "
+                 "objects within a node's attrs, meta or type", file=file)
     return graph_from_json(doc, file, text)
 
 
-def graph_to_json(graph: Graph, description: str | None = None) -> dict:
-    """The JSON document of a graph (types always written; ``meta`` minus source positions)."""
+def _attr_json(value, comps: dict):
+    """An attribute value as JSON, nested graphs written into ``comps`` and referred to."""
+    from workbench.ir.attrs import thaw
+
+    if isinstance(value, Graph):
+        name = value.name
+        if name in comps and comps[name][0] != value.fingerprint:
+            name = f"{value.name}#{value.fingerprint[:8]}"
+        if name not in comps:
+            comps[name] = (value.fingerprint, None)
+            comps[name] = (value.fingerprint, _nodes_json(value, comps))
+        return {"computation": name}
+    if isinstance(value, Attrs):
+        return {k: _attr_json(v, comps) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [_attr_json(v, comps) for v in value]
+    return thaw(value)
+
+
+def _nodes_json(graph: Graph, comps: dict) -> dict:
     nodes = []
     for n in graph.nodes:
         d = {"id": n.id, "op": n.op}
@@ -197,17 +305,27 @@ def graph_to_json(graph: Graph, description: str | None = None) -> dict:
             d["operands"] = list(n.operands)
         d["type"] = n.type.to_json()
         if n.attrs:
-            d["attrs"] = n.attrs.to_json()
+            d["attrs"] = {k: _attr_json(v, comps) for k, v in n.attrs.items()}
         meta = {k: v for k, v in n.meta.items() if k != "line"}
         if meta:
             d["meta"] = Attrs(meta).to_json()
         nodes.append(d)
+    return {"nodes": nodes, "outputs": list(graph.outputs)}
+
+
+def graph_to_json(graph: Graph, description: str | None = None) -> dict:
+    """The JSON document of a graph (types always written; ``meta`` minus source positions;
+    nested computations under ``computations``)."""
+    comps: dict = {}
+    body = _nodes_json(graph, comps)
     doc = {"format": FORMAT, "version": VERSION, "name": graph.name}
     desc = description if description is not None else graph.meta.get("description")
     if desc:
         doc["description"] = desc
-    doc["nodes"] = nodes
-    doc["outputs"] = list(graph.outputs)
+    if comps:
+        doc["computations"] = {k: v for k, (_, v) in comps.items()}
+    doc["nodes"] = body["nodes"]
+    doc["outputs"] = body["outputs"]
     return doc
 
 
@@ -216,7 +334,11 @@ def dumps(graph: Graph, description: str | None = None) -> str:
     doc = graph_to_json(graph, description)
     nodes = doc.pop("nodes")
     outputs = doc.pop("outputs")
+    comps = doc.pop("computations", None)
     head = json.dumps(doc)[:-1]
+    if comps:
+        inner = ",\n    ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in comps.items())
+        head += f',\n  "computations": {{\n    {inner}\n  }}'
     body = ",\n    ".join(json.dumps(n) for n in nodes)
     return f'{head},\n  "nodes": [\n    {body}\n  ],\n  "outputs": {json.dumps(outputs)}\n}}\n'
 

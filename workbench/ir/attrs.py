@@ -2,7 +2,9 @@
 
 Attribute values are JSON-like and frozen: ``None``, ``bool``, ``int``, ``float``, ``str``,
 tuples of values, and nested :class:`Attrs`. Lists and dicts given to :func:`freeze` become
-tuples and :class:`Attrs`.
+tuples and :class:`Attrs`. The one non-JSON value is a nested computation (the ``body`` of a
+``while``, the ``comparator`` of a ``sort``): an immutable :class:`~workbench.ir.Graph`, kept
+as it is (its class says so with ``__frozen_attr_value__``).
 """
 
 from __future__ import annotations
@@ -40,6 +42,16 @@ class Attrs(Mapping):
                 raise TypeError(f"attribute names are strings, got {k!r}")
         self._d = {k: freeze(v) for k, v in sorted(d.items())}
         self._hash = None
+
+    @classmethod
+    def of_scalars(cls, d: dict) -> "Attrs":
+        """An Attrs of a dict whose keys are str and values already frozen scalars (None, bool,
+        int, float, str), without checking or freezing them again (the planner's decision
+        numbers: thousands a second on large graphs)."""
+        a = cls.__new__(cls)
+        a._d = dict(sorted(d.items()))
+        a._hash = None
+        return a
 
     def __getitem__(self, key):
         return self._d[key]
@@ -99,7 +111,7 @@ def freeze(value):
         return int(value)
     if isinstance(value, (float, np.floating)):
         return float(value)
-    if isinstance(value, Attrs):
+    if isinstance(value, Attrs) or getattr(type(value), "__frozen_attr_value__", False):
         return value
     if isinstance(value, Mapping):
         return Attrs(value)
@@ -112,9 +124,15 @@ def freeze(value):
 
 
 def thaw(value):
-    """The JSON form of a frozen value (non-finite floats as the strings 'inf', '-inf', 'nan')."""
+    """The JSON form of a frozen value (non-finite floats as the strings 'inf', '-inf', 'nan').
+
+    A nested computation becomes ``{"computation": name, "nodes": count}`` (a summary: the JSON
+    format writes computations in full, :mod:`workbench.importers.json_format`).
+    """
     if isinstance(value, Attrs):
         return value.to_json()
+    if getattr(type(value), "__frozen_attr_value__", False):
+        return {"computation": value.name, "nodes": len(value.nodes)}
     if isinstance(value, tuple):
         return [thaw(v) for v in value]
     if isinstance(value, float) and not math.isfinite(value):

@@ -91,6 +91,8 @@ class Node:
 
 
 def _attr_text(v) -> str:
+    if isinstance(v, Graph):
+        return "%" + v.name
     if isinstance(v, tuple):
         if len(v) > 8:
             return "[" + ",".join(_attr_text(x) for x in v[:8]) + f",...({len(v)})]"
@@ -129,6 +131,9 @@ class Graph:
     nodes: tuple[Node, ...]
     outputs: tuple[str, ...]
     meta: Attrs = EMPTY
+
+    #: a graph may be an attribute value (a nested computation: a while's body)
+    __frozen_attr_value__ = True
 
     def __post_init__(self):
         if not isinstance(self.nodes, tuple):
@@ -215,6 +220,11 @@ class Graph:
             If the graph has a cycle; the message lists it.
         """
         position = {n.id: i for i, n in enumerate(self.nodes)}
+        if len(position) == len(self.nodes) and all(
+                position.get(o, i) < i for i, n in enumerate(self.nodes) for o in n.operands):
+            # already in topological order (as importers make them): that order is the
+            # lexicographic one below, found in one pass
+            return tuple(n.id for n in self.nodes)
         try:
             order = list(nx.lexicographical_topological_sort(self.nx, key=position.__getitem__))
         except nx.NetworkXUnfeasible:
@@ -262,6 +272,10 @@ class Graph:
 
     def __str__(self) -> str:
         return self.text()
+
+    def __repr__(self) -> str:
+        # short and semantic: a nested computation's repr is part of its user's fingerprint
+        return f"Graph({self.name!r}, {len(self.nodes)} nodes, {self.fingerprint})"
 
     @cached_property
     def fingerprint(self) -> str:

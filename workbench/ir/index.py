@@ -48,7 +48,7 @@ CONTRACTION_CATEGORIES = frozenset({Category.CONTRACTION, Category.CONVOLUTION})
 PERMUTING_OPS = frozenset({"bitcast", "concatenate", "reshape", "reverse", "slice", "transpose",
                            "copy", "get-tuple-element"})
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=4096)
 def _composite_has_reduction(op: str, operand_types: tuple, attrs) -> bool:
     from workbench.ir.builder import GraphBuilder
 
@@ -157,6 +157,7 @@ class GraphIndex:
         self.reduction = [False] * n
         self.contraction = [False] * n
         self.opaque = [False] * n
+        self.free = [False] * n
         self.reg_width = [1] * n
         self.offline = [False] * n
         self.region: list = [None] * n
@@ -217,7 +218,10 @@ class GraphIndex:
         self.flops[i] = d.flops(in_t, t, node.attrs)
         self.trans[i] = d.transcendentals(in_t, t, node.attrs)
         self.contraction[i] = d.category in CONTRACTION_CATEGORIES
-        self.opaque[i] = d.category == Category.OPAQUE
+        # never fused: opaque ops, and those XLA keeps out of fusions (sort, scatter, while,
+        # conditional, random bits; the structural get-tuple-element and tuple)
+        self.opaque[i] = not d.fusible
+        self.free[i] = d.is_free(in_t, t, node.attrs)
         self.reduction[i] = is_reduction(graph, node.id)
 
     def __len__(self) -> int:

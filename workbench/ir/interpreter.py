@@ -95,25 +95,45 @@ def _input_values(graph: Graph, inputs) -> list:
     return values
 
 
+def coerce_input(arr, t: TensorType, what: str, node: str | None = None) -> np.ndarray:
+    """``arr`` as an array of type ``t``.
+
+    Same-kind dtypes are converted (f64 -> f32); raw 2-byte (or 1-byte) void arrays, which is
+    how ``numpy.load`` returns bf16 and f8 arrays saved by ``numpy.savez`` (``|V2``), are
+    reinterpreted as the declared dtype; so are unsigned integers of the width of a bf16 or f8
+    type (their bit patterns). Read-only and non-contiguous arrays are accepted as they are.
+
+    Raises
+    ------
+    EvaluationError
+        On a shape mismatch or a dtype that does not convert.
+    """
+    arr = np.asarray(arr)
+    if arr.shape != t.shape:
+        raise EvaluationError(f"{what} has shape {list(arr.shape)}, expected {t}", node=node)
+    try:
+        want = t.np_dtype
+    except WorkbenchError as exc:
+        raise EvaluationError(exc.message, node=node) from None
+    if arr.dtype == want:
+        return arr
+    custom = want.kind == "V" or want.name.startswith(("bfloat", "float8", "float4", "int4",
+                                                       "uint4", "int2", "uint2"))
+    if custom and arr.dtype.itemsize == want.itemsize and arr.dtype.kind in "Vu":
+        return np.ascontiguousarray(arr).view(want)
+    if custom and arr.dtype.kind in "biuf" or arr.dtype.name.startswith(("bfloat", "float8")):
+        return arr.astype(want)
+    if arr.dtype.kind not in "biuf" or not np.can_cast(arr.dtype, want, "same_kind"):
+        raise EvaluationError(f"{what} has dtype {arr.dtype}, which does not convert to "
+                              f"{t.dtype}", node=node)
+    return arr.astype(want)
+
+
 def _coerce_inputs(graph: Graph, inputs) -> dict[str, np.ndarray]:
     env = {}
     for p, v in zip(graph.parameters, _input_values(graph, inputs)):
-        t = p.tensor_type
-        arr = np.asarray(v)
-        if arr.shape != t.shape:
-            raise EvaluationError(f"input for parameter {p.attrs['index']} has shape "
-                                  f"{list(arr.shape)}, expected {t}", node=p.id)
-        try:
-            want = t.np_dtype
-        except WorkbenchError as exc:
-            raise EvaluationError(exc.message, node=p.id) from None
-        if arr.dtype != want:
-            if arr.dtype.kind not in "biuf" or not np.can_cast(arr.dtype, want, "same_kind"):
-                raise EvaluationError(f"input for parameter {p.attrs['index']} has dtype "
-                                      f"{arr.dtype}, which does not convert to {t.dtype}",
-                                      node=p.id)
-            arr = arr.astype(want)
-        env[p.id] = arr
+        env[p.id] = coerce_input(v, p.tensor_type, f"input for parameter {p.attrs['index']}",
+                                 p.id)
     return env
 
 
@@ -170,7 +190,7 @@ def evaluate(graph: Graph, inputs, *, max_bytes: int | None = DEFAULT_MAX_BYTES,
         try:
             value = opdef.reference(args, node.attrs, node.type)
             if isinstance(node.type, TensorType):
-                node.type.np_dtype                   # bf16 and friends cannot be evaluated
+                node.type.np_dtype                   # a token cannot be evaluated
         except WorkbenchError as exc:
             raise EvaluationError(f"{node.op}: {exc.message}", node=nid) from None
         except (ValueError, TypeError, IndexError, MemoryError) as exc:
@@ -183,7 +203,9 @@ def evaluate(graph: Graph, inputs, *, max_bytes: int | None = DEFAULT_MAX_BYTES,
                 raise EvaluationError(f"{node.op} produced shape {list(value.shape)}, its type "
                                       f"is {node.type}", node=nid)
         elif isinstance(node.type, TupleType):
-            value = tuple(value)
+            value = tuple(np.asarray(v).astype(e.np_dtype, copy=False)
+                          if isinstance(e, TensorType) else v
+                          for v, e in zip(value, node.type.elements))
         env[nid] = value
         if not keep_all:
             for o in set(node.operands):
@@ -267,5 +289,5 @@ def make_inputs(graph: Graph, seed: int = 0, *, max_bytes: int | None = DEFAULT_
             fan = _fan_in(graph, p.id)
             if fan > 1:
                 arr *= dt.type(1.0 / np.sqrt(fan))
-        out.append(np.ascontiguousarray(arr))
+        out.append(np.require(arr, requirements="C"))  # a scalar stays 0-d
     return out

@@ -50,7 +50,10 @@ def inspect_graph(graph) -> dict:
 
 def dead_nodes(graph) -> list[str]:
     """Ids of non-parameter nodes on which no graph output depends (dead code), in order."""
-    live = set(graph.outputs)
-    for o in graph.outputs:
-        live |= graph.ancestors(o)
+    live, stack = set(graph.outputs), list(graph.outputs)
+    while stack:                         # one walk up from every output at once
+        for o in graph.node(stack.pop()).operands:
+            if o not in live:
+                live.add(o)
+                stack.append(o)
     return [n for n in graph.topo_order if n not in live and graph.node(n).op != "parameter"]

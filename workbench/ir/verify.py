@@ -69,12 +69,24 @@ def check_node(graph: Graph, node: Node, types: dict):
     return inferred
 
 
-def verify(graph: Graph) -> Graph:
+def verify_types(graph: Graph) -> dict:
+    """:func:`verify` ``graph`` and return every node's type as its op's rule gives it
+    (node id -> Type): what the JSON importer fills in where a node's type was left out."""
+    types: dict = {}
+    verify(graph, _types=types)
+    return types
+
+
+def verify(graph: Graph, nodes_checked: bool = False, _types: dict | None = None) -> Graph:
     """Check that ``graph`` is well formed; return it unchanged.
 
     Parameters
     ----------
     graph : Graph
+    nodes_checked : bool
+        The nodes were checked one by one (:func:`check_node`) as they were made, in this
+        order (the HLO importer does): the per-node check is not run twice; ids, operands,
+        outputs, cycles and parameter numbers still are.
 
     Returns
     -------
@@ -108,10 +120,10 @@ def verify(graph: Graph) -> Graph:
         order = graph.topo_order
     except CycleError as exc:
         _raise(CycleError, exc.message, graph, seen.get(exc.node))
-    types = {}
-    for nid in order:
-        node = seen[nid]
-        types[nid] = check_node(graph, node, types)
+    if not nodes_checked:
+        types = {} if _types is None else _types
+        for nid in order:
+            types[nid] = check_node(graph, seen[nid], types)
     by_index: dict[int, Node] = {}
     for p in graph.parameters:
         idx = p.attrs["index"]

@@ -13,6 +13,11 @@ non-source nodes of the graph::
 
 Pairs are counted over all ops, so a plan that fuses an op XLA left alone (a dot with its
 epilogue, say) loses precision. An empty set scores 1 (nothing claimed, nothing missed).
+
+Free ops that XLA left outside its fusions (a bitcast that keeps the row-major order, a
+get-tuple-element: no kernel, no data moved) are dropped from both sides before counting: a
+plan that puts such a bitcast into the consumer's kernel fuses nothing XLA did not, and the
+comparison names the ops it dropped (``Agreement.dropped``).
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ class Agreement:
         Pairs XLA fuses and the plan does not (sorted).
     plan_pairs, xla_pairs : int
         Sizes of the two pair sets.
+    dropped : tuple of str
+        Free ops outside XLA's fusions, left out of the comparison (see the module notes).
     """
 
     precision: float
@@ -47,21 +54,33 @@ class Agreement:
     missing_pairs: tuple = ()
     plan_pairs: int = 0
     xla_pairs: int = 0
+    dropped: tuple = ()
 
     def to_json(self) -> dict:
         return {"precision": self.precision, "recall": self.recall, "f1": self.f1,
                 "plan_pairs": self.plan_pairs, "xla_pairs": self.xla_pairs,
                 "extra_pairs": [list(p) for p in self.extra_pairs],
-                "missing_pairs": [list(p) for p in self.missing_pairs]}
+                "missing_pairs": [list(p) for p in self.missing_pairs],
+                "dropped": list(self.dropped)}
 
 
-def fused_pairs(graph: Graph, member_sets) -> set[tuple[str, str]]:
-    """Every pair of non-source nodes that share a group (sorted pairs)."""
+def fused_pairs(graph: Graph, member_sets, skip=frozenset()) -> set[tuple[str, str]]:
+    """Every pair of non-source nodes that share a group (sorted pairs), ``skip`` left out."""
     pairs: set[tuple[str, str]] = set()
     for s in member_sets:
-        ops = sorted(n for n in s if not is_source(graph, n))
+        ops = sorted(n for n in s if not is_source(graph, n) and n not in skip)
         pairs.update(combinations(ops, 2))
     return pairs
+
+
+def free_outside_fusions(graph: Graph) -> tuple[str, ...]:
+    """Free ops (no data moved: a bitcast keeping the row-major order, a get-tuple-element)
+    that XLA left outside every fusion, in topological order."""
+    from workbench.ir.index import graph_index
+
+    ix = graph_index(graph)
+    return tuple(nid for i, nid in enumerate(ix.ids)
+                 if ix.free[i] and "xla_fusion" not in graph.node(nid).meta)
 
 
 def compare_with_xla(graph: Graph, plan: Plan) -> Agreement:
@@ -85,14 +104,16 @@ def compare_with_xla(graph: Graph, plan: Plan) -> Agreement:
     """
     if plan.graph_fingerprint != graph.fingerprint:
         raise PlanError(f"the plan is for graph {plan.graph_name!r}, not {graph.name!r}")
-    ours = fused_pairs(graph, plan.member_sets())
-    theirs = fused_pairs(graph, xla_plan(graph).member_sets())
+    skip = frozenset(free_outside_fusions(graph))
+    ours = fused_pairs(graph, plan.member_sets(), skip)
+    theirs = fused_pairs(graph, xla_plan(graph).member_sets(), skip)
     both = len(ours & theirs)
     precision = both / len(ours) if ours else 1.0
     recall = both / len(theirs) if theirs else 1.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     return Agreement(precision, recall, f1, tuple(sorted(ours - theirs)),
-                     tuple(sorted(theirs - ours)), len(ours), len(theirs))
+                     tuple(sorted(theirs - ours)), len(ours), len(theirs),
+                     tuple(n for n in graph.topo_order if n in skip))
 
 
 def difference_summary(graph: Graph, agreement: Agreement, limit: int = 12) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from workbench.errors import LegalityError, PlanError
 from workbench.ir.graph import Graph
-from workbench.ir.attrs import Attrs
+from workbench.ir.attrs import EMPTY, Attrs
 from workbench.costmodel.model import BASE_REGISTERS, MEMORY_COMPUTE_PARALLELISM
 from workbench.costmodel.devices import get_device
 from workbench.costmodel.text import bound_label
@@ -63,7 +63,8 @@ class PlannerRun:
         """Append a decision; ``members``/``removed`` are groups, index sets or id tuples."""
         self.decisions.append(Decision(
             len(self.decisions), action, fused, reason, message, tuple(nodes),
-            tuple(self._as_names(m) for m in members), Attrs(_round(numbers or {})),
+            tuple(self._as_names(m) for m in members),
+            Attrs.of_scalars(_round(numbers)) if numbers else EMPTY,
             tuple(self._as_names(m) for m in removed)))
 
     def desc(self, g: Group) -> str:
@@ -282,7 +283,10 @@ def _needs_write_union(st: FusionState, v: int, gids: set) -> bool:
 
 
 def _round(numbers: dict) -> dict:
-    return {k: (float(f"{v:.6g}") if isinstance(v, float) else v) for k, v in numbers.items()}
+    """Floats to 6 significant digits; ints (numpy's too) as ints."""
+    return {k: (float(f"{v:.6g}") if isinstance(v, float) else
+                int(v) if not isinstance(v, (bool, str)) and v is not None else v)
+            for k, v in numbers.items()}
 
 
 def saved_bytes_text(nbytes: int) -> str:

@@ -39,6 +39,7 @@ from __future__ import annotations
 import gc
 import heapq
 
+from workbench.costmodel.model import kernel_time
 from workbench.errors import InputError, PlanError
 from workbench.ir.graph import Graph
 from workbench.planner.driver import PlannerRun, saved_bytes_text
@@ -185,18 +186,26 @@ class PriorityRun(PlannerRun):
         r = self._structural(p, consumers)
         if r is not None:
             return Candidate(p, consumers, refusal=r)
-        keep = [v for v in p.outs if ix.output[v]]
+        output, nbytes_of, contraction = ix.output, ix.nbytes, ix.contraction
+        keep = [v for v in p.outs if output[v]]
         t_unfused, t_fused, fused, ins = st.time(p), 0.0, [], []
+        p_dot = bool(p.special) and any(contraction[m] for m in p.special)
+        dev, time_of = self.dev, kernel_time
         for c in consumers:
-            shared = p.members & c.members if p.dup or c.dup else ()
-            flops = c.flops + p.flops - sum(ix.flops[m] for m in shared)
-            trans = c.trans + p.trans - sum(ix.trans[m] for m in shared)
+            flops, trans = c.flops + p.flops, c.trans + p.trans
+            if p.dup or c.dup:
+                for m in p.members & c.members:
+                    flops -= ix.flops[m]
+                    trans -= ix.trans[m]
             n_in, in_bytes = st.merged_inputs(c, p)
-            written = c.out_bytes + sum(ix.nbytes[v] for v in keep if v not in c.outs)
+            written = c.out_bytes
+            for v in keep:
+                if v not in c.outs:
+                    written += nbytes_of[v]
             nbytes = in_bytes + written
-            dot = st.has_contraction(p, c)
-            t_fused += st.time_of(flops, trans, nbytes, written, dot)
-            t_unfused += st.time(c)
+            dot = p_dot or (bool(c.special) and any(contraction[m] for m in c.special))
+            t_fused += time_of(flops, trans, nbytes, dev, written, dot)
+            t_unfused += c.t if c.t is not None else st.time(c)
             fused.append((flops, trans, nbytes, written, dot))
             ins.append(n_in)
         cand = Candidate(p, consumers, t_unfused=t_unfused, t_fused=t_fused, fused=fused,
@@ -234,6 +243,8 @@ class PriorityRun(PlannerRun):
             if any(ix.output[v] for v in p.outs):
                 return Refusal("graph-output", "its value is a graph output, written anyway; "
                                "copying it into its consumers saves nothing")
+            if not p.special:
+                return None
             if p.select(ix.contraction):
                 return Refusal("duplicate-contraction", f"it holds a contraction, which would be "
                                f"recomputed {k} times")

@@ -47,6 +47,7 @@ from workbench.ir.graph import Graph
 from workbench.costmodel.model import BASE_REGISTERS, peak_live
 from workbench.costmodel.devices import DeviceProfile, get_device
 from workbench.ir.index import GraphIndex, graph_index, iteration_shape
+from workbench.ir.ops import Category, get_op
 from workbench.planner.plan import Constraints
 from workbench.planner.view import GroupView
 
@@ -109,8 +110,15 @@ def _name(ix: GraphIndex, i: int) -> str:
 def opaque_alone(v: GroupView, device, constraints) -> Refusal | None:
     if v.opaque and v.size > 1:
         o = v.opaque[0]
-        return Refusal("opaque", f"{_name(v.index, o)} is opaque (the workbench cannot generate "
-                       "code inside it), so it runs as a kernel of its own",
+        cat = get_op(v.index.ops[o]).category
+        if cat == Category.OPAQUE:
+            return Refusal("opaque", f"{_name(v.index, o)} is opaque (the workbench cannot "
+                           "generate code inside it), so it runs as a kernel of its own",
+                           (v.index.ids[o],))
+        why = ("it only names part of a multi-output op's result"
+               if cat not in Category.UNFUSIBLE else
+               f"XLA's fusion passes leave {cat} ops unfused")
+        return Refusal("unfusible", f"{_name(v.index, o)} runs as a kernel of its own: {why}",
                        (v.index.ids[o],))
     return None
 

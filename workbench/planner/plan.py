@@ -56,8 +56,10 @@ class GroupRole:
     CALL = "call"          #: on every call (the plan proper)
     OFFLINE = "offline"    #: once, when the weights are loaded (batch-norm folding's weight ops)
     DEAD = "dead"          #: never needed: no graph output depends on it (XLA's DCE removes it)
+    FREE = "free"          #: no kernel: one free op (a bitcast, a get-tuple-element) aliasing
+    #:                        its operand's buffer
 
-    ALL = (CALL, OFFLINE, DEAD)
+    ALL = (CALL, OFFLINE, DEAD, FREE)
 
 
 def is_source(graph: Graph, node_id: str) -> bool:
@@ -112,7 +114,7 @@ class FusionGroup:
     role : str
         A :class:`GroupRole`: ``"call"``; ``"offline"`` when every member only transforms
         weights (run once, when they are loaded); ``"dead"`` when no graph output depends on
-        any member.
+        any member; ``"free"`` for a group of one free op (no kernel: an alias).
     """
 
     id: str
@@ -151,6 +153,7 @@ class FusionGroup:
 ROLE_NOTES = {
     GroupRole.DEAD: " (dead: no graph output depends on it; XLA's DCE would remove it)",
     GroupRole.OFFLINE: " (offline: folds weights once, when they are loaded; not run per call)",
+    GroupRole.FREE: " (free: reads its operand's buffer another way; no kernel)",
 }
 
 
@@ -505,6 +508,8 @@ def _role(graph: Graph, nodes) -> str:
         return GroupRole.DEAD
     if all(ix.offline[i] for i in idx):
         return GroupRole.OFFLINE
+    if len(idx) == 1 and ix.free[idx[0]]:
+        return GroupRole.FREE
     return GroupRole.CALL
 
 
@@ -522,7 +527,8 @@ def xla_plan(graph: Graph, device: str = "cpu") -> Plan:
     Raises
     ------
     PlanError
-        If the graph has no XLA fusion tags (it is not an optimised module).
+        If the graph has no XLA fusion tags (it is not an optimised module; a module whose
+        fusions all sit inside a while loop's body is optimised, ``meta['has_xla_fusions']``).
     """
     groups: dict[str, list[str]] = {}
     singles = []
@@ -534,7 +540,7 @@ def xla_plan(graph: Graph, device: str = "cpu") -> Plan:
             singles.append([n])
         else:
             groups.setdefault(tag, []).append(n)
-    if not groups:
+    if not groups and not graph.meta.get("has_xla_fusions"):
         raise PlanError(f"graph {graph.name!r} has no XLA fusion tags: load a module XLA has "
                         "optimised (*.after_noynn.hlo, or *.after.hlo) to see XLA's grouping")
     return make_plan(graph, list(groups.values()) + singles, policy="xla", device=device)

@@ -51,7 +51,8 @@ XLA_CPU_EXPENSIVE = frozenset({
 
 #: ops XLA:CPU can emit inside a loop fusion (``CanBeLoopFused``), besides elementwise ops
 _LOOP_FUSIBLE_EXTRA = frozenset({"bitcast", "broadcast", "concatenate", "iota", "pad", "reduce",
-                                 "reshape", "reverse", "slice", "transpose", "copy"})
+                                 "reshape", "reverse", "slice", "transpose", "copy", "gather",
+                                 "dynamic-slice", "dynamic-update-slice"})
 
 
 

@@ -110,8 +110,8 @@ def profile(graph, plan, inputs=None, *, backend="auto", repeat=REPEAT, warmup=W
     checks = check_outputs(graph, outs, ref, exact)
     poll()
     base_env = base.prepare(inputs, max_bytes)
-    f_runs, u_runs, trace = _time_plans(fused, env, base, base_env, repeat, warmup, budget_s,
-                                        progress, poll)
+    f_runs, u_runs, f_wall, u_wall, trace = _time_plans(fused, env, base, base_env, repeat,
+                                                        warmup, budget_s, progress, poll)
     np_times = _time_numpy(graph, inputs, repeat, budget_s, progress, poll)
     machine = probe.finish()
     pred = _predictions(graph, plan, fused.backend, device)
@@ -127,7 +127,8 @@ def profile(graph, plan, inputs=None, *, backend="auto", repeat=REPEAT, warmup=W
         predicted_unfused_s=upred["total"] if upred else None, outputs=checks,
         ok=all(c.ok for c in checks), notes=_notes(fused, pred),
         errors=_errors(fused, checks), trace=trace,
-        compile_s=fused.compile_s + base.compile_s, machine=machine)
+        compile_s=fused.compile_s + base.compile_s, machine=machine,
+        fused_wall=Timing.of(f_wall), unfused_wall=Timing.of(u_wall))
     busy = busy_note(report)
     if busy:  # last of the notes: the table's footer, and the app shows notes
         report.notes.append(busy)
@@ -164,6 +165,7 @@ def _throttled(progress, stage, every_s=0.1):
         if k == n or now - last[0] >= every_s:
             last[0] = now
             progress(stage, k, n, msg)
+    call.__name__ = "unfused" if stage == "time-unfused" else "fused"
     return call
 
 
@@ -181,45 +183,51 @@ def _check_memory(graph, compiled, max_bytes):
 
 
 def _time_plans(fused, env, base, base_env, repeat, warmup, budget_s, progress, poll):
-    """Per-kernel seconds of each timed run of ``fused`` and ``base``, run in alternating
-    rounds, and the trace: (group id, start, duration, run) of every fused kernel run."""
+    """Per-kernel seconds of each timed run of ``fused`` and ``base``, each plan's end-to-end
+    wall time of a call, all in alternating rounds, and the trace: (group id, start, duration,
+    run) of every fused kernel run.
+
+    A round runs each plan twice: the instrumented driver (each kernel timed inside it) and
+    the plain one (timed from the caller's side: the wall time of a call)."""
+    plans = [(fused.bind(env), fused), (base.bind(base_env), base)]
     for _ in range(warmup):
-        fused.execute(env)
-        base.execute(base_env)
+        for bound, _c in plans:
+            bound.run()
+            bound.run_timed()
         poll()
-    tick_f = _throttled(progress, "time")
-    tick_u = _throttled(progress, "time-unfused")
-    f_runs, u_runs, trace = [], [], []
-    n = len(fused.call)
+    ticks = (_throttled(progress, "time"), _throttled(progress, "time-unfused"))
+    runs, walls, trace = ([], []), ([], []), []
     t_start = time.perf_counter()
     rounds = max(repeat, 1)
     for r in range(rounds):
-        times: list[float] = []
-
-        def each_fused(k, n_kernels, kern, times=times, r=r):
-            end = time.perf_counter()
-            trace.append((kern.group_id, end - times[-1] - t_start, times[-1], r))
-            if r == 0 and tick_f is not None:
-                tick_f(k, n_kernels, f"timing kernel {k} of {n_kernels} ({kern.group_id}, "
-                       f"{kern.kind})")
-
-        fused.execute(env, times, each_fused)
-        f_runs.append(times)
-        poll()
-        utimes: list[float] = []
-
-        def each_base(k, n_kernels, kern):
-            tick_u(k, n_kernels, f"timing unfused kernel {k} of {n_kernels} "
-                   f"({kern.group_id}, {kern.kind})")
-        base.execute(base_env, utimes, each_base if r == 0 and tick_u is not None else None)
-        u_runs.append(utimes)
-        if tick_f is not None and r > 0:
-            tick_f(n, n, f"round {r + 1} of {rounds}: fused ({n} kernels) and unfused "
-                   f"({len(base.call)})")
-        poll()
+        for p, (bound, compiled) in enumerate(plans):
+            _outs, secs, starts = bound.run_timed()
+            runs[p].append(secs)
+            t0 = time.perf_counter()
+            bound.run()
+            walls[p].append(time.perf_counter() - t0)
+            if p == 0:
+                trace.extend((k.group_id, s0 - t_start, dt, r)
+                             for k, s0, dt in zip(compiled.call, starts, secs))
+            _tick_kernels(ticks[p], compiled, r)
+            poll()
+        if ticks[0] is not None and r > 0:
+            ticks[0](len(fused.call), len(fused.call),
+                     f"round {r + 1} of {rounds}: fused ({len(fused.call)} kernels) and "
+                     f"unfused ({len(base.call)})")
         if r >= 2 and time.perf_counter() - t_start > 2 * budget_s:
             break
-    return f_runs, u_runs, trace
+    return runs[0], runs[1], walls[0], walls[1], trace
+
+
+def _tick_kernels(tick, compiled, r):
+    """Progress per kernel after the first round's run of a plan."""
+    if tick is None or r != 0:
+        return
+    n = len(compiled.call)
+    what = "kernel" if tick.__name__ != "unfused" else "unfused kernel"
+    for k, kern in enumerate(compiled.call, 1):
+        tick(k, n, f"timing {what} {k} of {n} ({kern.group_id}, {kern.kind})")
 
 
 class _MachineProbe:

@@ -136,8 +136,11 @@ class Report:
     unfused_kernels : list of KernelReport
         The baseline's kernels (one op each, same backend).
     fused, unfused, numpy : Timing
-        Whole-plan times: the sum of the kernels' times in each run; ``numpy`` is the reference
-        interpreter.
+        Whole-plan times: the sum of the kernels' times in each (instrumented) run; ``numpy``
+        is the reference interpreter.
+    fused_wall, unfused_wall : Timing or None
+        The end-to-end wall time of a call (the plan's driver, from the caller's side: every
+        kernel, and what runs between and around them), measured in the same rounds.
     predicted_s, predicted_unfused_s : float or None
         The cost model's totals.
     outputs : list of OutputCheck
@@ -174,6 +177,18 @@ class Report:
     trace: list = field(default_factory=list)
     compile_s: float = 0.0
     machine: dict = field(default_factory=dict)
+    fused_wall: Timing | None = None
+    unfused_wall: Timing | None = None
+
+    @property
+    def outside_kernels_s(self) -> float:
+        """Seconds a fused call spends outside its kernels, per kernel: (the call's minimum
+        wall time - the minimum kernel sum) / kernels (launching, Python, the driver); NaN
+        without wall times."""
+        n = len([k for k in self.kernels if k.role != "offline"])
+        if self.fused_wall is None or not n:
+            return math.nan
+        return (self.fused_wall.min_s - self.fused.min_s) / n
 
     @property
     def speedup(self) -> float:
@@ -187,7 +202,11 @@ class Report:
             "device": self.device, "ok": self.ok, "speedup": self.speedup,
             "totals": {"fused": asdict(self.fused), "unfused": asdict(self.unfused),
                        "numpy": asdict(self.numpy), "predicted_s": self.predicted_s,
-                       "predicted_unfused_s": self.predicted_unfused_s},
+                       "predicted_unfused_s": self.predicted_unfused_s,
+                       "fused_wall": asdict(self.fused_wall) if self.fused_wall else None,
+                       "unfused_wall": asdict(self.unfused_wall) if self.unfused_wall
+                       else None,
+                       "outside_kernels_s": self.outside_kernels_s},
             "compile_s": self.compile_s, "machine": dict(self.machine),
             "noisy": [k.group_id for k in self.kernels if k.timing.noisy],
             "kernels": [_kernel_json(k) for k in self.kernels],

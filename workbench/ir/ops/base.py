@@ -37,10 +37,18 @@ class Category:
     CONTRACTION = "contraction"      #: dot / matmul
     CONVOLUTION = "convolution"      #: convolution / conv2d
     NORMALIZATION = "normalization"  #: composites with a reduction inside (softmax, layer norm)
+    SCATTER = "scatter"              #: scatter, select-and-scatter: a kernel of their own
+    SORT = "sort"                    #: sort, top-k: a kernel of their own
+    CONTROL = "control"              #: while, conditional, map: run nested computations
+    RANDOM = "random"                #: rng-bit-generator: random bits and the next state
     OPAQUE = "opaque"                #: anything the workbench cannot look inside
 
     ALL = (PARAMETER, CONSTANT, ELEMENTWISE, BROADCAST, INJECTIVE, REDUCTION, CONTRACTION,
-           CONVOLUTION, NORMALIZATION, OPAQUE)
+           CONVOLUTION, NORMALIZATION, SCATTER, SORT, CONTROL, RANDOM, OPAQUE)
+
+    #: categories the planner never fuses with anything (each op is a kernel of its own, as
+    #: XLA:CPU leaves them: its fusion passes do not fuse scatter, sort, while or conditional)
+    UNFUSIBLE = frozenset({SCATTER, SORT, CONTROL, RANDOM, OPAQUE})
 
 
 InferFn = Callable[[Sequence[Type], Attrs, "Type | None"], Type]
@@ -74,6 +82,9 @@ class OpDef:
         True if each output element costs one transcendental instead of a FLOP.
     flops_fn, transcendentals_fn : callable(operand_types, out_type, attrs) -> int, optional
         Overrides of the per-element counts (reductions, dot, convolution, composites).
+    bytes_read_fn, bytes_written_fn : callable(operand_types, out_type, attrs) -> int, optional
+        Overrides of the bytes an op moves when it runs alone (a gather reads the elements it
+        returns, not its whole operand; a dynamic-update-slice writes only its update).
     expand : callable(builder, operands, attrs, out_type) -> str, optional
         For composites: emits the op as primitive HLO ops through a
         :class:`workbench.ir.builder.GraphBuilder` and returns the id of the result.
@@ -83,6 +94,13 @@ class OpDef:
         One sentence for the op's tooltip.
     attributes : tuple of str, or None
         The attribute names the op accepts (the verifier refuses others); None: any.
+    free_fn : callable(attrs, operand_types, out_type) -> bool, optional
+        True when the op, standing alone, moves no data: its result is its operand's buffer
+        read another way (a bitcast that keeps the layout, a get-tuple-element). Back ends
+        alias it instead of launching a kernel; the cost model charges nothing for it.
+    never_fused : bool
+        True for structural ops the planner keeps out of fusions (get-tuple-element, tuple):
+        they only name a part of a multi-output op's result.
     """
 
     name: str
@@ -94,10 +112,14 @@ class OpDef:
     transcendental: bool = False
     flops_fn: CountFn | None = None
     transcendentals_fn: CountFn | None = None
+    bytes_read_fn: CountFn | None = None
+    bytes_written_fn: CountFn | None = None
     expand: Callable | None = None
     composite: bool = False
     doc: str = ""
     attributes: tuple[str, ...] | None = ()
+    free_fn: Callable | None = None
+    never_fused: bool = False
 
     # ----- cost counts -----------------------------------------------------------------------
 
@@ -120,16 +142,25 @@ class OpDef:
 
         A broadcast reads its operand's own size, not the broadcast size.
         """
+        if self.bytes_read_fn is not None:
+            return int(self.bytes_read_fn(operand_types, out_type, attrs))
         return sum(t.nbytes for t in operand_types)
 
     def bytes_written(self, operand_types: Sequence[Type], out_type: Type, attrs: Attrs) -> int:
         """Bytes written when the op runs as its own kernel: the size of its result."""
+        if self.bytes_written_fn is not None:
+            return int(self.bytes_written_fn(operand_types, out_type, attrs))
         return out_type.nbytes
 
     @property
     def fusible(self) -> bool:
-        """False for opaque ops, which the planner never fuses."""
-        return self.category != Category.OPAQUE
+        """False for the ops the planner never fuses (:data:`Category.UNFUSIBLE`, and the
+        structural ops marked ``never_fused``)."""
+        return self.category not in Category.UNFUSIBLE and not self.never_fused
+
+    def is_free(self, operand_types: Sequence[Type], out_type: Type, attrs: Attrs) -> bool:
+        """True when the op alone moves no data (see ``free_fn``)."""
+        return bool(self.free_fn is not None and self.free_fn(attrs, operand_types, out_type))
 
 
 def _size(t: Type) -> int:
@@ -164,6 +195,20 @@ def get_op(name: str) -> OpDef:
         near += [n for n in difflib.get_close_matches(str(name), REGISTRY, n=3) if n not in near]
         hint = f" (did you mean {', '.join(near)}?)" if near else ""
         raise UnknownOpError(f"unknown op {name!r}{hint}") from None
+
+
+def narrow_float(dtype) -> bool:
+    """True for a numpy dtype narrower than f32 that XLA:CPU computes in f32 and rounds
+    (float16, ml_dtypes' bfloat16 and float8 types)."""
+    dtype = np.dtype(dtype)
+    return dtype.itemsize < 4 and (dtype.kind == "f" or dtype.name.startswith(("bfloat",
+                                                                             "float")))
+
+
+def float_like(dtype) -> bool:
+    """True for float numpy dtypes, ml_dtypes' (bfloat16, float8 ...) included."""
+    dtype = np.dtype(dtype)
+    return dtype.kind == "f" or dtype.name.startswith(("bfloat", "float"))
 
 
 def np_out(value, out_type: Type):

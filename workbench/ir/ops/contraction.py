@@ -1,7 +1,11 @@
 """Contractions (``dot`` with dot_general dimension numbers) and ``convolution``.
 
 ``dot`` follows XLA's DotGeneral: the result's dimensions are the batch dimensions, then the lhs
-free dimensions, then the rhs free dimensions. ``convolution`` follows XLA's ConvGeneralDilated:
+free dimensions, then the rhs free dimensions. Either may produce another dtype than its
+operands' (``preferred_element_type=``, as StableHLO and JAX name it: a bf16 x bf16 dot that
+accumulates and returns f32; s8 x s8 -> s32). The references compute narrow floats (bf16, f16,
+f8) in f32 and round the result once to the result dtype, as XLA:CPU does, and integers in 64
+bits. ``convolution`` follows XLA's ConvGeneralDilated:
 ``dim_labels`` such as ``b01f_01io->b01f`` name where the batch (``b``), feature (``f``), input
 and output feature (``i``, ``o``) and spatial (``0``, ``1``, ...) dimensions are in the lhs, the
 kernel (rhs) and the result; ``window_*`` give strides, padding and dilations per spatial
@@ -16,10 +20,50 @@ import re
 import numpy as np
 
 from workbench.errors import AttributeError_, ShapeError
-from workbench.ir.ops.base import Category, OpDef, register
+from workbench.ir.ops.base import Category, OpDef, narrow_float, register
 from workbench.ir.ops.elementwise import _require_tensors
 from workbench.ir.ops.shape_ops import _int_tuple
-from workbench.ir.types import TensorType
+from workbench.ir.types import COMPLEX_DTYPES, DTYPES, FLOAT_DTYPES, INT_DTYPES, TensorType
+
+
+def result_dtype(lhs: TensorType, rhs: TensorType, attrs, what: str) -> str:
+    """The result dtype of a dot or convolution: ``preferred_element_type=`` when given (a
+    float for float operands, an integer for integer ones), else the operands' dtype.
+
+    Raises
+    ------
+    ShapeError, AttributeError_
+        If the operands' dtypes differ without a preferred type, or the preferred type is of
+        another kind.
+    """
+    pref = attrs.get("preferred_element_type")
+    if pref is None:
+        if lhs.dtype != rhs.dtype:
+            raise ShapeError(f"{what} operands differ in dtype: {lhs} and {rhs}")
+        return lhs.dtype
+    if pref not in DTYPES:
+        raise AttributeError_(f"{what}: preferred_element_type={pref!r} is not a dtype")
+    kinds = [FLOAT_DTYPES, INT_DTYPES | {"pred"}, COMPLEX_DTYPES]
+    kind = next((k for k in kinds if lhs.dtype in k), None)
+    if kind is None or rhs.dtype not in kind or pref not in kind:
+        raise ShapeError(f"{what} of {lhs} and {rhs} cannot produce {pref}")
+    return pref
+
+
+def compute_operands(a: np.ndarray, b: np.ndarray):
+    """The operands in the dtype a contraction is computed in: f32 for narrow floats, 64-bit
+    for integers, themselves otherwise (mixed floats: the wider)."""
+    def wide(x):
+        if narrow_float(x.dtype):
+            return x.astype(np.float32)
+        if x.dtype.kind in "iub":
+            return x.astype(np.int64)
+        return x
+    a, b = wide(a), wide(b)
+    if a.dtype != b.dtype:
+        dt = np.result_type(a.dtype, b.dtype)
+        a, b = a.astype(dt), b.astype(dt)
+    return a, b
 
 # ----- dot ------------------------------------------------------------------------------------
 
@@ -48,8 +92,7 @@ def _dot_infer(types, attrs, declared):
                 "rhs_contracting_dims"):
         _int_tuple(attrs, key, "dot", default=())
     lb, lc, lf, rb, rc, rf = dot_dims(attrs, lhs.rank, rhs.rank)
-    if lhs.dtype != rhs.dtype:
-        raise ShapeError(f"dot operands differ in dtype: {lhs} and {rhs}")
+    dtype = result_dtype(lhs, rhs, attrs, "dot")
     for name, dims, t in (("lhs", lb + lc, lhs), ("rhs", rb + rc, rhs)):
         if len(set(dims)) != len(dims) or any(not 0 <= d < t.rank for d in dims):
             raise AttributeError_(f"dot: {name} batch/contracting dimensions {list(dims)} are "
@@ -66,7 +109,7 @@ def _dot_infer(types, attrs, declared):
                              f"differs from dimension {b} of rhs {rhs} ({rhs.shape[b]})")
     shape = ([lhs.shape[d] for d in lb] + [lhs.shape[d] for d in lf]
              + [rhs.shape[d] for d in rf])
-    return TensorType(tuple(shape), lhs.dtype)
+    return TensorType(tuple(shape), dtype)
 
 
 def _prod(xs):
@@ -87,9 +130,10 @@ def _dot_ref(xs, attrs, t):
     lhs, rhs = xs
     lb, lc, lf, rb, rc, rf = dot_dims(attrs, lhs.ndim, rhs.ndim)
     b, m, n, k = dot_mnk(TensorType(lhs.shape, "f32"), TensorType(rhs.shape, "f32"), attrs)
+    lhs, rhs = compute_operands(lhs, rhs)
     a = np.transpose(lhs, lb + lf + lc).reshape(b, m, k)
     w = np.transpose(rhs, rb + rc + rf).reshape(b, k, n)
-    return np.matmul(a, w).reshape(t.shape)
+    return np.matmul(a, w).reshape(t.shape).astype(t.np_dtype)
 
 
 def _dot_flops(types, out, attrs):
@@ -102,7 +146,7 @@ register(OpDef("dot", Category.CONTRACTION, (2, 2), _dot_infer, reference=_dot_r
                doc="dot_general: contract lhs_contracting_dims with rhs_contracting_dims, "
                    "batched over *_batch_dims (2*M*N*K FLOPs)",
                attributes=('lhs_batch_dims', 'rhs_batch_dims', 'lhs_contracting_dims',
-                           'rhs_contracting_dims')))
+                           'rhs_contracting_dims', 'preferred_element_type')))
 
 # ----- convolution ----------------------------------------------------------------------------
 
@@ -175,8 +219,6 @@ def conv_geometry(lhs: TensorType, rhs: TensorType, attrs):
         raise ShapeError(f"convolution: input features {cin} must equal kernel input features "
                          f"{kin} x feature_group_count {groups}, and output features {cout} "
                          f"must divide by it")
-    if lhs.dtype != rhs.dtype:
-        raise ShapeError(f"convolution operands differ in dtype: {lhs} and {rhs}")
     spatial_in = tuple(lhs.shape[lmap[i]] for i in range(n))
     kernel = tuple(rhs.shape[rmap[i]] for i in range(n))
     window = attrs.get("window_size")
@@ -205,11 +247,12 @@ def conv_geometry(lhs: TensorType, rhs: TensorType, attrs):
 def _conv_infer(types, attrs, declared):
     _require_tensors(types)
     lhs, rhs = types
-    return TensorType(conv_geometry(lhs, rhs, attrs)["out_shape"], lhs.dtype)
+    dtype = result_dtype(lhs, rhs, attrs, "convolution")
+    return TensorType(conv_geometry(lhs, rhs, attrs)["out_shape"], dtype)
 
 
 def _conv_ref(xs, attrs, t):
-    lhs, rhs = xs
+    lhs, rhs = compute_operands(*xs)
     g = conv_geometry(TensorType(lhs.shape, "f32"), TensorType(rhs.shape, "f32"), attrs)
     n = len(g["kernel"])
     lm, rm, om = g["lhs_map"], g["rhs_map"], g["out_map"]
@@ -248,7 +291,7 @@ def _conv_ref(xs, attrs, t):
     inv[om["b"]], inv[om["f"]] = 0, 1
     for i in range(n):
         inv[om[i]] = 2 + i
-    return np.ascontiguousarray(np.transpose(out, inv))
+    return np.ascontiguousarray(np.transpose(out, inv)).astype(t.np_dtype)
 
 
 def _conv_flops(types, out, attrs):
@@ -263,4 +306,4 @@ register(OpDef("convolution", Category.CONVOLUTION, (2, 2), _conv_infer, referen
                    "(2 FLOPs per multiply-add)",
                attributes=('dim_labels', 'window_size', 'window_stride', 'window_padding',
                            'lhs_dilation', 'rhs_dilation', 'feature_group_count',
-                           'batch_group_count')))
+                           'batch_group_count', 'preferred_element_type')))

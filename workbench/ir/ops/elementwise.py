@@ -146,6 +146,168 @@ _binary("or", _logical(np.logical_or, np.bitwise_or), dtypes=_LOGICAL_DTYPES, do
 _binary("xor", _logical(np.logical_xor, np.bitwise_xor), dtypes=_LOGICAL_DTYPES, doc="x xor y")
 
 
+# ----- bit operations -------------------------------------------------------------------------
+
+
+def _shift(kind):
+    def fn(xs, attrs, t):
+        a, b = xs
+        bits = 8 * a.dtype.itemsize
+        unsigned = np.dtype(f"u{a.dtype.itemsize}")
+        big = (b.astype(np.int64) < 0) | (b.astype(np.int64) >= bits)   # XLA: out of range
+        n = np.where(big, 0, b).astype(unsigned)
+        if kind == "left":
+            r = (a.view(unsigned) << n).view(a.dtype)
+            return np.where(big, a.dtype.type(0), r)
+        if kind == "logical":
+            r = (a.view(unsigned) >> n).view(a.dtype)
+            return np.where(big, a.dtype.type(0), r)
+        signed = np.dtype(f"i{a.dtype.itemsize}")
+        r = (a.view(signed) >> np.where(big, bits - 1, n).astype(signed)).view(a.dtype)
+        return r
+    return fn
+
+
+for _name, _kind, _doc in (
+        ("shift-left", "left", "x << y (0 when y is out of range)"),
+        ("shift-right-logical", "logical", "x >> y filling with zeros (0 when y is out of range)"),
+        ("shift-right-arithmetic", "arith", "x >> y filling with the sign bit")):
+    register(OpDef(_name, Category.ELEMENTWISE, (2, 2), _elementwise_infer(INT_DTYPES),
+                   reference=_shift(_kind), flops_per_element=1.0, doc=_doc))
+
+
+def _popcnt(xs, attrs, t):
+    x = xs[0]
+    return np.bitwise_count(x.view(f"u{x.dtype.itemsize}")).astype(x.dtype)
+
+
+def _clz(xs, attrs, t):
+    x = xs[0]
+    bits = 8 * x.dtype.itemsize
+    u = x.view(f"u{x.dtype.itemsize}").astype(np.uint64)
+    n = np.zeros(u.shape, np.int64)
+    for k in range(bits):
+        n = np.where((n == k) & ((u >> np.uint64(bits - 1 - k)) & np.uint64(1) == 0), k + 1, n)
+    return n.astype(x.dtype)
+
+
+register(OpDef("popcnt", Category.ELEMENTWISE, (1, 1), _elementwise_infer(INT_DTYPES),
+               reference=_popcnt, flops_per_element=1.0, doc="number of set bits"))
+register(OpDef("clz", Category.ELEMENTWISE, (1, 1), _elementwise_infer(INT_DTYPES),
+               reference=_clz, flops_per_element=1.0, doc="number of leading zero bits"))
+
+
+def _bitcast_convert_infer(types, attrs, declared):
+    _require_tensors(types)
+    (x,) = types
+    dtype = attrs.get("dtype")
+    if dtype not in DTYPES:
+        raise AttributeError_(f"bitcast-convert needs dtype= a known dtype, got {dtype!r}")
+    out = TensorType(x.shape, dtype)
+    a, b = x.itemsize, out.itemsize
+    if a == b:
+        return out
+    if a > b and a % b == 0:                      # a new minor dimension of a // b elements
+        return TensorType(x.shape + (a // b,), dtype)
+    if b > a and b % a == 0 and x.shape and x.shape[-1] == b // a:
+        return TensorType(x.shape[:-1], dtype)
+    raise ShapeError(f"bitcast-convert of {x} to {dtype}: element sizes {a} and {b} bytes do "
+                     "not divide as XLA requires")
+
+
+def _bitcast_convert_ref(xs, attrs, t):
+    x = np.ascontiguousarray(xs[0])
+    return x.view(t.np_dtype).reshape(t.shape)
+
+
+register(OpDef("bitcast-convert", Category.ELEMENTWISE, (1, 1), _bitcast_convert_infer,
+               reference=_bitcast_convert_ref, flops_per_element=0.0,
+               doc="reinterpret each element's bits as dtype= (no conversion)",
+               attributes=('dtype',)))
+
+
+# ----- complex numbers --------------------------------------------------------------------------
+
+_COMPLEX_PART = {"c64": "f32", "c128": "f64"}
+
+
+def _part_infer(types, attrs, declared):
+    _require_tensors(types)
+    (x,) = types
+    if x.dtype not in _COMPLEX_PART:
+        return x
+    return x.with_dtype(_COMPLEX_PART[x.dtype])
+
+
+def _complex_infer(types, attrs, declared):
+    t = _same_shapes(types)
+    part = {v: k for k, v in _COMPLEX_PART.items()}
+    if t.dtype not in part:
+        raise ShapeError(f"complex needs f32 or f64 operands, got {t}")
+    return t.with_dtype(part[t.dtype])
+
+
+register(OpDef("real", Category.ELEMENTWISE, (1, 1), _part_infer,
+               reference=lambda xs, a, t: np.real(xs[0]), doc="real part"))
+register(OpDef("imag", Category.ELEMENTWISE, (1, 1), _part_infer,
+               reference=lambda xs, a, t: np.imag(xs[0]) if np.iscomplexobj(xs[0])
+               else np.zeros_like(xs[0]), doc="imaginary part"))
+register(OpDef("complex", Category.ELEMENTWISE, (2, 2), _complex_infer,
+               reference=lambda xs, a, t: xs[0] + 1j * xs[1].astype(t.np_dtype),
+               flops_per_element=1.0, doc="real + i * imag"))
+
+
+# ----- reduce-precision -------------------------------------------------------------------------
+
+def _reduce_precision_infer(types, attrs, declared):
+    t = _elementwise_infer(FLOAT_DTYPES)(types, attrs, declared)
+    for key in ("exponent_bits", "mantissa_bits"):
+        v = attrs.get(key)
+        if not isinstance(v, int) or isinstance(v, bool) or v < (1 if key[0] == "e" else 0):
+            raise AttributeError_(f"reduce-precision needs {key}= a count of bits, got {v!r}")
+    return t
+
+
+def _reduce_precision_ref(xs, attrs, t):
+    """XLA's ReducePrecision (elemental_ir_emitter.cc, EmitReducePrecisionIR): round to
+    nearest even at ``mantissa_bits``, overflow to inf and underflow to zero at
+    ``exponent_bits``, NaN kept."""
+    x = xs[0]
+    if x.dtype.itemsize < 4:
+        return _reduce_precision_ref([x.astype(np.float32)], attrs, t).astype(x.dtype)
+    width = 8 * x.dtype.itemsize
+    src_m = {4: 23, 8: 52}[x.dtype.itemsize]
+    src_e = width - 1 - src_m
+    e_bits, m_bits = attrs["exponent_bits"], attrs["mantissa_bits"]
+    bits = np.ascontiguousarray(x).view(f"u{x.dtype.itemsize}").astype(object)
+    # exact Python integers: the masks below are XLA's, without fixed-width arithmetic
+    if m_bits < src_m:
+        last = 1 << (src_m - m_bits)
+        bias = (last >> 1) - 1
+        bits = np.array([((b + ((b & last) >> (src_m - m_bits)) + bias) & ~(last - 1))
+                         & ((1 << width) - 1) for b in bits.reshape(-1)],
+                        dtype=object).reshape(bits.shape)
+    if e_bits < src_e:
+        exp_mask = ((1 << src_e) - 1) << src_m
+        sign_mask = 1 << (width - 1)
+        src_bias = (1 << (src_e - 1)) - 1
+        dst_bias = (1 << (e_bits - 1)) - 1
+        hi, lo = (src_bias + dst_bias) << src_m, (src_bias - dst_bias) << src_m
+        flat = []
+        for b in bits.reshape(-1):
+            e, sgn = b & exp_mask, b & sign_mask
+            flat.append(sgn | exp_mask if e > hi else (sgn if e <= lo else b))
+        bits = np.array(flat, dtype=object).reshape(bits.shape)
+    out = bits.astype(np.dtype(f"u{x.dtype.itemsize}")).view(x.dtype)
+    return np.where(np.isnan(x), x, out)
+
+
+register(OpDef("reduce-precision", Category.ELEMENTWISE, (1, 1), _reduce_precision_infer,
+               reference=_reduce_precision_ref, flops_per_element=1.0,
+               doc="round to a float with exponent_bits= and mantissa_bits=",
+               attributes=("exponent_bits", "mantissa_bits")))
+
+
 # ----- is-finite ------------------------------------------------------------------------------
 
 def _is_finite_infer(types, attrs, declared):
@@ -164,6 +326,28 @@ COMPARE_DIRECTIONS = {
     "GT": np.greater, "GE": np.greater_equal,
 }
 
+#: XLA's comparison types (``Comparison::Type``); only TOTALORDER changes a float comparison
+COMPARE_TYPES = ("FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED")
+
+_UINT_OF_WIDTH = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def total_order_key(x: np.ndarray) -> np.ndarray:
+    """Unsigned integers ordered as IEEE 754's totalOrder orders the floats ``x``:
+    -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN (XLA's ``type=TOTALORDER`` comparisons,
+    which JAX's sort comparators use)."""
+    u = _UINT_OF_WIDTH[x.dtype.itemsize]
+    bits = np.ascontiguousarray(x).view(u)
+    sign = u(1) << u(8 * x.dtype.itemsize - 1)
+    return np.where(bits & sign, ~bits, bits | sign)
+
+
+def _compare_ref(xs, attrs, t):
+    a, b = xs
+    if attrs.get("compare_type") == "TOTALORDER" and a.dtype.kind not in "biu":
+        a, b = total_order_key(a), total_order_key(b)
+    return COMPARE_DIRECTIONS[attrs["direction"]](a, b)
+
 
 def _compare_infer(types, attrs, declared):
     t = _same_shapes(types)
@@ -171,13 +355,18 @@ def _compare_infer(types, attrs, declared):
     if direction not in COMPARE_DIRECTIONS:
         raise AttributeError_(f"compare needs direction= one of {', '.join(COMPARE_DIRECTIONS)}, "
                               f"got {direction!r}")
+    ct = attrs.get("compare_type", "FLOAT")
+    if ct not in COMPARE_TYPES:
+        raise AttributeError_(f"compare_type= must be one of {', '.join(COMPARE_TYPES)}, "
+                              f"got {ct!r}")
     return t.with_dtype("pred")
 
 
 register(OpDef("compare", Category.ELEMENTWISE, (2, 2), _compare_infer,
-               reference=lambda xs, a, t: COMPARE_DIRECTIONS[a["direction"]](xs[0], xs[1]),
-               flops_per_element=1.0, doc="elementwise comparison (direction=EQ/NE/LT/LE/GT/GE)",
-               attributes=('direction',)))
+               reference=_compare_ref,
+               flops_per_element=1.0, doc="elementwise comparison (direction=EQ/NE/LT/LE/GT/GE; "
+                                          "compare_type=TOTALORDER orders NaNs and signed zeros)",
+               attributes=('direction', 'compare_type')))
 
 # ----- select, clamp --------------------------------------------------------------------------
 

@@ -7,13 +7,12 @@ broadcast, reshape, bitcast and iota), so that a graph's types are always re-der
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from workbench.errors import AttributeError_, ShapeError
 from workbench.ir.ops.base import Category, OpDef, register
 from workbench.ir.ops.elementwise import _require_tensors, _same_shapes
+from workbench.ir.literals import literal_array
 from workbench.ir.types import DTYPES, TensorType, TupleType
 
 
@@ -61,54 +60,28 @@ def constant_array(attrs, t: TensorType) -> np.ndarray:
 
     ``attrs['value']`` is a number (a splat: every element equal), or a nested or flat list with
     ``t.size`` numbers; the strings ``"inf"``, ``"-inf"``, ``"nan"`` stand for non-finite floats.
+    Values must fit the dtype (:mod:`workbench.ir.literals`: no float in an integer type, no
+    integer past its range, no float past its type's largest value).
 
     Raises
     ------
     AttributeError_
-        If the value is missing, not numeric, or has the wrong number of elements.
+        If the value is missing, does not fit, or has the wrong number of elements.
     """
-    value = attrs.get("value")
-    if value is None:
-        raise AttributeError_("constant needs value=")
-    flat = list(_flatten(value))
-    try:
-        arr = np.array([_number(v) for v in flat], dtype=t.np_dtype)
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise AttributeError_(f"constant value is not a list of {t.dtype} numbers: {exc}") from None
+    arr = literal_array(attrs.get("value"), t)
     if arr.size == 1:
         return np.full(t.shape, arr[0], dtype=t.np_dtype)
-    if arr.size != t.size:
-        raise AttributeError_(f"constant has {arr.size} values, its type {t} needs {t.size}")
     return arr.reshape(t.shape)
-
-
-def _flatten(v):
-    if isinstance(v, tuple):
-        for x in v:
-            yield from _flatten(x)
-    else:
-        yield v
-
-
-_NONFINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan, "+inf": math.inf}
-
-
-def _number(v):
-    if isinstance(v, str):
-        if v.lower() in _NONFINITE:
-            return _NONFINITE[v.lower()]
-        raise ValueError(f"{v!r} is not a number")
-    if isinstance(v, (bool, int, float)):
-        return v
-    raise ValueError(f"{v!r} is not a number")
 
 
 def _constant_infer(types, attrs, declared):
     t = _declared(declared, "a constant")
     if not isinstance(t, TensorType):
         raise ShapeError("a constant must be a tensor")
-    if t.dtype != "bf16":
-        constant_array(attrs, t)
+    try:
+        literal_array(attrs.get("value"), t)   # checked, not yet spread to its shape
+    except ShapeError as exc:
+        raise AttributeError_(f"constant: {exc.message}") from None
     return t
 
 
@@ -208,8 +181,23 @@ def _layout_order(layout, rank):
     return list(reversed(layout))
 
 
+def _bitcast_infer(types, attrs, declared):
+    out = _reshape_infer(types, attrs, declared)
+    dtype = attrs.get("dtype")
+    if dtype is None:
+        return out
+    if dtype not in DTYPES:
+        raise AttributeError_(f"bitcast needs dtype= a known dtype, got {dtype!r}")
+    new = out.with_dtype(dtype)
+    if new.itemsize != out.itemsize:
+        raise ShapeError(f"bitcast cannot change {out.dtype} to {dtype}: element sizes differ")
+    return new
+
+
 def _bitcast_ref(xs, attrs, t):
     x = xs[0]
+    if attrs.get("dtype") is not None:
+        x = np.ascontiguousarray(x).view(t.np_dtype)
     src = _layout_order(attrs.get("operand_layout"), x.ndim)
     dst = _layout_order(attrs.get("layout"), len(t.shape))
     physical = np.transpose(x, src).reshape(-1)
@@ -217,9 +205,13 @@ def _bitcast_ref(xs, attrs, t):
     return np.transpose(out_physical, np.argsort(dst))
 
 
-register(OpDef("bitcast", Category.INJECTIVE, (1, 1), _reshape_infer, reference=_bitcast_ref,
-               doc="reinterpret the operand's memory with another shape and layout",
-               attributes=('shape', 'operand_layout', 'layout')))
+register(OpDef("bitcast", Category.INJECTIVE, (1, 1), _bitcast_infer, reference=_bitcast_ref,
+               doc="reinterpret the operand's memory with another shape and layout (and, "
+                   "with dtype=, its bits as another element type of the same size)",
+               attributes=('shape', 'operand_layout', 'layout', 'dtype'),
+               # free when the row-major order is kept: the same buffer, another shape (a
+               # bitcast that changes the layout is a transpose of the row-major values)
+               free_fn=lambda attrs, types, out: "layout" not in attrs))
 
 register(OpDef("copy", Category.INJECTIVE, (1, 1),
                lambda types, a, d: _same_shapes(types),
@@ -375,13 +367,15 @@ def _gte_infer(types, attrs, declared):
 register(OpDef("get-tuple-element", Category.INJECTIVE, (1, 1), _gte_infer,
                reference=lambda xs, a, t: xs[0][a["index"]],
                doc="element index= of a tuple value",
-               attributes=('index',)))
+               attributes=('index',), free_fn=lambda attrs, types, out: True,
+               never_fused=True))
 
 
 register(OpDef("tuple", Category.INJECTIVE, (0, None),
                lambda types, a, d: TupleType(tuple(types)),
                reference=lambda xs, a, t: tuple(xs),
-               doc="a tuple of its operands (kept only where an opaque op needs one)"))
+               doc="a tuple of its operands (kept only where an opaque op needs one)",
+               free_fn=lambda attrs, types, out: True, never_fused=True))
 
 
 def _opaque_infer(types, attrs, declared):

@@ -1,0 +1,383 @@
+"""The app over real HTTP, as a careless or hostile client drives it: the Host/Origin guard and
+the token, the headers, crafted callback requests, files outside the allowed folders, twenty
+sessions at once, two hundred uploads, thirty compile & profile jobs (issue 15)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.app.http_client import Client, Served, http
+from tests.conftest import REPO_ROOT, SAMPLES_DIR
+from workbench.app import controller, ids
+
+#: text that must never reach a client: a traceback, or a folder of this machine
+LEAKS = ("Traceback", 'File "', str(REPO_ROOT), str(Path.home()), "/work/", "site-packages")
+
+
+def leaks(text: str) -> list[str]:
+    return [x for x in LEAKS if x and x in text]
+
+
+@pytest.fixture
+def served(make_app):
+    """``served(**config)``: (app, Served, Client) on a real port; stopped after the test."""
+    started = []
+
+    def start(*args, **config):
+        app = make_app(*args, **config)
+        s = Served(app)
+        started.append(s)
+        return app, s, Client(s)
+    yield start
+    for s in started:
+        s.close()
+
+
+# ----- who may ask ---------------------------------------------------------------------------
+
+def test_a_rebinding_host_or_a_foreign_origin_is_refused(served):
+    app, s, client = served(port=None)
+    assert http(s.base, "/").status == 200
+    for headers in ({"Host": "attacker.example"}, {"Host": f"attacker.example:{s.port}"},
+                    {"Host": f"127.0.0.1.attacker.example:{s.port}"}, {"Host": ""}):
+        a = http(s.base, "/", headers=headers)
+        assert a.status == 403 and "DNS-rebinding" in a.text, headers
+    sid = client.new_session()
+    body = client.body(client.key(f"{ids.EDIT_MSG}.children", f"{ids.UNDO}.n_clicks"),
+                       {(ids.UNDO, "n_clicks"): 1, (ids.SESSION, "data"): sid},
+                       [f"{ids.UNDO}.n_clicks"])
+    for headers in ({"Host": "attacker.example", "Origin": "http://attacker.example"},
+                    {"Origin": "http://attacker.example"}, {"Origin": "null"},
+                    {"Sec-Fetch-Site": "cross-site"}):
+        a = client.post(body, headers)
+        assert a.status == 403 and len(a.text.splitlines()) == 1, headers
+    assert client.post(body, {"Origin": s.base}).status == 200  # its own page's origin
+
+
+def test_the_server_started_on_a_port_answers_only_for_that_port(served):
+    from workbench.app.security import Guard, allowed_hosts
+
+    g = Guard("127.0.0.1", 8050)
+    assert g.host_ok("127.0.0.1:8050") and g.host_ok("localhost:8050") and g.host_ok("[::1]:8050")
+    assert not g.host_ok("127.0.0.1:8051") and not g.host_ok("127.0.0.1")
+    assert not g.host_ok("evil.example:8050") and not g.host_ok("localhost.:8050")
+    assert g.origin_ok("http://localhost:8050") and not g.origin_ok("http://localhost:9999")
+    assert "myhost.lan" in allowed_hosts("0.0.0.0", ["MyHost.lan"])
+    assert "localhost" not in allowed_hosts("192.0.2.7")
+
+
+def test_every_answer_has_security_headers_and_names_no_server_software(served):
+    app, s, client = served()
+    page = http(s.base, "/")
+    for path in ("/", "/_dash-layout", "/_dash-dependencies", "/no-such-page"):
+        a = http(s.base, path)
+        assert a.headers["X-Frame-Options"] == "DENY", path
+        assert a.headers["X-Content-Type-Options"] == "nosniff"
+        assert "frame-ancestors 'none'" in a.headers["Content-Security-Policy"]
+        assert "unsafe-eval" not in a.headers["Content-Security-Policy"]
+        assert a.headers["Server"] == "workbench", a.headers["Server"]
+        assert "Werkzeug" not in json.dumps(a.headers) and "Python/" not in json.dumps(a.headers)
+    csp = page.headers["Content-Security-Policy"]
+    assert "'unsafe-inline'" not in csp.split("script-src")[1].split(";")[0]
+    assert "'sha256-" in csp  # Dash's inline renderer script, allowed by its hash
+
+
+def test_a_token_is_asked_for_when_the_server_has_one(served):
+    app, s, client = served(token="s3cret-token")
+    assert http(s.base, "/").status == 403
+    assert "access token" in http(s.base, "/").text
+    assert http(s.base, "/?token=wrong").status == 403
+    a = http(s.base, "/?token=s3cret-token")
+    assert a.status == 303 and a.headers["Location"] == "/"
+    cookie = a.headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    jar = cookie.split(";")[0]
+    assert http(s.base, "/", headers={"Cookie": jar}).status == 200
+    assert http(s.base, "/_dash-layout", headers={"X-Workbench-Token": "s3cret-token"}
+                ).status == 200
+
+
+# ----- crafted callback requests --------------------------------------------------------------
+
+def _deep(n):
+    v = []
+    for _ in range(n):
+        v = [v]
+    return v
+
+
+#: junk in place of one input or state value
+JUNK = [7, -1, 1.5, True, "x" * 300_000, [1, 2], {"a": 1}, {"contents": 5}, _deep(60),
+        "\u00b2", "file:\u0663", "../../../../etc/passwd", ["file:0"], [{"node": ["x"]}] * 3,
+        list(range(200_000)), {"sid": ["a"], "t": "now"}, float("nan")]
+
+
+def test_junk_callback_values_are_refused_in_a_line_and_change_nothing(served, caplog):
+    """Every server callback, every input and state slot, every junk value: the answer is a
+    short refusal (400) or an answer without update, never a 500, a traceback or a path;
+    the session's state is as it was."""
+    app, s, client = served()
+    sid = client.new_session()
+    before = app.services.session(sid)[0]
+    answers = []
+    caplog.set_level(logging.WARNING)
+    for key, entry in app.callback_map.items():
+        if not callable(entry.get("callback")):
+            continue
+        slots = [(d["id"], d["property"]) for d in entry["inputs"] + entry.get("state", [])]
+        for slot in slots:
+            for junk in JUNK:
+                values = {(ids.SESSION, "data"): sid, slot: junk}
+                body = client.body(key, values)
+                data = json.dumps(body, allow_nan=True).encode()
+                a = client.post(data)
+                answers.append(a)
+                assert a.status in (200, 204, 400), (key, slot, a.status, a.text[:300])
+                assert not leaks(a.text), (key, slot, a.text[:300])
+                if a.status == 400:
+                    assert len(a.text.strip().splitlines()) == 1 and len(a.text) < 300
+                after = app.services.session(sid)
+                assert after is not None and after[0].graph_key == before.graph_key
+    # forged request shapes
+    for body in (b"{", b"[]", b"null", json.dumps({"output": "nope"}).encode(),
+                 json.dumps({"output": f"{ids.GROUP_TABLE}.data"}).encode(),
+                 json.dumps({"output": "fit-button.title", "inputs": []}).encode(),  # clientside
+                 b"[" * 5000 + b"]" * 5000, b"{\"output\": " + b"[" * 100_000):
+        a = client.post(body)
+        assert a.status == 400 and not leaks(a.text), (body[:60], a.status, a.text[:200])
+        answers.append(a)
+    assert len(answers) > 1000
+    assert sum(a.status == 400 for a in answers) > 500
+    logged = [r for r in caplog.records if r.exc_info or "Traceback" in r.getMessage()]
+    assert not logged, logged[0].getMessage()
+
+
+def test_a_callback_that_fails_inside_shows_a_line_and_keeps_the_state(served, monkeypatch):
+    app, s, client = served()
+    sid = client.new_session()
+    before = app.services.session(sid)[0]
+    group = max(before.plan.groups, key=lambda g: g.size)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError(f"boom in {REPO_ROOT}/workbench/app/controller.py")
+
+    monkeypatch.setattr(controller, "apply_user_edit", broken)
+    a = client.edit(sid, ids.SPLIT, group.nodes[0])
+    assert a.status == 200
+    message = a.props()[(ids.APP_MSG, "children")]
+    assert "could not be handled (RuntimeError)" in message and not leaks(message)
+    assert app.services.session(sid)[0] is before  # nothing changed
+    monkeypatch.undo()
+    assert client.edit(sid, ids.SPLIT, group.nodes[0]).status == 200
+    assert app.services.session(sid)[0].plan.num_kernels == before.plan.num_kernels + group.size - 1
+
+
+def test_no_file_outside_the_allowed_folders_can_be_named(served, tmp_path):
+    """Chooser keys and upload names that point elsewhere open nothing there (audited)."""
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "model.json").write_text((SAMPLES_DIR / "mlp.json").read_text())
+    allowed = tmp_path / "allowed"
+    allowed.mkdir()
+    (allowed / "chain.json").write_text((SAMPLES_DIR / "chain10.json").read_text())
+    app, s, client = served(allowed / "chain.json")
+    opened = []
+
+    def audit(event, args):
+        if event == "open" and args and isinstance(args[0], (str, bytes)):
+            opened.append(str(args[0]))
+    sys.addaudithook(audit)
+    sid = client.new_session()
+    names = [str(secret / "model.json"), "file:1", "file:\u00b9", "file:\u0661", "file:\uff11",
+             "file:0/../../secret/model.json", "sample:../../secret/model",
+             f"sample:{secret}/model", "file:-0", "file:00000001", "file:1e0"]
+    for choice in names:
+        a = client.call(f"{ids.LOAD_MSG}.children", {
+            (ids.GRAPH_CHOICE, "value"): choice, (ids.SESSION, "data"): sid},
+            trigger=f"{ids.GRAPH_CHOICE}.value")
+        assert a.status in (200, 400) and not leaks(a.text)
+        if a.status == 200:
+            assert "unknown graph choice" in a.props()[(ids.LOAD_MSG, "children")]
+    for name in (str(secret / "model.json"), "../secret/model.json", "/etc/passwd"):
+        a = client.upload(sid, b"not a graph", name)
+        assert a.status == 200 and not leaks(a.text)
+        assert a.props()[(ids.LOAD_MSG, "children")].startswith(Path(name).name)
+    hits = [p for p in opened if "secret" in p]
+    assert not hits, hits
+    assert app.services.session(sid)[0].source == "chain.json"
+
+
+# ----- many users --------------------------------------------------------------------------------
+
+def _session_work(client, sid, members, edits, times, errors):
+    """Split the group of each member in turn and undo it, timing every edit request; then
+    split the first ``len(members) % 4`` groups for good."""
+    try:
+        for k in range(edits):
+            member = members[k % len(members)]
+            for button, sel in ((ids.SPLIT, member), (ids.UNDO, None)):
+                t0 = time.perf_counter()
+                a = client.edit(sid, button, sel)
+                times.append(time.perf_counter() - t0)
+                if a.status != 200 or a.props().get((ids.EDIT_MSG, "children")):
+                    errors.append((button, a.status, a.text[:200]))
+                client.call(f"{ids.GROUP_TABLE}.data", {(ids.VERSION, "data"): client.version(sid)})
+    except Exception as exc:  # noqa: BLE001 - reported by the test
+        errors.append(repr(exc))
+
+
+@pytest.mark.slow
+def test_twenty_concurrent_sessions_are_isolated_and_edits_stay_fast(served):
+    app, s, client = served()
+    sids = [client.new_session() for _ in range(20)]
+    proposal = app.services.session(sids[0])[0].plan
+    multi = sorted((g for g in proposal.groups if g.size > 1), key=lambda g: -g.size)
+    members = [g.nodes[0] for g in multi[:4]]
+    times, errors, threads = [], [], []
+    for sid in sids:
+        t = threading.Thread(target=_session_work, args=(client, sid, members, 12, times, errors))
+        threads.append(t)
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(600)
+    wall = time.perf_counter() - t0
+    assert not errors, errors[:3]
+    # each session's own last edits, then isolation: every plan is what its own edits made
+    for i, sid in enumerate(sids):
+        for m in members[: i % 4]:
+            assert client.edit(sid, ids.SPLIT, m).status == 200
+    for i, sid in enumerate(sids):
+        ws = app.services.session(sid)[0]
+        want = proposal.num_kernels + sum(g.size - 1 for g in multi[: i % 4])
+        assert ws.plan.num_kernels == want, (i, ws.plan.num_kernels, want)
+        # each split was undone, and the next split dropped what could be redone
+        assert len(ws.history) == 1 + max(1, i % 4) and ws.position == i % 4
+    times.sort()
+    p50, p95 = times[len(times) // 2], times[int(len(times) * 0.95)]
+    print(f"\n20 sessions, {len(times)} edits in {wall:.1f} s: edit p50 {p50 * 1e3:.1f} ms, "
+          f"p95 {p95 * 1e3:.1f} ms, max {times[-1] * 1e3:.0f} ms")
+    assert len(times) == 20 * 12 * 2
+    assert p95 <= 0.300, f"edit p95 {p95 * 1e3:.0f} ms under 20 sessions"
+
+
+def chain_json(n: int, name: str) -> bytes:
+    """A JSON graph: ``n`` elementwise ops in a chain on a [64, 64] input."""
+    nodes = [{"id": "x", "op": "parameter", "type": {"shape": [64, 64], "dtype": "f32"},
+              "attrs": {"index": 0}}]
+    prev = "x"
+    for k in range(n):
+        op = ("exponential", "negate", "tanh")[k % 3]
+        nodes.append({"id": f"op{k}", "op": op, "operands": [prev]})
+        prev = f"op{k}"
+    return json.dumps({"format": "fusion-workbench-graph", "version": 1, "name": name,
+                       "nodes": nodes, "outputs": [prev]}).encode()
+
+
+@pytest.mark.slow
+def test_server_memory_stays_bounded_after_200_uploads(served):
+    """200 distinct uploads, each from a new session, with at most 40 sessions and 48 MiB of
+    estimated state kept: the store stays within both, evicted users are told so when they
+    come back, and the server's resident memory grows by less than 120 MiB after the first 40
+    (the uploads are parsed in the loader worker, whose memory is its own)."""
+    import psutil
+
+    budget = 48 << 20
+    app, s, client = served(max_sessions=40, session_budget_bytes=budget)
+    me = psutil.Process()
+    sids, rss = [], {}
+    for k in range(200):
+        sid = client.new_session()
+        sids.append(sid)
+        a = client.upload(sid, chain_json(20 + k, f"chain{k}"), f"chain{k}.json")
+        assert a.status == 200 and a.props()[(ids.LOAD_MSG, "children")] == "", a.text[:300]
+        assert app.services.store.used_bytes() <= budget
+        assert len(app.services.store) <= 40
+        if k + 1 in (40, 200):
+            rss[k + 1] = me.memory_info().rss
+    growth = (rss[200] - rss[40]) / 2**20
+    print(f"\n200 uploads: server RSS {rss[40] / 2**20:.0f} MiB after 40, "
+          f"{rss[200] / 2**20:.0f} MiB after 200 (+{growth:.0f} MiB); store "
+          f"{app.services.store.used_bytes() / 2**20:.1f} MiB estimated, "
+          f"{len(app.services.store)} sessions")
+    assert growth < 120
+    gone = sids[0]
+    assert app.services.session(gone) is None and app.services.store.gone(gone) == "evicted"
+    a = client.call(f"{ids.SESSION}.data", {(ids.SESSION, "modified_timestamp"): 2,
+                                            (ids.SESSION, "data"): gone})
+    assert "let go to keep the server within its memory budget" in a.props()[
+        (ids.LOAD_NOTE, "children")]
+
+
+def _profile_session(client, sid, jobs, outcomes, deadline_s=240):
+    for _ in range(jobs):
+        a = client.call(f"{ids.PROFILE_MSG}.children", {
+            (ids.PROFILE_RUN, "n_clicks"): 1, (ids.SESSION, "data"): sid,
+            (ids.PROFILE_BACKEND, "value"): "cpu"}, trigger=f"{ids.PROFILE_RUN}.n_clicks")
+        msg = a.props().get((ids.PROFILE_MSG, "children"))
+        if msg:
+            outcomes.append(("refused", msg))
+            continue
+        end = time.monotonic() + deadline_s
+        while time.monotonic() < end:
+            p = client.call(f"{ids.PROFILE_VERSION}.data", {
+                (ids.PROFILE_POLL, "n_intervals"): 1, (ids.SESSION, "data"): sid}).props()
+            if p.get((ids.PROFILE_POLL, "disabled")):
+                outcomes.append((p[(ids.PROFILE_STATUS, "children")],
+                                 p.get((ids.PROFILE_MSG, "children"), "")))
+                break
+            time.sleep(0.3)
+        else:
+            outcomes.append(("hung", sid))
+
+
+@pytest.mark.slow
+def test_thirty_profile_jobs_from_five_sessions_all_end(served):
+    """Five sessions, six jobs each, two workers, a second job of a session refused while one
+    is in flight: every job ends (a report, or a message), none hangs. (Time-outs, cancels,
+    a dead worker and the global limit: tests/app/test_jobs.py.)"""
+    app, s, client = served(profile_workers=2, max_jobs=5, job_timeout_s=120,
+                            profile_options={"repeat": 2, "warmup": 0, "budget_s": 0.2})
+    samples = ["chain10", "mlp", "softmax", "layernorm_gelu", "chain10_transc"]
+    sids = []
+    for name in samples:
+        sid = client.new_session()
+        a = client.call(f"{ids.LOAD_MSG}.children", {
+            (ids.GRAPH_CHOICE, "value"): f"sample:{name}", (ids.SESSION, "data"): sid},
+            trigger=f"{ids.GRAPH_CHOICE}.value")
+        assert a.status == 200
+        sids.append(sid)
+    # one job in flight per session: a second click is refused in words
+    run = {(ids.PROFILE_RUN, "n_clicks"): 1, (ids.SESSION, "data"): sids[0],
+           (ids.PROFILE_BACKEND, "value"): "cpu"}
+    assert client.call(f"{ids.PROFILE_MSG}.children", run, f"{ids.PROFILE_RUN}.n_clicks"
+                       ).props()[(ids.PROFILE_MSG, "children")] == ""
+    second = client.call(f"{ids.PROFILE_MSG}.children", run, f"{ids.PROFILE_RUN}.n_clicks")
+    assert "already" in second.props()[(ids.PROFILE_MSG, "children")]
+    app.services.jobs.latest(sids[0]).done.wait(240)
+    outcomes, threads = [], []
+    for sid in sids:
+        threads.append(threading.Thread(target=_profile_session, args=(client, sid, 6, outcomes)))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(900)
+    states = [o[0] for o in outcomes]
+    print(f"\n30 jobs: {states.count('done')} done, "
+          f"{len(states) - states.count('done')} ended otherwise: "
+          f"{sorted(set(o for o in outcomes if o[0] != 'done'))[:5]}")
+    assert len(outcomes) == 30 and "hung" not in states
+    for state, message in outcomes:
+        assert state == "done" or message, (state, message)   # an end says why
+    assert states.count("done") == 30   # one job per session in flight: within the limit
+    for sid in sids:
+        assert app.services.store.report(sid)["report"]["ok"] is True
+    assert app.services.jobs.active() == 0

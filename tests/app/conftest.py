@@ -33,13 +33,15 @@ def pytest_setup_options():
 
 @pytest.fixture
 def make_app():
-    """``make_app(initial=None, files=(), **config)``: an app with its own session store; its
-    worker processes are stopped after the test."""
+    """``make_app(initial=None, files=(), tour=False, **config)``: an app with its own session
+    store; its worker processes are stopped after the test. The first-visit tour is off unless
+    asked for (every browser test is a first visit, and the tour's card would sit over the
+    panels)."""
     apps = []
 
-    def make(initial=None, files=(), **config):
+    def make(initial=None, files=(), tour=False, **config):
         app = create_app(AppConfig(initial=str(initial) if initial else None,
-                                   graph_files=[str(f) for f in files], **config))
+                                   graph_files=[str(f) for f in files], tour=tour, **config))
         apps.append(app)
         return app
     yield make

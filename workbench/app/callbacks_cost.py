@@ -9,6 +9,7 @@ from workbench.app import controller, ids
 from workbench.app.figures import (cost_bars, off_the_roofline, roofline, roofline_points,
                                    roofline_trace)
 from workbench.app.fmt import plural
+from workbench.app.glossary_links import label_link
 from workbench.app.profiling import measured_times
 from workbench.app.tables import cost_rows
 
@@ -16,7 +17,8 @@ from workbench.app.tables import cost_rows
 def cost_card(title: str, rows) -> list:
     """A titled table of (label, fused, unfused) rows."""
     head = html.Tr([html.Th(""), html.Th("fused"), html.Th("unfused")])
-    body = [html.Tr([html.Th(label), html.Td(f), html.Td(u)]) for label, f, u in rows]
+    body = [html.Tr([html.Th(label_link(label)), html.Td(f), html.Td(u)])
+            for label, f, u in rows]
     return [html.H4(title), html.Table([html.Thead(head), html.Tbody(body)])]
 
 

@@ -133,3 +133,62 @@ DIFF_SUMMARY = "diff-summary"
 DIFF_TABLE = "diff-table"            #: table: one row per difference
 DIFF_MSG = "diff-message"
 TIME_MEMORY = "time-memory"          #: dcc.Graph: plans on time vs peak memory
+
+# ----- pages, tour, learn (issue 16: teaching) ------------------------------------------------
+URL = "url"                      #: dcc.Location: "/" the workbench, "/learn" the Learn page
+MAIN_VIEW = "main-view"          #: the workbench's own view (hidden on /learn)
+LEARN_VIEW = "learn-view"        #: the Learn page
+LEARN_LINK = "learn-link"        #: the header's link to /learn
+TOUR_OPEN = "tour-open"          #: header button: take the tour again
+TOUR = "tour"                    #: the tour's card
+TOUR_STEP = "tour-step"          #: dcc.Store: the tour's step (None: closed)
+TOUR_SEEN = "tour-seen"          #: dcc.Store (local storage): the tour was closed once
+TOUR_TITLE, TOUR_TEXT, TOUR_COUNT = "tour-title", "tour-text", "tour-count"
+TOUR_BACK, TOUR_NEXT, TOUR_CLOSE = "tour-back", "tour-next", "tour-close"
+TOUR_TARGET = "tour-target"      #: dcc.Store: the element id the tour points at
+LEARN_NAV = "learn-nav"          #: the list of lessons, exercises, questions
+LEARN_ITEM = "learn-item"        #: dcc.Store: {"kind": lesson|exercise|question|term, "id"}
+LEARN_SECTIONS = {k: f"learn-{k}" for k in ("home", "lesson", "exercise", "question", "term")}
+# lesson
+LESSON_TITLE = "lesson-title"
+LESSON_TEXT = "lesson-text"
+LESSON_STAGE = "lesson-stage"    #: dcc.Slider over the lesson's stages
+LESSON_PREV, LESSON_NEXT = "lesson-prev", "lesson-next"
+LESSON_STAGE_TEXT = "lesson-stage-text"
+LESSON_CYTO = "lesson-graph"     #: the lesson's canvas
+LESSON_STAGE_TABLE = "lesson-stage-table"   #: this stage against unfused
+LESSON_KERNELS = "lesson-kernels"           #: this stage's kernels
+LESSON_MEASURED = "lesson-measured"         #: predicted against measured
+LESSON_CLAIMS = "lesson-claims"
+LESSON_MEASURE_POLL = "lesson-measure-poll"  #: dcc.Interval: follows the measurement job
+LESSON_MEASURE_AGAIN = "lesson-measure-again"
+LESSON_MEASURE_STATUS = "lesson-measure-status"
+LESSON_MEASURE_PROGRESS = "lesson-measure-progress"
+LESSON_MEASURE_MSG = "lesson-measure-message"
+LESSON_MEASURED_VERSION = "lesson-measured-version"  #: dcc.Store: bumped when figures arrive
+LESSON_OPEN_MAIN = "lesson-open-main"       #: open the lesson's graph in the workbench
+LESSON_QUESTIONS = "lesson-questions"
+# exercise
+EX_TITLE = "exercise-title"
+EX_PROMPT = "exercise-prompt"
+EX_CYTO = "exercise-graph"
+EX_GROUP = "exercise-group"      #: put the selected nodes in one group (a Merge edit)
+EX_UNGROUP = "exercise-ungroup"  #: split the selected node's group
+EX_RESET = "exercise-reset"
+EX_CHECK = "exercise-check"
+EX_SHOW = "exercise-show"        #: radio: your answer, the planner's plan, XLA's fusions
+EX_MSG = "exercise-message"      #: the legality checker's reason for a refused group
+EX_STATE = "exercise-state"      #: your groups, as a line
+EX_SCORE = "exercise-score"
+EX_DIFFS = "exercise-differences"
+EX_VERSION = "exercise-version"  #: dcc.Store: bumped after every change of an answer
+EX_PROGRESS = "exercise-progress"
+# what-if
+Q_TITLE = "question-title"
+Q_TEXT = "question-text"
+Q_DEVICE = "question-device"
+Q_KNOB = "question-knob"         #: slider: log10 of the knob's value
+Q_CHART = "question-chart"
+Q_ANSWER = "question-answer"
+# glossary
+GLOSSARY = "glossary"

@@ -8,13 +8,22 @@ from dash import dcc, html
 
 from workbench.app import ids
 from workbench.app.controller import DEFAULT_DEVICE, DEFAULT_POLICY, device_choices
+from workbench.app.glossary_links import kind_link, term_link
 from workbench.app.graph_figure import (KIND_COLORS, KIND_HELP, KIND_LABELS, ROLE_HELP,
                                         XLA_COLORS, XLA_HELP, stylesheet)
 from workbench.app.layout_whatif import diff_tab, whatif_tab
 from workbench.app.tables import TOP_CHOICES
+from workbench.teaching.glossary import BOUND_TERMS, KIND_TERMS, TERMS
 
 #: code generator backends offered (docs/architecture.md: compile_plan's backends)
 BACKENDS = ("auto", "cpu", "cuda")
+#: the plan table's header tooltips: the glossary's words for kinds and bounds
+KIND_TOOLTIPS = {
+    "kind": "The fusion kind: " + "; ".join(f"{k}: {TERMS[t].short}"
+                                            for k, t in KIND_TERMS.items()),
+    "bound": "What bounds the kernel's predicted time: " + "; ".join(
+        f"{b}: {TERMS[t].short}" for b, t in BOUND_TERMS.items()),
+}
 #: the upload size cap (bytes); the importers' own cap is larger (64 MiB)
 UPLOAD_MAX_BYTES = 16 << 20
 
@@ -28,7 +37,12 @@ def header(choices: list[dict], initial_choice: str | None, policies: tuple) -> 
     """Title, graph chooser, upload, planner policy and device profile, re-plan."""
     return html.Div(className="header", children=[
         html.Div([html.Span("Fusion Workbench", className="brand"),
-                  html.Span(id=ids.GRAPH_TITLE, className="graph-title")], className="brand-row"),
+                  html.Span(id=ids.GRAPH_TITLE, className="graph-title"),
+                  dcc.Link("Learn", href="/learn", id=ids.LEARN_LINK, className="nav-link",
+                           title="Lessons, exercises, what-if questions and the glossary"),
+                  html.Button("Tour", id=ids.TOUR_OPEN, n_clicks=0, className="btn",
+                              title="A short tour of the panels")],
+                 className="brand-row"),
         html.Div(className="controls", children=[
             dcc.Dropdown(id=ids.GRAPH_CHOICE, options=choices, value=initial_choice,
                          clearable=False, placeholder="Choose a graph…",
@@ -60,9 +74,11 @@ def header(choices: list[dict], initial_choice: str | None, policies: tuple) -> 
 def legend() -> html.Div:
     """The fusion-kind colours and the marks used on the graph."""
     items = [html.Span([html.Span(className="swatch", style={"background": c}),
-                        KIND_LABELS[k]], title=KIND_HELP[k], className="legend-item")
+                        kind_link(k, KIND_LABELS[k])], title=KIND_HELP[k],
+                       className="legend-item")
              for k, c in KIND_COLORS.items()]
-    items += [html.Span([html.Span(className="swatch dup"), "duplicated"],
+    items += [html.Span([html.Span(className="swatch dup"), term_link("duplicated",
+                                                                     "duplication")],
                         title="recomputed in every group that lists it",
                         className="legend-item"),
               html.Span([html.Span(className="swatch out"), "graph output"],
@@ -206,10 +222,12 @@ def plan_tab() -> html.Div:
                             className="hint")], className="edit-bar"),
         grid(ids.GROUP_TABLE, [
             ("id", "group", {"comparator": {"function": "groupOrder"}, "width": 80}),
-            ("kind", "kind"), ("state", "state", {"width": 90}),
+            ("kind", "kind", {"headerTooltip": KIND_TOOLTIPS["kind"]}),
+            ("state", "state", {"width": 90}),
             ("n_ops", "ops", {"type": "numericColumn", "width": 70}),
             ("predicted", "predicted", {"sort_by": "predicted_s"}),
-            ("bound", "bound", {"width": 90}), ("saving", "saving", {"sort_by": "saving_s"}),
+            ("bound", "bound", {"width": 90, "headerTooltip": KIND_TOOLTIPS["bound"]}),
+            ("saving", "saving", {"sort_by": "saving_s"}),
             ("ops", "members", {"tooltipField": "ops"})],
             height="420px", options={"rowSelection": {"mode": "singleRow", "checkboxes": False,
                                                       "enableClickSelection": True}}),
@@ -223,6 +241,10 @@ def cost_tab() -> html.Div:
             html.Div(id=ids.COST_GROUP, className="cost-card"),
             html.Div(id=ids.COST_TOTAL, className="cost-card")]),
         dcc.Graph(id=ids.COST_BARS, config={"displaylogo": False}, className="chart"),
+        html.Div(["Reading it: ", term_link("roofline", "roofline"), ", ",
+                  term_link("arithmetic intensity", "arithmetic-intensity"), ", ",
+                  term_link("memory-bound", "memory-bound"), " and ",
+                  term_link("compute-bound", "compute-bound"), "."], className="hint"),
         dcc.Graph(id=ids.ROOFLINE, config={"displaylogo": False}, className="chart tall"),
     ])
 
@@ -245,8 +267,9 @@ def explain_tab() -> html.Div:
                      className="reason-dd"),
     ])
     return html.Div(className="tab-body", children=[
-        html.Div("Step through the planner, from every op alone to its final plan (the canvas "
-                 "follows each step):", className="hint"),
+        html.Div(["Step through the planner, from every op alone to its final plan (each step "
+                  "is a ", term_link("decision record", "decision"), "; the canvas follows "
+                  "each step):"], className="hint"),
         dcc.Slider(id=ids.STEP_SLIDER, min=0, max=0, step=1, value=0, marks=None,
                    tooltip={"placement": "bottom", "always_visible": False},
                    updatemode="mouseup"),

@@ -60,8 +60,9 @@ class AppConfig:
     session_budget_bytes, max_sessions : int
         Bounds of the session store (:class:`~workbench.app.state.SessionStore`).
     profile_workers, max_jobs, jobs_per_session : int
-        Compile & profile worker processes (jobs running at once), jobs queued or running in
-        all, and per session.
+        Compile & profile worker processes (jobs running at once; they also measure the
+        Learn page's lessons), jobs queued or running in all, and per session (a lesson's
+        measurement is owned by its lesson, so one runs per lesson whoever asked).
     job_timeout_s : float
         A compile & profile job running longer than this is stopped (seconds).
     job_memory_bytes : int
@@ -75,6 +76,8 @@ class AppConfig:
     input_limits : Limits or None
         The limits uploads and chosen files are read under
         (:mod:`workbench.importers.limits`; None: the defaults).
+    tour : bool
+        Open the tour of the main view on a browser's first visit.
     """
 
     initial: str | None = None
@@ -94,6 +97,7 @@ class AppConfig:
     load_address_space: int = 4 << 30
     profile_options: dict = field(default_factory=dict)
     input_limits: object = None
+    tour: bool = True
 
 
 #: a chooser key: ``sample:NAME`` or ``file:N`` (ASCII digits only)
@@ -150,7 +154,7 @@ class Services:
         self.costs = LruCache(max_entries=8)   # a dict per (graph, device), filled on use
         self.graphs = LruCache(max_entries=16, weight=lambda v: len(v[0].nodes), **nodes)
         self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
-        self.jobs = WorkerPool("profile", ("profile",), workers=config.profile_workers,
+        self.jobs = WorkerPool("profile", ("profile", "lesson"), workers=config.profile_workers,
                                max_queued=config.max_jobs, per_owner=config.jobs_per_session,
                                timeout_s=config.job_timeout_s,
                                memory_bytes=config.job_memory_bytes)
@@ -172,8 +176,9 @@ class Services:
 
     def _job_finished(self, task) -> None:
         """A profile job ended: keep its report in the session (whether or not the browser
-        is still there to fetch it)."""
-        if task.state == "done":
+        is still there to fetch it). A lesson's measurement keeps its own records, on disk
+        per machine (:mod:`workbench.teaching.measure`)."""
+        if task.state == "done" and task.kind == "profile":
             record = task.result
             self.store.put_report(task.owner, record, size=len(json.dumps(record)))
 

@@ -193,6 +193,34 @@ def schemas(upload_max_bytes: int) -> dict:
         (ids.DIFF_A, "value"): opt(one_of(*DIFF_CHOICES)),
         (ids.DIFF_B, "value"): opt(one_of(*DIFF_CHOICES)),
         **{(ids.knob_id(k.knob), "value"): opt(_knob_value(k)) for k in SLIDERS},
+        **learn_schemas(),
+    }
+
+
+def learn_schemas() -> dict:
+    """The Learn page's and the tour's inputs and states (:mod:`~workbench.app.callbacks_learn`,
+    :mod:`~workbench.app.callbacks_exercise`, :mod:`~workbench.app.callbacks_tour`)."""
+    from workbench.app.callbacks_tour import STEPS
+    from workbench.app.learn_view import KINDS
+
+    short = opt(string(200))
+    return {
+        (ids.URL, "pathname"): opt(string(2000)),
+        (ids.URL, "search"): opt(string(2000)),
+        (ids.LEARN_ITEM, "data"): opt(record({"kind": one_of("home", *KINDS)},
+                                             {"id": string(200)})),
+        (ids.LESSON_STAGE, "value"): opt(integer(0, 10_000)),
+        (ids.LESSON_STAGE, "max"): opt(integer(0, 10_000)),
+        (ids.LESSON_MEASURED_VERSION, "data"): opt(record({"lesson": string(200),
+                                                           "t": integer(0)})),
+        (ids.EX_VERSION, "data"): opt(record({"exercise": string(200), "n": integer(0)})),
+        (ids.EX_SHOW, "value"): opt(one_of("answer", "planner", "xla")),
+        (ids.EX_CYTO, "selectedNodeData"): opt(list_of(flat_record)),
+        (ids.Q_DEVICE, "value"): opt(string(64)),
+        (ids.Q_KNOB, "value"): opt(lambda v: number(v) and abs(v) <= 30),
+        (ids.TOUR_STEP, "data"): opt(integer(0, len(STEPS) - 1)),
+        (ids.TOUR_SEEN, "data"): opt(one_of(True, False)),
+        (ids.TOUR_TARGET, "data"): short,
     }
 
 

@@ -13,6 +13,8 @@ import shutil
 import time
 
 import pytest
+
+from workbench.app.graph_figure import KIND_LABELS
 from selenium.webdriver.common.by import By
 
 from tests.app.conftest import wait_for
@@ -230,7 +232,7 @@ def test_the_tour_opens_on_a_first_visit_and_closes(dash_duo, make_app, tmp_path
 def test_the_legend_links_to_the_glossary(dash_duo, make_app):
     dash_duo.start_server(make_app())
     wait_for(dash_duo, lambda: cy(dash_duo, "graph-view", "cy.nodes().length"), 60, "the graph")
-    dash_duo.find_element(f"#{ids.LEGEND}").find_element(By.LINK_TEXT, "input").click()
+    dash_duo.find_element(f"#{ids.LEGEND}").find_element(By.LINK_TEXT, KIND_LABELS["input"]).click()
     wait_for(dash_duo, lambda: "current" in dash_duo.find_element(
         "#term-input-fusion").get_attribute("class"), 20, "the entry highlighted")
     assert dash_duo.find_element(f"#{ids.LEARN_VIEW}").is_displayed()

@@ -2,10 +2,19 @@
 
 For each model and each HLO stage (before optimisation, XLA:CPU's optimised "noynn" module):
 it imports without an opaque op, verifies, has JAX's parameters and outputs, and the reference
-interpreter reproduces the outputs ``jax.jit`` computed, within the tolerance of the dtype each
-output was computed in (f32: 1e-4 relative + 1e-5 of the output's scale, allowing for the
-problem's conditioning measured in float64; bf16/f16: 4 eps relative + 2 eps of the scale, eps
-the dtype's machine epsilon, compared in the dtype itself; integers exactly).
+interpreter reproduces the outputs ``jax.jit`` computed, elementwise, within the tolerance of the
+dtype each output was computed in (:mod:`workbench.ir.tolerance`: f32: ``|ours - jax| <= 1e-4 *
+|jax| + 1e-5 * max|jax|``; bf16/f16: 4 eps relative + 2 eps of the scale, eps the dtype's
+machine epsilon, compared in the dtype itself; integers exactly). The comparison is with JAX's
+values themselves: no allowance is taken from our own float64 evaluation, which shares any bug
+of our reference's and so cannot vouch for it. Measured (corpus/README.md): every f32 output's
+norm-wise relative error is at most 5.3e-7, and its worst element uses at most 1.8% of the
+tolerance.
+
+Elementwise relative errors above 1e-4 do occur, in six elements of four models, all within
+1e-3 of their output's scale: they are sums that cancel (an MoE router's combine, cond ~ 8.6e3),
+where XLA's own f32 result is further from the float64 value than ours;
+:func:`test_elementwise_outliers_are_cancellation_where_xla_errs_more` checks that.
 """
 
 from __future__ import annotations
@@ -18,7 +27,12 @@ from workbench.codegen.check import compare, reference_outputs
 from workbench.importers import load_graph
 from workbench.ir import verify
 from workbench.ir.interpreter import coerce_input
-from workbench.ir.tolerance import tolerance_dtype
+from workbench.ir.tolerance import error_figures, tolerance_dtype
+
+#: the worst figures measured over the corpus (corpus/README.md), with some headroom: a change
+#: that makes the reference less accurate shows here before it reaches the tolerance
+F32_NORMWISE_MAX = 2e-6
+F32_SHARE_MAX = 0.1
 
 
 def test_manifest_lists_every_model_with_a_split():
@@ -38,19 +52,23 @@ def test_manifest_lists_every_model_with_a_split():
         assert ENTRIES[name]["description"]
 
 
-def _check_against_jax(graph, arrays, what):
-    ref, exact = reference_outputs(graph, args_of(arrays))
-    jax_outs = outs_of(arrays)
+def _check_against_jax(graph, arrays, what, jax_outs=None):
+    """Our reference's outputs against JAX's, elementwise; returns (normwise, share) per output."""
+    ref, _ = reference_outputs(graph, args_of(arrays))
+    jax_outs = outs_of(arrays) if jax_outs is None else jax_outs
     assert len(ref) == len(jax_outs)
-    worst = []
+    figures = []
     for i, (got, want) in enumerate(zip(ref, jax_outs)):
         node = graph.node(graph.outputs[i])
         want = coerce_input(want, node.type, f"out{i}")
-        c = compare(got, want, tolerance_dtype(graph, node.id), i, node.id,
-                    None if exact is None else exact[i])
+        dtype = tolerance_dtype(graph, node.id)
+        c = compare(got, want, dtype, i, node.id)
         assert c.ok, f"{what} out{i}: {c}"
-        worst.append(c.max_rel_error)
-    return worst
+        figures.append(error_figures(got, want, dtype))
+        if dtype == "f32":
+            assert figures[-1][0] <= F32_NORMWISE_MAX and figures[-1][1] <= F32_SHARE_MAX, \
+                (what, i, figures[-1])
+    return figures
 
 
 @pytest.mark.parametrize("stage", STAGES)
@@ -108,3 +126,43 @@ def test_dilated_reduce_window_and_interior_pad_are_real_values():
     full = np.full((12, 16), -1, np.float32)       # 1 + 5 + 4 interior + 2; 6 + 5 * 2
     full[1:10:2, 0:16:3] = arrays["arg0"]
     np.testing.assert_array_equal(arrays["out0"], full[:, 1:])    # low -1 crops a column
+
+
+def test_the_check_is_against_jax_not_our_own_float64():
+    # JAX's values moved by 3e-4 relative: our reference (f32 and float64 alike) no longer
+    # agrees with them, and the check must say so (an allowance measured against our own
+    # float64 evaluation would have passed it)
+    arrays = io("attn_causal")
+    g = load_graph(path("attn_causal", "before"))
+    _check_against_jax(g, arrays, "attn_causal")
+    moved = [o * np.float32(1 + 3e-4) for o in outs_of(arrays)]
+    with pytest.raises(AssertionError, match="out0"):
+        _check_against_jax(g, arrays, "attn_causal", jax_outs=moved)
+
+
+#: (model, output) -> the elements whose relative error against JAX exceeds 1e-4 (measured)
+_OUTLIERS = {("mobilenet_block", 0): 1, ("sgd_momentum", 9): 1, ("moe_router", 0): 3,
+             ("lm_train_step", 14): 1}
+
+
+@pytest.mark.parametrize("name", sorted({m for m, _ in _OUTLIERS}))
+def test_elementwise_outliers_are_cancellation_where_xla_errs_more(name):
+    # the elements where |ours - jax| / (|jax| + 1e-5 max|jax|) > 1e-4: each is near zero
+    # (under 1e-3 of the output's scale) and there XLA's own f32 value is further from the
+    # float64 evaluation of the same module than ours is: conditioning, not a reference error
+    arrays = io(name)
+    g = load_graph(path(name, "after_noynn"))
+    ref, exact = reference_outputs(g, args_of(arrays))
+    assert exact is not None
+    found = {}
+    for i, (ours, want) in enumerate(zip(ref, outs_of(arrays))):
+        if ours.dtype.kind != "f":
+            continue
+        o, j, x = (np.asarray(a, np.float64) for a in (ours, want, exact[i]))
+        scale = np.abs(j).max()
+        out = np.abs(o - j) / (np.abs(j) + 1e-5 * scale) > 1e-4
+        if out.any():
+            found[(name, i)] = int(out.sum())
+            assert np.abs(j[out]).max() < 1e-3 * scale
+            assert (np.abs(o - x)[out] < np.abs(j - x)[out]).all()
+    assert found == {k: v for k, v in _OUTLIERS.items() if k[0] == name}

@@ -19,9 +19,25 @@ A value computed *through* a narrow float (an f32 output of a bf16 MLP, whose hi
 rounded to bf16) carries that dtype's error: :func:`tolerance_dtype` is the narrowest float
 among the value's node and everything it depends on, nested computations included, and the
 tolerance is that dtype's.
+
+Two figures say how close two computations came, in the rule's own terms
+(:func:`error_figures`):
+
+- the *norm-wise relative error* ``max|got - ref| / max|ref|`` (the infinity-norm relative
+  error, Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., section 1.2): one
+  number per output that cancellation in a few elements near zero cannot inflate;
+- the *share of the tolerance used*, ``max |got - ref| / (atol + rtol * |ref|)``: at most 1
+  when every element passes the rule, and the worst element's distance from failing.
+
+An elementwise relative error ``|got - ref| / |ref|`` alone is not such a figure: an element
+that came out of cancellation (a sum of terms of size 1 that is 1e-4) carries the rounding
+error of its terms, ``cond * u`` with ``cond = sum|terms| / |sum|`` (u = 2**-24 for f32), and
+two correct f32 computations summing in different orders differ there by 1e-4 or more.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from workbench.ir.types import FLOAT_DTYPES, NARROW_FLOAT_DTYPES, TensorType, epsilon
 
@@ -65,3 +81,45 @@ def tolerance_dtype(graph, node_id: str) -> str:
     floats = [d for d in _dtypes_of(graph, {node_id} | graph.ancestors(node_id))
               if d in FLOAT_DTYPES]
     return max(floats + [own], key=epsilon)
+
+
+def error_figures(got, ref, dtype: str) -> tuple[float, float]:
+    """How close ``got`` came to ``ref`` (see the module notes), over the elements finite in both.
+
+    Parameters
+    ----------
+    got, ref : array_like
+        Two computations of one value, same shape (any numeric dtype; compared in float64,
+        after both were computed in their own dtype).
+    dtype : str
+        The dtype whose tolerance applies (:func:`tolerance_dtype`).
+
+    Returns
+    -------
+    normwise : float
+        ``max|got - ref| / max|ref|``; 0.0 when both are all zero, inf when only ``ref`` is.
+    share : float
+        ``max |got - ref| / (atol + rtol * |ref|)``, ``atol = atol_scale * max|ref|``; for
+        exact dtypes (integers, pred) 0.0 when equal, inf otherwise.
+
+    Raises
+    ------
+    ValueError
+        If the shapes differ.
+    """
+    g = np.asarray(got).astype(np.float64)
+    r = np.asarray(ref).astype(np.float64)
+    if g.shape != r.shape:
+        raise ValueError(f"shapes differ: {g.shape} and {r.shape}")
+    both = np.isfinite(g) & np.isfinite(r)
+    g, r = g[both], r[both]
+    if not g.size:
+        return 0.0, 0.0
+    diff, top = np.abs(g - r), float(np.abs(r).max())
+    worst = float(diff.max())
+    normwise = worst / top if top > 0 else (0.0 if worst == 0 else float("inf"))
+    rtol, scale = tolerance(dtype)
+    bound = scale * top + rtol * np.abs(r)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(diff == 0, 0.0, diff / bound)
+    return normwise, float(share.max())

@@ -49,6 +49,41 @@ def test_eval_matches_jax(model, tmp_path, capsys):
         assert sorted(got.files) == sorted(outs)
         for k in outs:
             np.testing.assert_allclose(got[k], ref[k], rtol=1e-4, atol=1e-5)
+    printed = capsys.readouterr().out
+    assert all(f"{k} matches {k} of {io}" in printed for k in outs)
+
+
+def test_eval_compares_with_the_expected_outputs_of_the_inputs_file(tmp_path, capsys):
+    corpus = REPO_ROOT / "corpus"
+    hlo, io = corpus / "moe_router.after_noynn.hlo", corpus / "moe_router.io.npz"
+    assert main(["eval", str(hlo), "--inputs", str(io)]) == 0
+    out = capsys.readouterr().out
+    assert "out0 matches out0 of" in out and "f32 tolerance" in out
+    assert "out1 matches out1 of" in out and "equal (s32)" in out
+    with np.load(io) as data:
+        arrays = {k: data[k] for k in data.files}
+    moved = dict(arrays, out0=arrays["out0"] * np.float32(1.01))
+    np.savez(tmp_path / "moved.npz", **moved)
+    assert main(["eval", str(hlo), "--inputs", str(tmp_path / "moved.npz")]) == 1
+    out = capsys.readouterr().out
+    assert "out0 DIFFERS from out0 of" in out and "out1 matches" in out
+    np.savez(tmp_path / "shape.npz", **dict(arrays, out0=arrays["out0"][:3]))
+    r = cli("eval", hlo, "--inputs", tmp_path / "shape.npz")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+    assert "out0 is float32[3, 32], output 'dot_general.7' is f32[16,32]" in r.stderr
+
+
+def test_an_op_without_a_reference_is_one_line_naming_op_node_file_and_line(tmp_path):
+    bad = tmp_path / "cc.hlo"
+    bad.write_text("HloModule m\n\nENTRY main {\n  p = f32[4] parameter(0)\n"
+                   "  c = f32[4] custom-call(p), custom_call_target=\"my_lib_op\"\n"
+                   "  ROOT r = f32[4] add(c, p)\n}\n")
+    for cmd in ("eval", "run"):
+        r = cli(cmd, bad, *(("--repeat", "1") if cmd == "run" else ()))
+        assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+        assert r.stderr.startswith(f"error: {bad}:5: node 'c': cannot evaluate custom-call "
+                                   "'my_lib_op': custom-call target 'my_lib_op' is a library"), \
+            r.stderr
 
 
 def test_errors_are_one_line_exit_2_no_traceback(tmp_path):

@@ -81,7 +81,33 @@ def cmd_eval(args) -> int:
         write_file(out, lambda f: np.savez(f, **{f"out{i}": o for i, o in enumerate(outs)}),
                    binary=True, what="the outputs")
         print(f"wrote {len(outs)} output(s) to {out}")
-    return 0
+    expected = load_inputs(args.inputs, graph, cap, outputs=True) if args.inputs else {}
+    return _against_expected(graph, outs, expected, args.inputs) if expected else 0
+
+
+def _against_expected(graph, outs, expected: dict, path: str) -> int:
+    """Compare the outputs with the ``outN`` of the inputs file (what jax computed, for a
+    capture): one line per output; 1 when any is outside its dtype's tolerance."""
+    from workbench.codegen.check import compare
+    from workbench.ir.interpreter import coerce_input
+    from workbench.ir.tolerance import error_figures, tolerance_dtype
+
+    bad = 0
+    for i, (o, oid) in enumerate(zip(outs, graph.outputs)):
+        want = coerce_input(expected[f"out{i}"], graph.node(oid).type, f"out{i}")
+        dt = tolerance_dtype(graph, oid)
+        c = compare(o, want, dt, i, oid)
+        normwise, share = error_figures(o, want, dt)
+        if c.ok and c.rtol == 0 and c.atol == 0:
+            print(f"out{i} matches out{i} of {path}: equal ({dt})")
+        elif c.ok:
+            print(f"out{i} matches out{i} of {path}: norm-wise error {normwise:.2g}, worst "
+                  f"element at {share:.1%} of the {dt} tolerance")
+        else:
+            bad += 1
+            print(f"out{i} DIFFERS from out{i} of {path}: {c.mismatches} element(s) outside the "
+                  f"{dt} tolerance; {c.summary()}")
+    return 1 if bad else 0
 
 
 def register(sub) -> None:
@@ -93,7 +119,9 @@ def register(sub) -> None:
 
     s = sub.add_parser("eval", help="evaluate a graph with the reference interpreter")
     s.add_argument("file", help="a .hlo/.json file, or a sample graph's name")
-    s.add_argument("--inputs", help="an .npz with arg0..argN (default: random inputs)")
+    s.add_argument("--inputs", help="an .npz with arg0..argN (default: random inputs); when it "
+                   "also holds out0..outM (a capture's NAME.io.npz), the outputs are compared "
+                   "with them (exit 1 when one differs)")
     s.add_argument("--out", help="write out0..outM to this .npz")
     s.add_argument("--seed", type=int_at_least(0), default=0,
                    help="seed for random inputs (default: 0)")

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from workbench.errors import EvaluationError, WorkbenchError
 from workbench.ir.graph import Graph
+from workbench.ir.interpreter import cannot_evaluate
 from workbench.ir.ops import constant_array, get_op
 from workbench.ir.types import TensorType, TupleType
 
@@ -123,8 +124,7 @@ def fallback_launcher(xgraph: Graph, members, inputs, outputs):
                 args.append(env[o])
             opdef = get_op(node.op)
             if opdef.reference is None:
-                raise EvaluationError(f"op {node.op} has no reference implementation",
-                                      node=node.id)
+                raise cannot_evaluate(xgraph, node)
             try:
                 value = opdef.reference(args, node.attrs, node.type)
             except WorkbenchError as exc:

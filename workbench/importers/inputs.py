@@ -8,7 +8,8 @@ must be in the member (a header claiming 2^40 floats in a 1 KB file is refused, 
 allocated). Given the graph, the names, shapes and dtypes are checked against its parameters
 and every mismatch is listed at once: a missing ``argN``, a key that names no parameter, a
 shape or a dtype that is not the parameter's (no silent conversion of ints or bools to floats).
-``outN`` members (the expected outputs of ``*.io.npz``) are left aside.
+``outN`` members (the expected outputs of ``*.io.npz``) are left aside, or read on their own
+with ``outputs=True`` (``workbench eval`` compares the reference's outputs with them).
 """
 
 from __future__ import annotations
@@ -117,7 +118,30 @@ def check_against(graph, headers: dict, path: str) -> None:
                          + "; ".join(problems[:12]) + more, file=path)
 
 
-def load_inputs(path: str, graph=None, max_bytes: int | None = None) -> dict:
+def _check_outputs_fit(graph, headers: dict, path: str) -> None:
+    """The ``outN`` members are the graph's outputs: as many, with their shapes and dtypes."""
+    outs = sorted((int(k[3:]), k) for k in headers if re.fullmatch(r"out[0-9]+", k))
+    if not outs:
+        return
+    problems = []
+    if [i for i, _ in outs] != list(range(len(graph.outputs))):
+        problems.append(f"it holds {', '.join(k for _, k in outs[:8])} but the graph has "
+                        f"{len(graph.outputs)} output(s)")
+    for i, k in outs:
+        if i >= len(graph.outputs):
+            continue
+        node = graph.node(graph.outputs[i])
+        shape, dtype, _, _ = headers[k]
+        t = node.type
+        if not hasattr(t, "shape") or shape != t.shape or not _dtype_fits(dtype, t.np_dtype):
+            problems.append(f"{k} is {dtype}{list(shape)}, output {node.id!r} is {t}")
+    if problems:
+        raise InputError("the expected outputs do not fit the graph "
+                         f"{graph.name!r}: " + "; ".join(problems[:8]), file=path)
+
+
+def load_inputs(path: str, graph=None, max_bytes: int | None = None, *,
+                outputs: bool = False) -> dict:
     """Read ``arg0..argN`` (and any ``outN``) from an ``.npz`` file, strictly.
 
     Parameters
@@ -130,6 +154,9 @@ def load_inputs(path: str, graph=None, max_bytes: int | None = None) -> dict:
     max_bytes : int, optional
         The most the arrays may hold together (bytes), checked from their headers before any
         is read.
+    outputs : bool
+        Read only the ``outN`` members instead (the expected outputs; with ``graph``, checked
+        to be its outputs, in number, shape and dtype); ``{}`` when there are none.
 
     Returns
     -------
@@ -166,7 +193,10 @@ def load_inputs(path: str, graph=None, max_bytes: int | None = None) -> dict:
                                      file=path)
                 if graph is not None:
                     check_against(graph, headers, path)
-                keys = [k for k in headers if graph is None or k.startswith("arg")]
+                    if outputs:
+                        _check_outputs_fit(graph, headers, path)
+                keys = [k for k in headers if (re.fullmatch(r"out[0-9]+", k) if outputs else
+                                               graph is None or k.startswith("arg"))]
                 out = {}
                 for k in keys:
                     with zf.open(headers[k][2]) as m:

@@ -137,6 +137,24 @@ def _coerce_inputs(graph: Graph, inputs) -> dict[str, np.ndarray]:
     return env
 
 
+def cannot_evaluate(graph: Graph, node) -> EvaluationError:
+    """The error for a node without a reference (an opaque op: an unknown custom-call, a
+    collective, ...): one line naming the op as the input file spelt it, why it cannot be
+    evaluated, the node, and the file and line it came from where known.
+
+    Returns
+    -------
+    EvaluationError
+        To raise: ``file:line: node 'x': cannot evaluate custom-call 'my_op': ...``.
+    """
+    what = node.attrs.get("hlo_opcode", node.op)
+    target = node.attrs.get("custom_call_target")
+    name = f"{what} {target!r}" if target else repr(what)
+    why = node.meta.get("opaque_reason") or "the workbench has no reference implementation for it"
+    return EvaluationError(f"cannot evaluate {name}: {why}", node=node.id,
+                           file=graph.meta.get("source"), line=node.meta.get("line"))
+
+
 def evaluate(graph: Graph, inputs, *, max_bytes: int | None = DEFAULT_MAX_BYTES,
              keep: Sequence[str] | bool = ()) -> tuple | dict:
     """Evaluate ``graph`` on ``inputs`` with the ops' numpy references.
@@ -183,9 +201,7 @@ def evaluate(graph: Graph, inputs, *, max_bytes: int | None = DEFAULT_MAX_BYTES,
             continue
         opdef = get_op(node.op)
         if opdef.reference is None or opdef.category == Category.OPAQUE:
-            what = node.attrs.get("hlo_opcode", node.op)
-            raise EvaluationError(f"cannot evaluate opaque op {what!r}: the workbench has no "
-                                  "reference implementation for it", node=nid)
+            raise cannot_evaluate(graph, node)
         args = [env[o] for o in node.operands]
         try:
             value = opdef.reference(args, node.attrs, node.type)

@@ -8,6 +8,7 @@ line in a subprocess, as a user does (jax's CPU client must be created after the
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
 
@@ -71,6 +72,12 @@ def test_a_capture_whose_function_raises_prints_the_exception_on_one_line(tmp_pa
     r = _cli("capture", f"{model}:nope", "--args", str(tmp_path / "a.npz"))
     assert r.returncode == 2 and "has no function 'nope'" in r.stderr
     assert "broken, fine" in r.stderr
+    # the output folder is checked before the user's code runs: no traceback
+    (tmp_path / "afile").write_text("")
+    r = _cli("capture", f"{model}:fine", "--args", str(tmp_path / "a.npz"), "--out",
+             str(tmp_path / "afile"))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    assert "afile: cannot make the output folder: a file of that name exists" in r.stderr
 
 
 def test_capture_and_stablehlo_without_jax_say_what_to_install(tmp_path):
@@ -99,3 +106,46 @@ def test_dump_lists_modules_and_commands_open_one(tmp_path, capsys):
     assert "jit_cumulative" in capsys.readouterr().out
     assert main(["inspect", str(tmp_path)]) == 2
     assert "DIR:NUMBER" in capsys.readouterr().err
+    # two modules of one name (jax's small jit_broadcast_in_dim helpers): open one by number
+    (tmp_path / "module_0009.jit_b.before_optimizations.txt").write_text(
+        path("cumulative", "before").read_text())
+    assert main(["inspect", f"{tmp_path}:jit_b"]) == 2
+    err = capsys.readouterr().err
+    assert "2 modules are named 'jit_b' in this dump: open one by number (DIR:NUMBER): " \
+           "7 (module_0007.jit_b), 9 (module_0009.jit_b)" in err
+
+
+def _save_npy(target, array):
+    with open(target, "wb") as f:              # np.save(name) would append ".npy"
+        np.save(f, array)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda p: _save_npy(p, np.ones(3)), "this is a single .npy array, not an .npz"),
+    (lambda p: p.write_text("junk"), "not an .npz archive of arrays"),
+    (lambda p: None, "No such file or directory"),
+    (lambda p: np.savez(p, arg0=np.ones(2), arg2=np.ones(2)), "without gaps: arg1 missing"),
+    (lambda p: np.savez(p, x=np.ones(2)), "holds no arrays named arg0"),
+    (lambda p: np.savez(p, arg0=np.ones(2, np.uint16).view("V2")), "raw |V2 bytes"),
+])
+def test_capture_arguments_that_cannot_be_used_are_one_line(tmp_path, make, message):
+    from workbench.errors import InputError
+    from workbench.importers.capture import load_args
+
+    target = tmp_path / "args.npz"
+    make(target)
+    with pytest.raises(InputError, match=re.escape(message)) as e:
+        load_args(target)
+    assert e.value.file == str(target) and "\n" not in str(e.value)
+
+
+def test_capture_output_folder_that_cannot_be_made_is_refused(tmp_path):
+    from workbench.errors import InputError
+    from workbench.importers.capture import out_folder
+
+    (tmp_path / "afile").write_text("")
+    with pytest.raises(InputError, match="cannot make the output folder: a file of that name"):
+        out_folder(tmp_path / "afile")
+    with pytest.raises(InputError, match="cannot make the output folder"):
+        out_folder(tmp_path / "afile" / "sub")
+    assert out_folder(tmp_path / "new" / "sub").is_dir()

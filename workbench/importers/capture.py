@@ -161,16 +161,19 @@ def write_capture(fn, args, name: str, out_dir, *, user_file: str | None = None
     except Exception as exc:  # the user's code raised: report it, one line
         raise _one_line(what, exc, user_file) from None
     flat = jax.tree_util.tree_leaves(args)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = out_folder(out_dir)
     files = {"before": out / f"{name}.before.hlo", "after_noynn": out / f"{name}.after_noynn.hlo",
              "mlir": out / f"{name}.mlir", "io": out / f"{name}.io.npz"}
-    files["before"].write_text(before)
-    files["after_noynn"].write_text(after)
-    files["mlir"].write_text(mlir)
     io = {f"arg{i}": np.asarray(a) for i, a in enumerate(flat)}
     io.update({f"out{i}": np.asarray(o) for i, o in enumerate(outs)})
-    np.savez_compressed(files["io"], **io)
+    try:
+        files["before"].write_text(before)
+        files["after_noynn"].write_text(after)
+        files["mlir"].write_text(mlir)
+        np.savez_compressed(files["io"], **io)
+    except OSError as exc:
+        raise InputError(f"cannot write the captured files: {exc.strerror or exc}",
+                         file=os.fspath(out)) from None
     notes = []
     if not ok or "__ynn_fusion" in after:
         notes.append("jax's CPU client existed before the capture set "
@@ -178,6 +181,27 @@ def write_capture(fn, args, name: str, out_dir, *, user_file: str | None = None
     return CaptureResult(name, {k: str(v) for k, v in files.items()},
                          count_instructions(before), count_instructions(after), len(flat),
                          len(outs), notes)
+
+
+def out_folder(out_dir) -> Path:
+    """The folder the captured files go to, created if missing.
+
+    Raises
+    ------
+    InputError
+        If it cannot be made or written (a file of that name, no permission, ...).
+    """
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        why = "a file of that name exists" if isinstance(exc, FileExistsError) else (
+            exc.strerror or str(exc))
+        raise InputError(f"cannot make the output folder: {why}", file=os.fspath(out)) from None
+    if not os.access(out, os.W_OK):
+        raise InputError("cannot write the output folder: permission denied",
+                         file=os.fspath(out))
+    return out
 
 
 def parse_target(spec: str) -> tuple[str, str]:
@@ -239,19 +263,21 @@ def load_args(path) -> list[np.ndarray]:
     Raises
     ------
     InputError
-        If the file cannot be read, has no ``argN`` keys, skips a number, or holds an array
-        numpy saved as raw bytes (``|V2``: a bf16 array; save it as float32 or uint16 bits).
+        If the file cannot be read (missing, not an ``.npz``, a single ``.npy``, pickled
+        objects: :func:`workbench.importers.inputs.load_inputs`), has no ``argN`` keys, skips
+        a number, or holds an array numpy saved as raw bytes (``|V2``: a bf16 array; save it
+        as float32 or uint16 bits).
     """
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read the arguments: {exc}", file=os.fspath(path)) from None
+    from workbench.importers.inputs import load_inputs
+
+    arrays = load_inputs(os.fspath(path))   # strict: a single .npy, junk, pickles refused
     keys = sorted((int(k[3:]), k) for k in arrays if re.fullmatch(r"arg\d+", k))
     if not keys:
         raise InputError("the .npz holds no arrays named arg0, arg1, ...", file=os.fspath(path))
     if [i for i, _ in keys] != list(range(len(keys))):
-        raise InputError(f"the arguments must be arg0..arg{len(keys) - 1} without gaps",
+        lost = sorted(set(range(keys[-1][0] + 1)) - {i for i, _ in keys})
+        raise InputError(f"the arguments must be arg0, arg1, ... without gaps: "
+                         f"{', '.join(f'arg{i}' for i in lost[:5])} missing",
                          file=os.fspath(path))
     out = []
     for _, k in keys:
@@ -288,5 +314,6 @@ def capture(target: str, args_path, out_dir=None, name: str | None = None) -> Ca
     name = name or func
     if not _NAME.match(name):
         raise InputError(f"{name!r} is not a usable file name (letters, digits, _ . -)")
+    out_folder(out_dir or ".")              # before any of the user's code runs
     fn = load_function(path, func)
     return write_capture(fn, args, name, out_dir or ".", user_file=path)

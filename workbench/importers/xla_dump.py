@@ -108,10 +108,13 @@ def choose_module(path, module: str | None = None, stage: str = "after") -> str:
         key = str(module)
         hits = [m for m in mods if key in (m.name, m.label) or (key.isdigit() and int(key) ==
                                                                    int(m.number))]
-        if len(hits) != 1:
-            what = "no module" if not hits else f"{len(hits)} modules"
-            raise InputError(f"{what} matches {key!r} in this dump (modules: {listing})",
+        if not hits:
+            raise InputError(f"no module matches {key!r} in this dump (modules: {listing})",
                              file=os.fspath(path))
+        if len(hits) > 1:
+            which = ", ".join(f"{int(m.number)} ({m.label})" for m in hits[:8])
+            raise InputError(f"{len(hits)} modules are named {key!r} in this dump: open one "
+                             f"by number (DIR:NUMBER): {which}", file=os.fspath(path))
         chosen = hits[0]
     if stage not in chosen.files:
         other = next(iter(chosen.files))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 
+import numpy as np
 import pytest
 
 from tests.corpus_models import NAMES, io, path
@@ -46,3 +47,21 @@ def test_stablehlo_errors_name_line_and_column():
     assert "bogus" in str(e.value) and "\n" not in str(e.value)
     g = load_bytes(text.encode(), "pasted")             # content decides, whatever the name
     assert g.meta["format"] == "stablehlo"
+
+
+@needs_jax
+def test_an_op_without_a_reference_in_stablehlo_names_the_converted_text():
+    from workbench.errors import EvaluationError
+    from workbench.ir import evaluate
+
+    text = ("module @jit_f {\n"
+            "  func.func public @main(%arg0: tensor<4xf32>) -> (tensor<4xf32>) {\n"
+            "    %0 = stablehlo.custom_call @my_lib_op(%arg0) : (tensor<4xf32>) -> "
+            "tensor<4xf32>\n"
+            "    return %0 : tensor<4xf32>\n  }\n}\n")
+    g = parse_graph(text, "m.mlir")
+    with pytest.raises(EvaluationError) as e:
+        evaluate(g, [np.zeros(4, np.float32)])
+    # the line is one of jaxlib's HLO text, so the file is named as that text, not m.mlir
+    assert e.value.file == "m.mlir (as HLO)" and e.value.line and e.value.node
+    assert "cannot evaluate custom-call 'my_lib_op'" in str(e.value)

@@ -96,5 +96,7 @@ def parse_stablehlo(text: str, file: str = "<mlir>"):
 
     hlo = stablehlo_to_hlo_text(text, file)
     graph = parse_hlo(hlo, f"{file} (as HLO)")
-    meta = graph.meta.set(source=file, format="stablehlo", hlo_stage="before")
+    # nodes' lines are lines of the converted HLO text: errors name that text, not the .mlir
+    meta = graph.meta.set(source=file, format="stablehlo", hlo_stage="before",
+                          lines_of=f"{file} (as HLO)")
     return graph.replace(meta=meta)

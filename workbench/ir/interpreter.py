@@ -140,7 +140,8 @@ def _coerce_inputs(graph: Graph, inputs) -> dict[str, np.ndarray]:
 def cannot_evaluate(graph: Graph, node) -> EvaluationError:
     """The error for a node without a reference (an opaque op: an unknown custom-call, a
     collective, ...): one line naming the op as the input file spelt it, why it cannot be
-    evaluated, the node, and the file and line it came from where known.
+    evaluated, the node, and the file and line it came from where known (for StableHLO, the
+    line of jaxlib's HLO text, named ``FILE (as HLO)``: graph meta ``lines_of``).
 
     Returns
     -------
@@ -151,8 +152,10 @@ def cannot_evaluate(graph: Graph, node) -> EvaluationError:
     target = node.attrs.get("custom_call_target")
     name = f"{what} {target!r}" if target else repr(what)
     why = node.meta.get("opaque_reason") or "the workbench has no reference implementation for it"
-    return EvaluationError(f"cannot evaluate {name}: {why}", node=node.id,
-                           file=graph.meta.get("source"), line=node.meta.get("line"))
+    # a graph converted from another text (StableHLO) names the text its lines are in
+    file = graph.meta.get("lines_of") or graph.meta.get("source")
+    return EvaluationError(f"cannot evaluate {name}: {why}", node=node.id, file=file,
+                           line=node.meta.get("line"))
 
 
 def evaluate(graph: Graph, inputs, *, max_bytes: int | None = DEFAULT_MAX_BYTES,

@@ -23,6 +23,8 @@ def _place(graph: Graph, node: Node | None) -> dict:
         where["node"] = node.id
         if node.meta.get("line") is not None:
             where["line"] = node.meta["line"]
+            if graph.meta.get("lines_of"):      # StableHLO: a line of the converted HLO text
+                where["file"] = graph.meta["lines_of"]
     return where
 
 

@@ -78,6 +78,17 @@ def test_a_capture_whose_function_raises_prints_the_exception_on_one_line(tmp_pa
              str(tmp_path / "afile"))
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
     assert "afile: cannot make the output folder: a file of that name exists" in r.stderr
+    # float64 arguments (numpy's default): jax computes in float32 without x64, and the io
+    # file holds what it computed with, so that it fits the captured modules' parameters
+    np.savez(tmp_path / "f64.npz", arg0=np.ones((3, 4)))
+    r = _cli("capture", f"{model}:fine", "--args", str(tmp_path / "f64.npz"), "--out",
+             str(tmp_path / "f64"))
+    assert r.returncode == 0, r.stderr
+    assert "note: arg0 is float64; jax computes with it as float32" in r.stdout
+    with np.load(tmp_path / "f64" / "fine.io.npz") as data:
+        assert data["arg0"].dtype == np.float32 and data["out0"].dtype == np.float32
+    assert main(["eval", str(tmp_path / "f64" / "fine.before.hlo"), "--inputs",
+                 str(tmp_path / "f64" / "fine.io.npz")]) == 0
 
 
 def test_capture_and_stablehlo_without_jax_say_what_to_install(tmp_path):

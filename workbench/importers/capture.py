@@ -164,7 +164,7 @@ def write_capture(fn, args, name: str, out_dir, *, user_file: str | None = None
     out = out_folder(out_dir)
     files = {"before": out / f"{name}.before.hlo", "after_noynn": out / f"{name}.after_noynn.hlo",
              "mlir": out / f"{name}.mlir", "io": out / f"{name}.io.npz"}
-    io = {f"arg{i}": np.asarray(a) for i, a in enumerate(flat)}
+    io, notes = _as_jax_saw_them(jax, flat)
     io.update({f"out{i}": np.asarray(o) for i, o in enumerate(outs)})
     try:
         files["before"].write_text(before)
@@ -174,7 +174,6 @@ def write_capture(fn, args, name: str, out_dir, *, user_file: str | None = None
     except OSError as exc:
         raise InputError(f"cannot write the captured files: {exc.strerror or exc}",
                          file=os.fspath(out)) from None
-    notes = []
     if not ok or "__ynn_fusion" in after:
         notes.append("jax's CPU client existed before the capture set "
                      f"XLA_FLAGS={NOYNN_FLAG}: the optimised module may hold YNNPACK fusions")
@@ -202,6 +201,22 @@ def out_folder(out_dir) -> Path:
         raise InputError("cannot write the output folder: permission denied",
                          file=os.fspath(out))
     return out
+
+
+def _as_jax_saw_them(jax, flat) -> tuple[dict, list]:
+    """``arg0..argN`` in the dtypes jax computed with (float64 and int64 become float32 and
+    int32 unless ``jax_enable_x64``), so that the io file fits the modules' parameters; a note
+    for each argument converted."""
+    io, notes = {}, []
+    for i, a in enumerate(flat):
+        a = np.asarray(a)
+        want = np.dtype(jax.dtypes.canonicalize_dtype(a.dtype))
+        if want != a.dtype:
+            notes.append(f"arg{i} is {a.dtype}; jax computes with it as {want} (jax_enable_x64 "
+                         f"is off), and {want} is what the io file holds")
+            a = a.astype(want)
+        io[f"arg{i}"] = a
+    return io, notes
 
 
 def parse_target(spec: str) -> tuple[str, str]:

@@ -98,8 +98,9 @@ ENTRY main {
     n = g.node("s")
     assert n.op == "opaque" and n.attrs["hlo_opcode"] == "custom-call"
     assert n.attrs["custom_call_target"] == "my_kernel"
-    with pytest.raises(Exception, match="opaque op 'custom-call'"):
+    with pytest.raises(Exception, match="cannot evaluate custom-call 'my_kernel'") as e:
         evaluate(g, [np.zeros(8, np.float32)])
+    assert (e.value.file, e.value.line, e.value.node) == ("cc.hlo", 4, "s")
 
 
 def test_reduce_with_a_general_region_keeps_it_as_a_computation():

@@ -54,6 +54,7 @@ def test_an_op_without_a_reference_is_one_line_naming_op_and_node(tmp_path, caps
                  "  ROOT s = f32[4]{0} custom-call(x), custom_call_target=\"my_kernel\"\n}\n")
     assert main(["eval", str(f)]) == 2
     err = capsys.readouterr().err.strip()
-    assert "\n" not in err and "node 's'" in err and "'custom-call'" in err
+    assert "\n" not in err and "node 's'" in err and "custom-call 'my_kernel'" in err
+    assert err.startswith(f"error: {f}:4: node 's': cannot evaluate")
     with pytest.raises(Exception, match="custom-call"):
         evaluate(parse_hlo(f.read_text(), "cc.hlo"), [np.zeros(4, np.float32)])

@@ -118,14 +118,18 @@ def _deep(n):
 JUNK = [7, -1, 1.5, True, [1, 2], {"a": 1}, {"contents": 5}, _deep(60), "\u00b2",
         "file:\u0663", "../../../../etc/passwd", ["file:0"], [{"node": ["x"]}] * 3,
         {"sid": ["a"], "t": "now"}, float("nan")]
-#: ... and large values (one to every callback, in turn)
-BIG_JUNK = ["x" * 300_000, list(range(200_000))]
+#: ... large values, past every limit of a name (10,000 characters) or of a list (1,000 items)
+#: but the generic bounds (1 MiB strings, 400,000 items: app/validation.py), so that some reach
+#: callbacks (one to every callback, in turn) ...
+BIG_JUNK = ["x" * 30_000, list(range(20_000))]
+#: ... and much larger ones (to every 15th callback: each takes a second or so to send)
+HUGE_JUNK = ["x" * 300_000, list(range(200_000))]
 
 
 def junk_requests(callback_map):
     """(callback key, slot, junk value): every junk value to every server callback, on its
-    slots in turn (a different slot for each value; every slot gets some), and one large
-    value to each."""
+    slots in turn (a different slot for each value; every slot gets some), one large value to
+    each, and the huge ones to a few."""
     out = []
     entries = [(k, e) for k, e in callback_map.items() if callable(e.get("callback"))]
     for c, (key, entry) in enumerate(entries):
@@ -133,6 +137,8 @@ def junk_requests(callback_map):
         for j in range(max(len(JUNK), len(slots))):
             out.append((key, slots[(c + j) % len(slots)], JUNK[j % len(JUNK)]))
         out.append((key, slots[c % len(slots)], BIG_JUNK[c % len(BIG_JUNK)]))
+        if c % 15 == 0:
+            out += [(key, slots[(c + 1) % len(slots)], v) for v in HUGE_JUNK]
     return out
 
 

@@ -9,12 +9,14 @@ Runs the HTTP-level tests of tests/app/test_http.py that measure them (a real se
 port, driven over HTTP by threads) and prints the figure line each prints (``rebinding: ...``,
 ``crafted requests: ...``, ``files: ...``, ``20 sessions, 480 edits ...: edit p50 ... p95 ...``,
 ``200 uploads: server RSS ...``, ``30 jobs: ... done``), then pytest's verdict. The tests
-assert the goals (0 tracebacks, paths, files opened outside; p95 <= 300 ms; RSS growth
-< 120 MiB; no job hung); this script is where the figures are read.
+assert the goals (0 tracebacks, paths, files opened outside; RSS growth < 120 MiB; no job
+hung) but the edit p95's only loosely (the suite runs them beside other tests): this script
+checks p95 <= 300 ms, and is where the figures are read (on a quiet machine).
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -40,7 +42,13 @@ def main() -> int:
             print(line.lstrip(".FEsx"))
     print("\n".join(x for x in lines if " passed" in x or " failed" in x or
                     x.startswith(("FAILED", "ERROR", "E "))))
-    return p.returncode
+    # the test asserts only a gross regression (it runs beside other tests); the goal is here
+    p95 = re.search(r"20 sessions.*p95 ([0-9.]+) ms", p.stdout)
+    if p95:
+        met = float(p95.group(1)) <= 300
+        print(f"goal: edit p95 under 20 sessions <= 300 ms: {p95.group(1)} ms "
+              f"{'met' if met else 'NOT MET'}")
+    return p.returncode or (0 if p95 and met else 1)
 
 
 if __name__ == "__main__":

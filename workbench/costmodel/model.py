@@ -439,12 +439,21 @@ def op_cost(graph: Graph, node_id: str, device="cpu") -> CostBreakdown:
                     peak_live(index, {i}), dev, index.contraction[i])
 
 
-def unfused_cost(graph: Graph, members, device="cpu") -> CostBreakdown:
-    """What ``members`` cost each as its own kernel, summed."""
+def unfused_cost(graph: Graph, members, device="cpu", ops: dict | None = None) -> CostBreakdown:
+    """What ``members`` cost each as its own kernel, summed; ``ops`` (optional, a dict kept by
+    the caller for one graph and device) keeps each op's cost by its index, to cost it once."""
     dev = get_device(device)
     index = graph_index(graph)
-    return CostBreakdown.total(op_cost(graph, index.ids[m], dev)
+    ops = {} if ops is None else ops
+    return CostBreakdown.total(_op_cost(graph, index, m, dev, ops)
                                for m in sorted(_members_idx(index, members)))
+
+
+def _op_cost(graph: Graph, index: GraphIndex, i: int, dev, ops: dict) -> CostBreakdown:
+    c = ops.get(i)
+    if c is None:
+        c = ops[i] = op_cost(graph, index.ids[i], dev)
+    return c
 
 
 @dataclass(frozen=True)
@@ -527,12 +536,13 @@ def plan_cost(graph: Graph, plan, device=None, cache: dict | None = None) -> Pla
     dev = get_device(device if device is not None else plan.device)
     cache = {} if cache is None else cache
     groups, unfused = {}, {}
+    ops: dict = {}      # each op's own cost, computed once for the groups and the baseline
     for g in plan.groups:
         key = (g.nodes, g.outputs)
         hit = cache.get(key)
         if hit is None:
             hit = cache[key] = (group_cost(graph, g.nodes, dev, outputs=g.outputs),
-                                unfused_cost(graph, g.nodes, dev))
+                                unfused_cost(graph, g.nodes, dev, ops))
         groups[g.id], unfused[g.id] = hit
     roles = {g.id: g.role for g in plan.groups if g.role != "call"}
     total = CostBreakdown.total(c for k, c in groups.items() if k not in roles)
@@ -543,7 +553,7 @@ def plan_cost(graph: Graph, plan, device=None, cache: dict | None = None) -> Pla
         index = graph_index(graph)
         # free ops (a bitcast keeping the row-major order, a get-tuple-element) launch nothing
         base = cache["baseline"] = CostBreakdown.total(
-            op_cost(graph, n, dev) for i, n in enumerate(index.ids)
+            _op_cost(graph, index, i, dev, ops) for i in range(len(index.ids))
             if not index.source[i] and index.live[i] and not index.offline[i]
             and not index.free[i])
     return PlanCost(groups, unfused, total, base, base.predicted_s - total.predicted_s, dev.name,

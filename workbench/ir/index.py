@@ -180,6 +180,14 @@ class GraphIndex:
         #: per node: not live (sources included); the dead ops, in topological order
         self.dead = [not x for x in live]
         self.dead_nodes = [i for i in range(n) if not live[i] and not self.source[i]]
+        self._iteration_shapes: dict[int, tuple] = {}
+
+    def iteration_shape(self, i: int) -> tuple:
+        """:func:`iteration_shape` of node ``i`` (its topological index), computed once."""
+        shape = self._iteration_shapes.get(i)
+        if shape is None:
+            shape = self._iteration_shapes[i] = iteration_shape(self.graph, self.ids[i])
+        return shape
 
     def _liveness(self) -> list[bool]:
         """Reverse reachability from the graph outputs (one pass, latest node first)."""

@@ -51,7 +51,7 @@ from workbench.errors import CycleError, LegalityError
 from workbench.ir.graph import Graph
 from workbench.costmodel.model import BASE_REGISTERS, peak_live
 from workbench.costmodel.devices import DeviceProfile, get_device
-from workbench.ir.index import GraphIndex, graph_index, iteration_shape
+from workbench.ir.index import GraphIndex, graph_index
 from workbench.ir.ops import Category, get_op
 from workbench.planner.plan import Constraints
 from workbench.planner.view import GroupView
@@ -303,11 +303,12 @@ def horizontal_shapes(v: GroupView, device, constraints) -> Refusal | None:
     if len(roots) < 2:
         return None
     ix = v.index
-    shapes = {}
-    for r in roots:
-        shapes.setdefault(iteration_shape(ix.graph, ix.ids[r]), r)
-    if len(shapes) > 1:
-        (s1, a), (s2, b) = list(shapes.items())[:2]
+    roots = list(roots)
+    a, s1 = roots[0], ix.iteration_shape(roots[0])
+    for b in roots[1:]:
+        s2 = ix.iteration_shape(b)
+        if s2 == s1:
+            continue
         return Refusal("shape-mismatch", f"{ix.ids[a]} loops over {list(s1)} and {ix.ids[b]} "
                        f"over {list(s2)}: a multi-output kernel shares one parallel loop",
                        (ix.ids[a], ix.ids[b]))

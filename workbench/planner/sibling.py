@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from workbench.planner.driver import PlannerRun
 from workbench.fmt import fmt_bytes, fmt_time
-from workbench.planner.legality import Refusal
+from workbench.planner.legality import MAX_OPERANDS_AND_OUTPUTS, Refusal
 from workbench.planner.state import Group
 
 
@@ -33,6 +33,25 @@ class SiblingFusion:
                         break
                 else:
                     accs.append(g)
+                accs = [a for a in accs if not self._full(a, v)]
+
+    def _full(self, a: Group, v: int) -> bool:
+        """Whether ``a`` is at the operand budget, so that no sibling can join it: a sibling adds
+        at least one output (one whose outputs only ``a`` reads is its producer, which
+        side-by-side fusion refuses), so every later try would be refused. A full accumulator
+        is logged once and tried no more: trying it against every later reader made sibling
+        fusion quadratic (20,000 outputs of one parameter: 200 million set lookups, issue 15).
+        """
+        used = len(a.ext) + len(a.outs)
+        if used < MAX_OPERANDS_AND_OUTPUTS:
+            return False
+        run, ix = self.run, self.run.ix
+        run.log("sibling", False, "operand-budget",
+                f"no more siblings reading {ix.ids[v]} join {run.desc(a)}: it has {used} "
+                f"operands and outputs, the most a kernel may have "
+                f"({MAX_OPERANDS_AND_OUTPUTS}); each would add an output",
+                nodes=(ix.ids[v], ix.ids[max(a.roots)]))
+        return True
 
     def _eligible(self, g: Group, v: int) -> bool:
         ix = self.run.ix

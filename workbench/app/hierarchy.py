@@ -20,11 +20,10 @@ first op; names from the input file are text for labels and search, never ids or
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from workbench.app.memo import PerObject
 from workbench.ir.graph import Graph
 
 #: the root layer's id
@@ -212,19 +211,13 @@ def _infer(graph: Graph, ops: list, paths: dict) -> set:
     return missing
 
 
-_CACHE: "weakref.WeakKeyDictionary[Graph, Layers]" = weakref.WeakKeyDictionary()
-_LOCK = threading.Lock()
+_LAYERS = PerObject(lambda graph: build_layers(graph))
 
 
 def layers_of(graph: Graph) -> Layers:
-    """:func:`build_layers`, computed once per graph object (graphs are immutable)."""
-    with _LOCK:
-        hit = _CACHE.get(graph)
-    if hit is None:
-        hit = build_layers(graph)
-        with _LOCK:
-            _CACHE[graph] = hit
-    return hit
+    """:func:`build_layers`, computed once per graph object (graphs are immutable; looked up by
+    identity, not by the graph's hash, which walks every node)."""
+    return _LAYERS(graph)
 
 
 # ----- a grouping placed in the layers ---------------------------------------------------------

@@ -264,7 +264,17 @@ class Services:
         plan = self.propose(graph, DEFAULT_POLICY, DEFAULT_DEVICE, None)
         drawing, _ = self.drawing_for(gkey, graph, grouping_from_plan(plan))
         drawing_index(graph, drawing)
+        self.proposal_costs(graph, plan, DEFAULT_DEVICE)
         return graph
+
+    def proposal_costs(self, graph: Graph, plan, device: str):
+        """Cost ``plan`` of ``graph`` on ``device`` into the costs cache that
+        :meth:`plan_costs` reads (each group by its members): the plan table's first rows
+        of a 30,000-node module then cost nothing more (a few CPU seconds otherwise)."""
+        from workbench.costmodel.model import get_device, plan_cost
+
+        cache = self.costs.get((graph_key(graph), device), dict)
+        return plan_cost(graph, plan, get_device(device), cache)
 
     # ----- sessions --------------------------------------------------------------------------
 

@@ -18,9 +18,9 @@ nodes once flattened; git-ignored, built on the first run if missing, which need
 - ``open layer`` / ``close layer``: the three biggest layers, from the click (a closed layer's
   box; *Close layer* after a click on the open layer) until the drawing changed and a frame was painted;
 - ``edit round trip``: from pressing *Split* (the biggest group of at most ``--split-max`` ops
-  of the open biggest layer selected) or *Undo* until
-  the plan summary counts the new kernels, the canvas shows one box fewer (or more) and a frame
-  was painted; the positions of every node not in the split group are compared before and after;
+  drawn in the open biggest layer selected, else its smallest) or *Undo* until
+  the plan summary counts other kernels (or the old ones again), the canvas shows other boxes
+  (or the old ones) and a frame was painted; the positions of every node not in the split group are compared before and after;
 - ``Fit``: after *Fit*, whether every drawn node lies inside the canvas.
 
 Then the server-side steps measured in this process (CPU seconds): load, plan, layers, drawing,
@@ -83,6 +83,8 @@ poll();
 LEAVES = ("cy.nodes().filter(function (n) { return !n.isParent() && !n.hasClass('title'); })"
           ".length")
 GROUPS = "cy.nodes('.group').length"
+#: the drawing's tag (every element id starts with it; another grouping, another tag)
+PREFIX = "cy.nodes()[0].id().split(':')[0];"
 POSITIONS = """var cy = window.workbenchCy('graph-view'); var out = {};
 cy.nodes().forEach(function (n) { if (n.isParent() || n.hasClass('title')) return;
   var p = n.position(); out[n.data('vid')] = [p.x, p.y]; }); return out;"""
@@ -208,8 +210,9 @@ def session_checks(port: int, edits: int, split_max: int) -> dict:
         wait(driver, f"cy.nodes('[vid = \"{vid}\"]')[0].isParent()")
         time.sleep(1.0)
         group = cy(driver, "cy.nodes('[vid = \"' + arguments[0] + '\"]')[0].descendants('.group')"
-                           f".filter(function (g) {{ return g.data('n_ops') <= {int(split_max)}; }})"
-                           ".sort(function (a, b) { return b.data('n_ops') - a.data('n_ops'); })"
+                           f".sort(function (a, b) {{ var m = {int(split_max)}, x = a.data('n_ops'), "
+                           "y = b.data('n_ops'); if ((x <= m) !== (y <= m)) { return x <= m ? -1 "
+                           ": 1; } return x <= m ? y - x : x - y; })"
                            ".map(function (g) { return [g.data('vid'), g.data('n_ops')]; })[0]",
                    vid)
         if not group:
@@ -222,18 +225,21 @@ def session_checks(port: int, edits: int, split_max: int) -> dict:
             kernels = summary_kernels(driver)
             boxes = cy(driver, GROUPS)
             pos = driver.execute_script(POSITIONS)
-            want = kernels + size - 1
+            # a split leaves the group's free ops and duplicated producers with their readers:
+            # wait for another kernel count and another box count, not a computed one
+            tag = cy(driver, PREFIX)
             out["split"].append(timed(
                 driver, click_js("split-group"),
-                f"document.getElementById('plan-summary').textContent.startsWith('{want} ') "
-                f"&& {GROUPS} == {boxes - 1}"))
+                f"!document.getElementById('plan-summary').textContent.startsWith('{kernels} ') "
+                f"&& {PREFIX.rstrip(';')} != '{tag}'"))
             after = driver.execute_script(POSITIONS)
+            tag = cy(driver, PREFIX)
             out["moved"].append(sum(1 for k, p in pos.items() if k in after and after[k] != p))
             time.sleep(0.5)
             out["undo"].append(timed(
                 driver, click_js("undo"),
                 f"document.getElementById('plan-summary').textContent.startsWith('{kernels} ') "
-                f"&& {GROUPS} == {boxes}"))
+                f"&& {PREFIX.rstrip(';')} != '{tag}' && {GROUPS} == {boxes}"))
             time.sleep(0.5)
         return out
     finally:
@@ -286,9 +292,11 @@ def server_steps(path: str, split_max: int) -> dict:
                                views.view_state(opened, layers, groups), canvas.layout, False)
     out["open layer"] = c() - t
     out["open elements"] = (len(canvas.elements), len(json.dumps(canvas.elements)))
-    big = max((x for x, lid in zip(plan.groups, placement.group_layer)
-               if layers.is_within(lid, block) and x.size <= split_max),
-              key=lambda x: x.size)
+    inside = [x for x, lid in zip(plan.groups, placement.group_layer)
+              if x.size > 1 and layers.is_within(lid, block)]
+    small = [x for x in inside if x.size <= split_max]
+    big = (max(small, key=lambda x: x.size) if small
+           else min(inside, key=lambda x: x.size))
     out["split ops"] = big.size
     t = c()
     new = apply_edit(g, plan, Split(big.nodes[0]))
@@ -372,7 +380,7 @@ def report(label: str, path: Path, runs: int, edits: int, cache: str, target_edi
         print(f"  Fit: {n - out} of {n} drawn nodes inside the canvas -> "
               f"{'every node' if out == 0 else 'NOT every node'}")
     print(f"  edits: split a group of {checks['split_ops']} ops (the biggest of at most "
-          f"{split_max} in the biggest layer), then undo")
+          f"{split_max} drawn in the biggest layer, else the smallest), then undo")
     for what in ("split", "undo"):
         xs = checks[what]
         ok = xs and min(xs) <= target_edit

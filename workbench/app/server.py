@@ -248,7 +248,7 @@ class Services:
     def warm(self, graph: Graph | None = None) -> Graph:
         """Load and plan the graph the app opens on before the first browser asks for it (the
         proposal, its drawing and costs are cached), so that the first page draws as fast as
-        any later one: planning a 40,000-node module takes a minute. ``graph`` is the initial
+        any later one: planning a 22,000-node training step takes half a minute of CPU. ``graph`` is the initial
         file already loaded (by ``workbench serve``'s check). Returns the graph."""
         from workbench.app.controller import DEFAULT_DEVICE, DEFAULT_POLICY
         from workbench.app.graph_figure import grouping_from_plan

@@ -119,3 +119,49 @@ def test_search_finds_ids_then_ops_then_scopes_then_layers(model):
     assert find_nodes(g, "", lay) == []
     assert [lay.layers[x].name for x in find_layers(lay, "block_1")] == [
         "block_1", "block_10", "block_11"]
+
+
+def flat(n_ops: int, small: int = 5):
+    """A chain of ``n_ops`` ops under one scope (``jit(f)/jvp()``, as a training step's
+    forward pass is) and a small second layer."""
+    b = GraphBuilder("flat")
+    v = b.parameter("x", (4,))
+    for k in range(n_ops):
+        v = b.op("negate", [v], node_id=f"n{k}", meta={"scope": "jit(f)/jvp()/neg"})
+    for k in range(small):
+        v = b.op("exponential", [v], node_id=f"e{k}", meta={"scope": "jit(f)/other/exp"})
+    return verify(b.build([v]))
+
+
+def test_a_big_flat_layer_is_split_into_parts_of_consecutive_ops():
+    from workbench.app.hierarchy import PART_ABOVE, PART_OPS
+
+    n = 2 * PART_OPS + 7
+    assert n > PART_ABOVE
+    g = flat(n)
+    lay = build_layers(g)
+    jvp = next(x for x in lay.children[ROOT] if lay.layers[x].name == "jvp()")
+    parts = lay.children[jvp]
+    assert [lay.layers[p].name for p in parts] == ["part 1 of 3", "part 2 of 3", "part 3 of 3"]
+    assert all(lay.layers[p].part and lay.layers[p].parent == jvp for p in parts)
+    assert [lay.ops_in[p] for p in parts] == [PART_OPS, PART_OPS, 7]
+    assert lay.ops_in[jvp] == n and lay.ops_in[ROOT] == n + 5
+    # consecutive ops in topological order: the first PART_OPS in part 1, and so on
+    assert lay.node_layer["n0"] == parts[0] and lay.node_layer[f"n{PART_OPS - 1}"] == parts[0]
+    assert lay.node_layer[f"n{PART_OPS}"] == parts[1] and lay.node_layer[f"n{n - 1}"] == parts[2]
+    # the small layer is not split; parts are not found by a search for their name
+    other = next(x for x in lay.children[ROOT] if lay.layers[x].name == "other")
+    assert lay.children[other] == [] and lay.ops_in[other] == 5
+    assert find_layers(lay, "part") == [] and find_nodes(g, "part", lay) == []
+    assert find_layers(lay, "jvp") == [jvp]
+    # a group across two parts is drawn in the layer that holds both
+    pl = place(lay, g, [[f"n{PART_OPS - 1}", f"n{PART_OPS}"]])
+    assert pl.group_layer == (jvp,)
+
+
+def test_a_layer_at_the_threshold_is_not_split():
+    from workbench.app.hierarchy import PART_ABOVE
+
+    lay = build_layers(flat(PART_ABOVE))
+    jvp = next(x for x in lay.children[ROOT] if lay.layers[x].name == "jvp()")
+    assert lay.children[jvp] == [] and not any(x.part for x in lay.layers.values())

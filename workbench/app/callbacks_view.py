@@ -77,7 +77,8 @@ def register(app, services) -> None:
 
     def view_of(ws, graph, step, xla_value):
         show, agree = mode_flags(xla_value)
-        xp = services.xla_plan(graph, ws.device) if controller.has_xla_grouping(graph) else None
+        xp = (services.xla_plan(graph, ws.device)
+              if (show or agree) and controller.has_xla_grouping(graph) else None)
         replayer = None
         if step is not None:
             replayer = services.replay_index(ws.plan, graph).groups_at
@@ -141,12 +142,20 @@ def register(app, services) -> None:
                   prevent_initial_call=True)
     def open_close(_a, _b, _c, _d, tapped, _crumbs, version, record, selected, step, xla_value,
                    crumb):
+        trigger = ctx.triggered_id
+        if isinstance(trigger, dict):          # a breadcrumb: show that layer
+            _, graph = session(version)
+            lid = trigger.get("layer")
+            if lid not in layers_of(graph).layers or not ctx.triggered[0].get("value"):
+                raise PreventUpdate            # (new breadcrumb buttons fire with 0 clicks)
+            return no_update, lid if lid != ROOT else no_update, ""
+        if trigger == ids.CYTO and (not tapped or "layer" not in tapped or tapped.get("gid")):
+            raise PreventUpdate                # a click on an op or a group: not for this view
         ws, graph = session(version)
         view = view_of(ws, graph, step, xla_value)
         layers = layers_of(graph)
         record = views.record_for(record, ws.graph_key, graph, layers, view.groups)
         _, placement = services.drawing_for(ws.graph_key, graph, view.groups)
-        trigger = ctx.triggered_id
         focus = no_update
         if trigger == ids.COLLAPSE_ALL:
             new = views.everything(record, layers, view.groups, False)
@@ -166,14 +175,7 @@ def register(app, services) -> None:
                 return no_update, no_update, "click an open layer (or an op in it) to close it"
             new = views.toggle_layer(record, lid, layers, view.groups, placement)
             focus = lid
-        elif isinstance(trigger, dict):          # a breadcrumb: show that layer
-            lid = trigger.get("layer")
-            if lid not in layers.layers or not ctx.triggered[0].get("value"):
-                raise PreventUpdate
-            return no_update, lid if lid != ROOT else no_update, ""
         else:                                     # a click on the canvas: open a closed box
-            if not tapped or "layer" not in tapped or tapped.get("gid"):
-                raise PreventUpdate
             key = tapped.get("vid") or tapped["layer"]
             opened = set(record.get("open", ()))
             if key in opened or key == ROOT:

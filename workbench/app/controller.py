@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from workbench.app.fmt import plural
 from workbench.app.graph_figure import grouping_from_plan, grouping_from_sets
+from workbench.app.memo import PerObject
 from workbench.app.state import Workspace
 from workbench.errors import PlanError, WorkbenchError
 from workbench.ir.graph import Graph
@@ -252,9 +253,13 @@ def group_marks(plan: Plan) -> dict[str, str]:
 
 
 def has_xla_grouping(graph: Graph) -> bool:
-    """True for an optimised HLO module (its nodes carry XLA fusion tags)."""
-    return bool(graph.meta.get("has_xla_fusions")) or any(
-        "xla_fusion" in n.meta for n in graph.nodes)
+    """True for an optimised HLO module (its nodes carry XLA fusion tags); computed once per
+    graph object."""
+    return _XLA_TAGGED(graph)
+
+
+_XLA_TAGGED = PerObject(lambda graph: bool(graph.meta.get("has_xla_fusions")) or any(
+    "xla_fusion" in n.meta for n in graph.nodes))
 
 
 #: an absolute file path in a message (its directories are the server's business)

@@ -18,12 +18,11 @@ can be used as cytoscape ids and in selectors without escaping. What of a drawin
 from __future__ import annotations
 
 import hashlib
-import threading
-import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from workbench.app.memo import PerObject
 from workbench.ir.graph import Graph
 
 
@@ -81,20 +80,13 @@ def scalar_constant(graph: Graph, node_id: str) -> bool:
     return node.op == "constant" and getattr(node.type, "size", 2) <= 1
 
 
-_VIDS: "weakref.WeakKeyDictionary[Graph, dict]" = weakref.WeakKeyDictionary()
-_VIDS_LOCK = threading.Lock()
+_VIDS = PerObject(lambda graph: {nid: f"v{k}" for k, nid in enumerate(graph.topo_order)})
 
 
 def vertex_ids(graph: Graph) -> dict[str, str]:
     """The drawing id of each node's home vertex: ``v<k>`` with k its topological position
-    (made once per graph; do not change the dict)."""
-    with _VIDS_LOCK:
-        hit = _VIDS.get(graph)
-    if hit is None:
-        hit = {nid: f"v{k}" for k, nid in enumerate(graph.topo_order)}
-        with _VIDS_LOCK:
-            _VIDS[graph] = hit
-    return hit
+    (made once per graph object; do not change the dict)."""
+    return _VIDS(graph)
 
 
 def group_tag(members, vid: dict) -> str:

@@ -318,14 +318,21 @@ def with_prefix(elements: list[dict], prefix: str) -> list[dict]:
     return out
 
 
+#: a drawing with more edges than this draws them straight (class ``many``): cytoscape's
+#: curved edges look for parallel edges between every pair of ends, which costs the browser
+#: seconds on an opened layer of a training step (3,500 edges between 280 boxes)
+MANY_EDGES = 600
+
+
 def _edges(scene: Scene) -> list[dict]:
     """Edge elements, one per pair of visible leaves; an edge's id names its ends, so an id is
     never reused for other ends when the drawing changes (cytoscape cannot move an edge)."""
     out = []
+    many = {"classes": "many"} if len(scene.edges) > MANY_EDGES else {}
     for s, t, nbytes, values in scene.edges:
         out.append({"data": {"id": f"{s}>{t}", "source": s, "target": t,
                              "value": ", ".join(values), "bytes": nbytes,
-                             "label": fmt_bytes(nbytes), "width": edge_width(nbytes)}})
+                             "label": fmt_bytes(nbytes), "width": edge_width(nbytes)}, **many})
     return out
 
 
@@ -384,6 +391,7 @@ def stylesheet(selected_gid: str | None = None, found: str | None = None,
             "label": "data(label)", "font-size": 9,
             "color": "#57606a", "text-background-color": "#ffffff",
             "text-background-opacity": 0.8, "min-zoomed-font-size": 9}},
+        {"selector": "edge.many", "style": {"curve-style": "straight"}},
         {"selector": ":selected", "style": {"overlay-color": SELECT_COLOR,
                                             "overlay-opacity": 0.25}},
         {"selector": ".role-dead", "style": {"opacity": 0.45}},

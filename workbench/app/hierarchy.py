@@ -20,11 +20,10 @@ first op; names from the input file are text for labels and search, never ids or
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from workbench.app.memo import PerObject
 from workbench.ir.graph import Graph
 
 #: the root layer's id
@@ -32,6 +31,8 @@ ROOT = "L0"
 #: the longest layer name kept whole (scopes are capped at 200 characters by the importers)
 NAME_CHARS = 80
 SOURCE_OPS = ("parameter", "constant")
+#: a layer holding more ops of its own than this is split into parts of PART_OPS ops
+PART_ABOVE, PART_OPS = 1500, 1000
 
 
 def scope_layers(scope: str | None) -> tuple[str, ...]:
@@ -91,6 +92,7 @@ class Layer:
     name: str
     path: tuple
     parent: str | None
+    part: bool = False
 
     @property
     def depth(self) -> int:
@@ -187,6 +189,7 @@ def build_layers(graph: Graph) -> Layers:
                 children[lid] = []
                 children[parent].append(lid)
     node_layer = {n: by_path[paths[n]] for n in ops}
+    _split_parts(ops, node_layer, layers, children, by_path)
     ops_in = {lid: 0 for lid in layers}
     for n in ops:
         lid = node_layer[n]
@@ -194,6 +197,38 @@ def build_layers(graph: Graph) -> Layers:
             ops_in[lid] += 1
             lid = layers[lid].parent
     return Layers(layers, children, node_layer, frozenset(inferred), ops_in, prefix, by_path)
+
+
+def _split_parts(ops: list, node_layer: dict, layers: dict, children: dict,
+                 by_path: dict) -> None:
+    """Split each layer holding more than :data:`PART_ABOVE` ops of its own (not in a layer
+    below) into *parts* of :data:`PART_OPS` consecutive ops (topological order), in place.
+
+    A training step's name stack is nearly flat (``jvp()`` holds 12,000 ops, its gradient
+    ``transpose(jvp())`` 9,000): opened whole, such a layer is hundreds of boxes and thousands
+    of edges, seconds in the browser. Parts bound what one click opens. They depend only on
+    the ops, not on the grouping, so an edit moves no op between parts. A part's path ends
+    in a component no scope can hold (it has a ``/``), and its name says what it is.
+    """
+    direct: dict[str, list] = {}
+    for n in ops:
+        direct.setdefault(node_layer[n], []).append(n)
+    for lid, mine in direct.items():
+        if len(mine) <= PART_ABOVE:
+            continue
+        base = layers[lid]
+        count = -(-len(mine) // PART_OPS)
+        for k in range(count):
+            chunk = mine[k * PART_OPS:(k + 1) * PART_OPS]
+            pid = f"L{len(layers)}"
+            path = base.path + (f"/part {k + 1}",)
+            name = f"part {k + 1} of {count}"
+            layers[pid] = Layer(pid, name, path, lid, part=True)
+            by_path[path] = pid
+            children[pid] = []
+            children[lid].append(pid)
+            for n in chunk:
+                node_layer[n] = pid
 
 
 def _infer(graph: Graph, ops: list, paths: dict) -> set:
@@ -212,19 +247,13 @@ def _infer(graph: Graph, ops: list, paths: dict) -> set:
     return missing
 
 
-_CACHE: "weakref.WeakKeyDictionary[Graph, Layers]" = weakref.WeakKeyDictionary()
-_LOCK = threading.Lock()
+_LAYERS = PerObject(lambda graph: build_layers(graph))
 
 
 def layers_of(graph: Graph) -> Layers:
-    """:func:`build_layers`, computed once per graph object (graphs are immutable)."""
-    with _LOCK:
-        hit = _CACHE.get(graph)
-    if hit is None:
-        hit = build_layers(graph)
-        with _LOCK:
-            _CACHE[graph] = hit
-    return hit
+    """:func:`build_layers`, computed once per graph object (graphs are immutable; looked up by
+    identity, not by the graph's hash, which walks every node)."""
+    return _LAYERS(graph)
 
 
 # ----- a grouping placed in the layers ---------------------------------------------------------
@@ -344,7 +373,8 @@ def find_nodes(graph: Graph, query: str, layers: Layers | None = None) -> list[s
     seen.update(by_scope)
     by_layer = []
     if layers is not None and layers.has_layers:
-        hits = {lid for lid, lay in layers.layers.items() if q in lay.name.lower()}
+        hits = {lid for lid, lay in layers.layers.items()
+                if not lay.part and q in lay.name.lower()}
         if hits:
             by_layer = [n for n in order if n not in seen
                         and any(x in hits for x in layers.chain(layers.node_layer.get(n, ROOT)))]
@@ -356,4 +386,5 @@ def find_layers(layers: Layers, query: str) -> list[str]:
     q = (query or "").strip().lower()
     if not q:
         return []
-    return [lid for lid, lay in layers.layers.items() if lid != ROOT and q in lay.name.lower()]
+    return [lid for lid, lay in layers.layers.items()
+            if lid != ROOT and not lay.part and q in lay.name.lower()]

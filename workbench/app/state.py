@@ -26,6 +26,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 
+from workbench.app.memo import PerObject
 from workbench.ir.graph import Graph
 
 #: a session unused this long is forgotten (seconds)
@@ -128,11 +129,19 @@ def graph_key(graph: Graph) -> str:
     """The store's key of a graph: its fingerprint (semantics) and a hash of its meta.
 
     The fingerprint alone leaves out node meta (source lines, XLA fusion tags), which the app
-    shows; two graphs that differ only there are stored apart.
+    shows; two graphs that differ only there are stored apart. Computed once per graph object
+    (a pass over every node: a second on a training step).
     """
+    return _GRAPH_KEYS(graph)
+
+
+def _graph_key(graph: Graph) -> str:
     h = hashlib.sha256(repr((tuple(graph.meta.items()),
                              tuple(tuple(n.meta.items()) for n in graph.nodes))).encode())
     return f"{graph.fingerprint}-{h.hexdigest()[:8]}"
+
+
+_GRAPH_KEYS = PerObject(_graph_key)
 
 
 def new_session_id() -> str:

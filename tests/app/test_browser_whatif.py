@@ -62,6 +62,13 @@ def test_slowing_compute_flips_the_duplication_on_multi_consumer(dash_duo, make_
     wait_for(dash_duo, lambda: session_state(dash_duo, services)[0].device.startswith(
         "h100+peak_flops="), 20, "the knobbed plan")
     assert session_state(dash_duo, services)[0].plan.num_kernels == 2
+    # the device dropdown shows the knobbed profile as one of its options (a name outside
+    # them is cleared by the dropdown, which would re-plan on no device): the plan stays
+    knobbed = session_state(dash_duo, services)[0].device
+    wait_for(dash_duo, lambda: "h100 + knobs (peak_flops=" in text_of(dash_duo, ids.DEVICE),
+             20, "the knobbed device in the dropdown")
+    assert session_state(dash_duo, services)[0].device == knobbed
+    assert session_state(dash_duo, services)[0].plan.num_kernels == 2
 
 
 def test_diff_view_lists_the_same_differences_as_workbench_diff(dash_duo, make_app, tmp_path,

@@ -244,3 +244,14 @@ def test_replay_steps_get_a_layout_whose_boxes_hold_only_their_members(tmp_path)
     lies = [k for k in range(len(ws.plan.decisions)) if not boxes_tell_the_truth(
         build_drawing(g, [x["nodes"] for x in controller.current_view(ws, g, k).groups]), final)]
     assert lies
+
+
+def test_device_options_hold_a_knobbed_profile_only_when_it_is_not_a_base_profile():
+    from workbench.app.controller import device_choices, device_options
+
+    base = [o["value"] for o in device_options("h100")]
+    assert base == list(device_choices()) and "h100" in base
+    opts = device_options("h100+peak_flops=6.7e+10")
+    assert [o["value"] for o in opts] == base + ["h100+peak_flops=6.7e+10"]
+    assert opts[-1]["label"] == "h100 + knobs (peak_flops=6.7e+10)"
+    assert [o["value"] for o in device_options(None)] == base

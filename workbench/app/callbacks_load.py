@@ -190,7 +190,8 @@ def register(app, services, upload_max_bytes: int) -> None:
 
     @app.callback(Output(ids.GRAPH_TITLE, "children"),
                   Output(ids.GRAPH_CHOICE, "value", allow_duplicate=True),
-                  Output(ids.POLICY, "value"), Output(ids.DEVICE, "value"),
+                  Output(ids.POLICY, "value"), Output(ids.DEVICE, "options"),
+                  Output(ids.DEVICE, "value"),
                   Input(ids.VERSION, "data"), prevent_initial_call=True)
     def show_header(version_):
         s = services.session((version_ or {}).get("sid"))
@@ -199,4 +200,4 @@ def register(app, services, upload_max_bytes: int) -> None:
         ws, graph = s
         n_ops = sum(1 for n in graph.nodes if n.op not in ("parameter", "constant"))
         title = f"{graph.name} — {ws.source} · {plural(n_ops, 'op')}"
-        return title, ws.choice, ws.policy, ws.device
+        return title, ws.choice, ws.policy, controller.device_options(ws.device), ws.device

@@ -141,7 +141,7 @@ def schemas(upload_max_bytes: int) -> dict:
         ("*", "n_submit"): opt(integer(0)),
         (ids.GRAPH_CHOICE, "value"): opt(string(200)),
         (ids.POLICY, "value"): opt(string(64)),
-        (ids.DEVICE, "value"): opt(string(64)),
+        (ids.DEVICE, "value"): opt(string(1024)),   # a knobbed profile's name is long
         (ids.PROFILE_BACKEND, "value"): opt(string(64)),
         (ids.MOVE_TARGET, "value"): opt(string(64)),
         (ids.UPLOAD, "contents"): opt(upload),

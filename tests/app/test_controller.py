@@ -255,3 +255,5 @@ def test_device_options_hold_a_knobbed_profile_only_when_it_is_not_a_base_profil
     assert [o["value"] for o in opts] == base + ["h100+peak_flops=6.7e+10"]
     assert opts[-1]["label"] == "h100 + knobs (peak_flops=6.7e+10)"
     assert [o["value"] for o in device_options(None)] == base
+    two = device_options("h100+launch_overhead_s=1e-06+peak_flops=6.7e+10")[-1]["label"]
+    assert two == "h100 + knobs (launch_overhead_s=1e-06, peak_flops=6.7e+10)"

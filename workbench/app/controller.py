@@ -44,7 +44,8 @@ def device_options(current: str | None) -> list[dict]:
     opts = [{"label": d, "value": d} for d in device_choices()]
     if current and current not in device_choices():
         base, _, knobs = str(current).partition("+")
-        opts.append({"label": f"{base} + knobs ({knobs.replace('+', ', ')})"[:120],
+        knobs = re.sub(r"\+(?=[a-z_])", ", ", knobs)   # not the + of an exponent
+        opts.append({"label": f"{base} + knobs ({knobs})"[:120],
                      "value": current})
     return opts
 

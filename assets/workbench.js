@@ -1,6 +1,7 @@
 /* Fusion Workbench: small clientside helpers that need the cytoscape instance.
  * cytoscape.js registers itself on its container element as `_cyreg.cy`; dash-cytoscape puts
- * the component's id on an ancestor of that container. */
+ * the component's id on an ancestor of that container. The ids used here are those of
+ * workbench/app/ids.py (CYTO "graph-view", OVERVIEW "overview"). */
 (function () {
   function cyOf(id) {
     var root = document.getElementById(id);
@@ -13,11 +14,44 @@
     return null;
   }
   window.workbenchCy = cyOf;
+
+  /* Fit everything: lower the zoom floor first if the drawing needs it (the server sets a
+   * floor from the layout's size; this covers a canvas smaller than it assumed). */
+  function fitAll(cy, padding) {
+    var eles = cy.elements();
+    if (eles.length === 0) { return; }
+    var bb = eles.boundingBox();
+    var need = Math.min((cy.width() - 2 * padding) / Math.max(bb.w, 1),
+                        (cy.height() - 2 * padding) / Math.max(bb.h, 1));
+    if (need < cy.minZoom()) { cy.minZoom(Math.max(need * 0.95, 1e-5)); }
+    cy.fit(eles, padding);
+  }
+  window.workbenchFit = fitAll;
+
+  /* Centre the view on the element whose vid is `found`, once the drawing has it (a search
+   * or a replay step may open layers first: the new drawing arrives after this is called).
+   * A box bigger than the view at zoom 1 is fitted instead. */
+  function centre(cy, found, tries) {
+    var el = cy.nodes('[vid = "' + found + '"]');  // an id the workbench made
+    if (!el || el.length === 0) {
+      if (tries > 0) { setTimeout(function () { centre(cy, found, tries - 1); }, 100); }
+      return;
+    }
+    var bb = el.boundingBox();
+    if (bb.w > cy.width() * 0.8 || bb.h > cy.height() * 0.8) {
+      var z = Math.min(cy.width() * 0.9 / Math.max(bb.w, 1), cy.height() * 0.9 / Math.max(bb.h, 1));
+      if (z < cy.minZoom()) { cy.minZoom(z); }
+      cy.animate({fit: {eles: el, padding: 30}}, {duration: 300});
+    } else {
+      cy.animate({center: {eles: el}, zoom: Math.max(cy.zoom(), 1.0)}, {duration: 300});
+    }
+  }
+
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     workbench: {
       fit: function (n, id) {
         var cy = cyOf(id);
-        if (cy) { cy.fit(undefined, 20); }
+        if (cy) { fitAll(cy, 20); }
         return window.dash_clientside.no_update;
       },
       checkUpload: function (contents, filename, limit) {
@@ -34,22 +68,25 @@
       },
       center: function (found, id) {
         var cy = cyOf(id);
-        if (cy && found) {
-          var el = cy.nodes('[vid = "' + found + '"]');  // an id the workbench made
-          if (el && el.length) {
-            cy.animate({center: {eles: el}, zoom: Math.max(cy.zoom(), 1.0)}, {duration: 300});
-          }
-        }
+        if (cy && found) { centre(cy, found, 30); }
         return window.dash_clientside.no_update;
       }
     }
   });
+
+  /* AG Grid helpers (dash-ag-grid looks them up by name): group ids sort by number. */
+  var dagfuncs = window.dashAgGridFunctions = window.dashAgGridFunctions || {};
+  dagfuncs.groupOrder = function (a, b) {
+    var na = parseInt(String(a || "").replace(/\D+/g, ""), 10);
+    var nb = parseInt(String(b || "").replace(/\D+/g, ""), 10);
+    if (isNaN(na) || isNaN(nb)) { return String(a).localeCompare(String(b)); }
+    return na - nb;
+  };
 })();
 
 /* After a layout that fits the whole graph (a new graph), keep labels readable: if fitting
  * needed a zoom below READABLE, zoom to READABLE at the top of the graph (centred on its
- * topmost nodes, where the dataflow starts) instead. The listener
- * is attached once, as soon as the canvas exists (its id is ids.CYTO in workbench/app/ids.py). */
+ * topmost nodes, where the dataflow starts) instead; Fit and the overview show the rest. */
 (function () {
   var CANVAS = "graph-view";
   var READABLE = 0.75;
@@ -73,6 +110,88 @@
       cy._workbenchReadable = true;
       cy.on("layoutstop", readable);
     }
+  }
+  attach();
+})();
+
+/* The overview map: the whole drawing in a small canvas (boxes of layers and groups, dots for
+ * ops), the part the main view shows as a blue rectangle; a click or a drag moves the view
+ * there. Redrawn (at most once a frame) when the view moves or the drawing changes. */
+(function () {
+  var CANVAS = "graph-view", MAP = "overview";
+  function colour(n) {
+    var c = n.style("background-color");
+    return c || "#8c959f";
+  }
+  function paintNodes(cy, map) {
+    var W = map.width, H = map.height;
+    var off = map._off || (map._off = document.createElement("canvas"));
+    off.width = W; off.height = H;
+    var ctx = off.getContext("2d");
+    ctx.fillStyle = "rgba(255,255,255,0.92)";
+    ctx.fillRect(0, 0, W, H);
+    var eles = cy.elements();
+    if (eles.length === 0) { map._view = null; return; }
+    var bb = eles.boundingBox();
+    var s = Math.min((W - 8) / Math.max(bb.w, 1), (H - 8) / Math.max(bb.h, 1));
+    var ox = (W - bb.w * s) / 2 - bb.x1 * s, oy = (H - bb.h * s) / 2 - bb.y1 * s;
+    map._view = {s: s, ox: ox, oy: oy};
+    cy.nodes().forEach(function (n) {
+      if (n.hasClass("title")) { return; }
+      var b = n.boundingBox({includeLabels: false, includeOverlays: false});
+      var x = b.x1 * s + ox, y = b.y1 * s + oy, w = Math.max(b.w * s, 1), h = Math.max(b.h * s, 1);
+      if (n.isParent()) {
+        ctx.strokeStyle = n.hasClass("layer") ? "#8c959f" : colour(n);
+        ctx.lineWidth = 1;
+        ctx.strokeRect(x, y, w, h);
+      } else {
+        ctx.fillStyle = n.hasClass("source") ? "#c5cad1" :
+          (n.hasClass("group") || n.hasClass("layer") ? colour(n) : "#57606a");
+        ctx.fillRect(x, y, w, h);
+      }
+    });
+  }
+  function draw(cy, map) {
+    if (map._dirty || !map._off) { paintNodes(cy, map); map._dirty = false; }
+    var ctx = map.getContext("2d");
+    ctx.clearRect(0, 0, map.width, map.height);
+    ctx.drawImage(map._off, 0, 0);
+    var v = map._view;
+    if (!v) { return; }
+    var e = cy.extent();
+    ctx.strokeStyle = "#0969da";
+    ctx.lineWidth = 2;
+    ctx.strokeRect(e.x1 * v.s + v.ox, e.y1 * v.s + v.oy, e.w * v.s, e.h * v.s);
+  }
+  function attach() {
+    var cy = window.workbenchCy(CANVAS);
+    var map = document.getElementById(MAP);
+    if (!cy || !map) { setTimeout(attach, 150); return; }
+    if (map._attached) { return; }
+    map._attached = true;
+    var pending = false;
+    function schedule() {
+      if (pending) { return; }
+      pending = true;
+      requestAnimationFrame(function () { pending = false; draw(cy, map); });
+    }
+    cy.on("viewport", schedule);
+    cy.on("add remove position layoutstop", function () { map._dirty = true; schedule(); });
+    window.addEventListener("resize", schedule);
+    function goTo(evt) {
+      var v = map._view;
+      if (!v) { return; }
+      var r = map.getBoundingClientRect();
+      var mx = (evt.clientX - r.left) * map.width / r.width;
+      var my = (evt.clientY - r.top) * map.height / r.height;
+      var x = (mx - v.ox) / v.s, y = (my - v.oy) / v.s;
+      cy.pan({x: cy.width() / 2 - x * cy.zoom(), y: cy.height() / 2 - y * cy.zoom()});
+    }
+    var dragging = false;
+    map.addEventListener("mousedown", function (evt) { dragging = true; goTo(evt); });
+    window.addEventListener("mousemove", function (evt) { if (dragging) { goTo(evt); } });
+    window.addEventListener("mouseup", function () { dragging = false; });
+    schedule();
   }
   attach();
 })();

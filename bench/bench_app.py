@@ -1,20 +1,31 @@
-"""Time to first render of the Dash workbench in headless Chromium.
+"""The app on real-size models, timed in headless Chromium, every figure in one run.
 
-    python bench/bench_app.py [--runs 3] [--ops 2000]
+    python bench/bench_app.py [--runs 3] [--no-train] [--models bench/.models]
 
-For each graph, starts ``workbench serve FILE`` on a free port, opens the page in headless
-Chromium (selenium + chromedriver, as the browser tests use) and measures, from navigation
-start, until the graph view's cytoscape instance holds the drawn elements and the browser has
-painted a frame after them. The first load of a server ("cold") includes loading the file,
-planning, the cost model and the Graphviz layout; reloads (a new browser session on the same
-server, "warm") hit the app's caches. The cost model's one-time CPU probe (cached per machine)
-is run before the servers start, as it would have been on a machine in use.
-Also prints the server-side breakdown (load, plan, drawing, layout, elements) measured in this
-process. Graphs: ../shared/hlo/transformer_block.after_noynn.hlo and a synthetic layered graph
-of at least ``--ops`` ops (the planner's :func:`~workbench.ir.synthetic.layered_graph`:
-sibling lanes, add trees, reductions and matmuls), plus the default sample.
+Models: the 12-block transformer of ``bench/transformer12.py`` — its forward pass as JAX lowers
+it (1,798 nodes; tests/app/data) and its training step after XLA's optimisation (about 40,000
+nodes once flattened; written into the git-ignored ``bench/.models`` by JAX on the first run,
+which takes a few minutes). For each model:
 
-Needs: Chromium and chromedriver (Debian ``chromium``, ``chromium-driver``), Graphviz ``dot``.
+- ``serve ready``: seconds from starting ``workbench serve FILE`` until it answers (it loads and
+  plans the module first, :meth:`Services.warm`);
+- ``first draw``: from navigation start until the canvas holds the drawing (collapsed by layer)
+  and the browser painted a frame after it; a new browser session each run;
+- ``open layer`` / ``close layer``: from the click (a closed block's box; *Close layer* after a
+  click on the open block) until the drawing changed and a frame was painted;
+- ``edit round trip``: from pressing *Split* (a group of the open block selected) or *Undo* until
+  the plan summary counts the new kernels, the canvas shows one box fewer (or more) and a frame
+  was painted; the positions of every node not in the split group are compared before and after;
+- ``Fit``: after *Fit*, whether every drawn node lies inside the canvas.
+
+Then the server-side steps measured in this process (CPU seconds): load, plan, layers, drawing,
+placement, drawing index, the default canvas, an opened layer, an edit (apply, drawing, canvas).
+Targets (issue 12): first draw <= 3 s and an edit <= 1 s on the training step, an edit <= 0.3 s
+on the forward module, a layer open or closed <= 1 s. The machine's load is printed: on a busy
+machine wall times stretch; compare like with like, minimums first.
+
+Needs Chromium and chromedriver (Debian ``chromium``, ``chromium-driver``); jax for the
+training step.
 """
 
 from __future__ import annotations
@@ -33,13 +44,35 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-WAIT_JS = """
-var done = arguments[arguments.length - 1];
-var cy = window.workbenchCy && window.workbenchCy('graph-view');
-if (!cy || cy.nodes().length === 0) { done(null); return; }
-requestAnimationFrame(function () { requestAnimationFrame(function () {
-  done([performance.now(), cy.nodes().length, cy.edges().length]); }); });
+FWD = ROOT / "tests" / "app" / "data" / "transformer12_fwd.before.hlo"
+TRAIN_NAME = "transformer12_train.after_noynn.hlo"
+
+#: resolves with performance.now() once `cond` (a JS expression, cy bound) holds and two
+#: frames were painted after it; null after the timeout
+WAIT = """
+var cond = arguments[0], limit = arguments[1], done = arguments[arguments.length - 1];
+var start = performance.now();
+function poll() {
+  var cy = window.workbenchCy && window.workbenchCy('graph-view');
+  var ok = false;
+  try { ok = cy && eval(cond); } catch (e) { ok = false; }
+  if (ok) { requestAnimationFrame(function () { requestAnimationFrame(function () {
+              done(performance.now()); }); }); return; }
+  if (performance.now() - start > limit) { done(null); return; }
+  setTimeout(poll, 10);
+}
+poll();
 """
+LEAVES = ("cy.nodes().filter(function (n) { return !n.isParent() && !n.hasClass('title'); })"
+          ".length")
+GROUPS = "cy.nodes('.group').length"
+POSITIONS = """var cy = window.workbenchCy('graph-view'); var out = {};
+cy.nodes().forEach(function (n) { if (n.isParent() || n.hasClass('title')) return;
+  var p = n.position(); out[n.data('vid')] = [p.x, p.y]; }); return out;"""
+OUTSIDE = """var cy = window.workbenchCy('graph-view'); var w = cy.width(), h = cy.height();
+var out = 0, n = 0; cy.nodes().forEach(function (x) { if (x.hasClass('title')) return; n++;
+  var b = x.renderedBoundingBox({includeLabels: false});
+  if (b.x1 < -1 || b.y1 < -1 || b.x2 > w + 1 || b.y2 > h + 1) out++; }); return [out, n];"""
 
 
 def free_port() -> int:
@@ -48,23 +81,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(path: str, port: int, cache: str) -> subprocess.Popen:
-    pythonpath = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
-    env = dict(os.environ, PYTHONPATH=pythonpath, WORKBENCH_CACHE_DIR=cache)
+def start_server(path: str, port: int, cache: str, timeout_s: float = 1800.0):
+    """``workbench serve path``; returns (process, seconds until it answered)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), WORKBENCH_CACHE_DIR=cache)
+    t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "workbench", "serve", path, "--port",
                              str(port)], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
-    end = time.time() + 60
-    while time.time() < end:
+    while time.perf_counter() - t0 < timeout_s:
         try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=1).read()
-            return proc
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2).read()
+            return proc, time.perf_counter() - t0
         except OSError:
             if proc.poll() is not None:
                 raise RuntimeError(f"serve exited: {proc.stderr.read()[-2000:]}") from None
-            time.sleep(0.2)
+            time.sleep(0.3)
     proc.kill()
-    raise RuntimeError("the server did not start in 60 s")
+    raise RuntimeError(f"the server did not answer in {timeout_s:.0f} s")
 
 
 def browser():
@@ -75,124 +108,254 @@ def browser():
               "--disable-background-networking", "--window-size=1600,1000"):
         opts.add_argument(a)
     opts.binary_location = os.environ.get("DASH_TEST_CHROMEPATH", "/usr/bin/chromium")
-    return webdriver.Chrome(options=opts)
+    d = webdriver.Chrome(options=opts)
+    d.set_script_timeout(600)
+    return d
 
 
-def wait_drawn(driver, more_than: int = 0, timeout: float = 120.0):
-    """Poll until the canvas holds more than ``more_than`` nodes and a frame was painted."""
-    end = time.time() + timeout
-    while time.time() < end:
-        r = driver.execute_async_script(WAIT_JS)
-        if r and r[1] > more_than:
-            return r
-        time.sleep(0.02)
-    raise RuntimeError("the graph was not drawn in time")
+def wait(driver, cond: str, limit_ms: float = 300_000):
+    r = driver.execute_async_script(WAIT, cond, limit_ms)
+    if r is None:
+        raise RuntimeError(f"timed out waiting for {cond}")
+    return r
 
 
-def first_render(port: int, expand: bool = False) -> tuple:
-    """Seconds from navigation start to the first painted frame with the graph drawn; with
-    ``expand``, also the seconds from pressing *Expand all* to the expanded graph painted."""
+def timed(driver, action_js: str, cond: str, *args) -> float:
+    """Seconds from running ``action_js`` (in the page) until ``cond`` holds, painted."""
+    t0 = driver.execute_script("var t = performance.now();" + action_js + "; return t;", *args)
+    return (wait(driver, cond) - t0) / 1000.0
+
+
+def cy(driver, expr: str, *args):
+    return driver.execute_script("var cy = window.workbenchCy('graph-view'); return " + expr,
+                                 *args)
+
+
+def click_js(elem_id: str) -> str:
+    return f"document.getElementById('{elem_id}').click()"
+
+
+def summary_kernels(driver) -> int:
+    text = driver.find_element("id", "plan-summary").text
+    return int(text.split()[0]) if text.split() and text.split()[0].isdigit() else -1
+
+
+def first_draw(port: int) -> tuple:
     driver = browser()
     try:
-        driver.set_script_timeout(10)
         driver.get(f"http://127.0.0.1:{port}/")
-        t, nodes, edges = wait_drawn(driver)
-        expanded = None
-        if expand:
-            time.sleep(1.0)
-            t0 = time.perf_counter()
-            driver.find_element("id", "expand-all").click()
-            r = wait_drawn(driver, nodes)
-            expanded = (time.perf_counter() - t0, r[1])
-        return t / 1000.0, nodes, edges, expanded
+        t = wait(driver, "cy.nodes('.layer.closed').length > 0 || "
+                         "(cy.nodes().length > 0 && !document.querySelector('#plan-summary')"
+                         ".textContent.startsWith('Click'))")
+        return t / 1000.0, cy(driver, "cy.nodes().length"), cy(driver, "cy.edges().length")
     finally:
         driver.quit()
 
 
-def server_breakdown(path: str, cache: str) -> dict:
-    """Seconds spent in each server-side step for one graph's first view, in this process."""
-    from workbench.app import controller
-    from workbench.app.graph_figure import default_collapsed, graph_elements, grouping_from_plan
-    from workbench.app.server import AppConfig, Services
+def session_checks(port: int, edits: int) -> dict:
+    """One browser session: open and close layers, Fit, edits (split / undo)."""
+    out = {"open": [], "close": [], "split": [], "undo": [], "moved": [], "fit": None}
+    driver = browser()
+    try:
+        driver.get(f"http://127.0.0.1:{port}/")
+        wait(driver, "cy.nodes('.layer.closed').length >= 12")
+        time.sleep(1.0)
+        blocks = cy(driver, "cy.nodes('.layer.closed').map(function (n) { return "
+                            "[n.data('vid'), n.data('n_ops')]; })")
+        for vid, _ in blocks[:3]:
+            before = cy(driver, LEAVES)
+            out["open"].append(timed(
+                driver, "var cy = window.workbenchCy('graph-view');"
+                        "cy.nodes('[vid = \"' + arguments[0] + '\"]')[0].emit('tap')",
+                f"cy.nodes('[vid = \"{vid}\"]').length && cy.nodes('[vid = \"{vid}\"]')[0]"
+                f".isParent() && {LEAVES} != {before}", vid))
+            time.sleep(0.5)
+            cy(driver, "cy.nodes('[vid = \"' + arguments[0] + '\"]')[0].emit('tap'), null", vid)
+            time.sleep(1.0)  # the open block clicked: the breadcrumb's last layer
+            out["close"].append(timed(driver, click_js("close-layer"),
+                                      f"cy.nodes('[vid = \"{vid}\"]').length && "
+                                      f"!cy.nodes('[vid = \"{vid}\"]')[0].isParent()"))
+            time.sleep(0.5)
+        driver.find_element("id", "fit-button").click()
+        time.sleep(1.5)
+        out["fit"] = driver.execute_script(OUTSIDE)
+        # edits in the first block
+        vid = blocks[0][0]
+        cy(driver, "cy.nodes('[vid = \"' + arguments[0] + '\"]')[0].emit('tap'), null", vid)
+        wait(driver, f"cy.nodes('[vid = \"{vid}\"]')[0].isParent()")
+        time.sleep(1.0)
+        group = cy(driver, "cy.nodes('[vid = \"' + arguments[0] + '\"]')[0].descendants('.group')"
+                           ".sort(function (a, b) { return b.data('n_ops') - a.data('n_ops'); })"
+                           ".map(function (g) { return [g.data('vid'), g.data('n_ops')]; })[0]",
+                   vid)
+        if not group:
+            return out
+        gvid, size = group
+        for _ in range(edits):
+            cy(driver, "cy.nodes('[vid = \"' + arguments[0] + '\"]')[0].emit('tap'), null", gvid)
+            time.sleep(1.0)
+            kernels = summary_kernels(driver)
+            boxes = cy(driver, GROUPS)
+            pos = driver.execute_script(POSITIONS)
+            want = kernels + size - 1
+            out["split"].append(timed(
+                driver, click_js("split-group"),
+                f"document.getElementById('plan-summary').textContent.startsWith('{want} ') "
+                f"&& {GROUPS} == {boxes - 1}"))
+            after = driver.execute_script(POSITIONS)
+            out["moved"].append(sum(1 for k, p in pos.items() if k in after and after[k] != p))
+            time.sleep(0.5)
+            out["undo"].append(timed(
+                driver, click_js("undo"),
+                f"document.getElementById('plan-summary').textContent.startsWith('{kernels} ') "
+                f"&& {GROUPS} == {boxes}"))
+            time.sleep(0.5)
+        return out
+    finally:
+        driver.quit()
+
+
+def server_steps(path: str) -> dict:
+    """CPU seconds of the server-side steps for one model, in this process."""
+    from workbench.app import view as views
+    from workbench.app.drawing import build_drawing
+    from workbench.app.graph_figure import grouping_from_plan
+    from workbench.app.hierarchy import ROOT, build_layers, place
+    from workbench.app.scene import drawing_index
+    from workbench.editing import Split, apply_edit
     from workbench.importers import load_graph
-    from workbench.costmodel.model import plan_cost
+    from workbench.planner import plan_graph
 
-    services = Services(AppConfig())
-    t = {}
-    t0 = time.perf_counter()
+    c = time.process_time
+    t, out = c(), {}
     g = load_graph(path)
-    t["load"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    ws = controller.open_workspace("bench", g, path)
-    t["plan"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    plan_cost(g, ws.plan, "cpu")
-    t["cost"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    groups = grouping_from_plan(ws.plan)
-    drawing, layout = services.drawing_for(ws, g, groups, default_collapsed(g, groups))
-    t["drawing+layout"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    els = graph_elements(g, groups, drawing, layout)
-    t["elements"] = time.perf_counter() - t0
-    t.update(ops=sum(1 for n in g.nodes if n.op not in ("parameter", "constant")),
-             nodes=len(g.nodes), groups=len(ws.plan.groups), drawn=len(els),
-             engine=layout.engine)
-    return t
+    out["load"] = c() - t
+    t = c()
+    plan = plan_graph(g)
+    out["plan"] = c() - t
+    t = c()
+    layers = build_layers(g)
+    out["layers"] = c() - t
+    groups = grouping_from_plan(plan)
+    t = c()
+    d = build_drawing(g, [x["nodes"] for x in groups])
+    out["drawing"] = c() - t
+    t = c()
+    placement = place(layers, g, d.groups)
+    out["placement"] = c() - t
+    t = c()
+    drawing_index(g, d)
+    out["index"] = c() - t
+    record = views.default_record("k", g, layers, groups)
+    t = c()
+    canvas = views.draw_canvas(g, groups, d, layers, placement,
+                               views.view_state(record, layers, groups), None, False)
+    out["default canvas"] = c() - t
+    block = layers.children[ROOT][0]
+    opened = views.toggle_layer(record, block, layers, groups, placement)
+    t = c()
+    canvas = views.draw_canvas(g, groups, d, layers, placement,
+                               views.view_state(opened, layers, groups), canvas.layout, False)
+    out["open layer"] = c() - t
+    big = max((x for x, lid in zip(plan.groups, placement.group_layer)
+               if layers.is_within(lid, block)), key=lambda x: x.size)
+    t = c()
+    new = apply_edit(g, plan, Split(big.nodes[0]))
+    out["edit: apply"] = c() - t
+    t = c()
+    ng = grouping_from_plan(new)
+    d2 = build_drawing(g, [x["nodes"] for x in ng])
+    p2 = place(layers, g, d2.groups)
+    out["edit: drawing"] = c() - t
+    t = c()
+    views.draw_canvas(g, ng, d2, layers, p2, views.view_state(opened, layers, ng),
+                      canvas.layout, True)
+    out["edit: canvas"] = c() - t
+    out["nodes"], out["groups"], out["decisions"] = len(g.nodes), len(plan.groups), len(
+        plan.decisions)
+    out["layers n"] = len(layers.layers) - 1
+    return out
 
 
-def synthetic(n_ops: int):
-    """The planner's synthetic layered graph, grown until it has ``n_ops`` ops or more."""
-    from workbench.ir import verify
-    from workbench.ir.synthetic import layered_graph
+def training_step(models: Path) -> Path | None:
+    path = models / TRAIN_NAME
+    if path.exists():
+        return path
+    try:
+        import jax  # noqa: F401
+    except ImportError:
+        print("jax is not installed: no training step (pip install jax jaxlib)")
+        return None
+    print(f"writing {path} with JAX (a few minutes)…", flush=True)
+    subprocess.run([sys.executable, str(ROOT / "bench" / "transformer12.py"), "--train",
+                    "--out", str(models)], check=True)
+    return path
 
-    nodes = n_ops
-    while True:
-        g = layered_graph(nodes)
-        if sum(1 for n in g.nodes if n.op not in ("parameter", "constant")) >= n_ops:
-            return verify(g)
-        nodes = int(nodes * 1.1)
+
+def fmt(xs) -> str:
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return "-"
+    return f"min {min(xs):.2f} s, median {statistics.median(xs):.2f} s ({len(xs)} runs)"
+
+
+def report(label: str, path: Path, runs: int, edits: int, cache: str, target_edit: float):
+    steps = server_steps(str(path))
+    port = free_port()
+    proc, ready = start_server(str(path), port, cache)
+    try:
+        draws = [first_draw(port) for _ in range(runs)]
+        checks = session_checks(port, edits)
+    finally:
+        proc.terminate()
+        proc.wait(20)
+    print(f"\n{label}: {path.name}: {steps['nodes']} nodes, {steps['layers n']} layers, "
+          f"{steps['groups']} groups, {steps['decisions']} decisions")
+    print(f"  serve ready (load + plan, before the first page): {ready:.1f} s")
+    secs = [d[0] for d in draws]
+    print(f"  first draw: {fmt(secs)}; {draws[0][1]} nodes, {draws[0][2]} edges drawn "
+          f"(target <= 3 s) -> {'met' if min(secs) <= 3 else 'NOT met'}")
+    for what in ("open", "close"):
+        xs = checks[what]
+        ok = xs and min(xs) <= 1.0
+        print(f"  {what} a layer: {fmt(xs)} (target <= 1 s) -> {'met' if ok else 'NOT met'}")
+    if checks["fit"]:
+        out, n = checks["fit"]
+        print(f"  Fit: {n - out} of {n} drawn nodes inside the canvas -> "
+              f"{'every node' if out == 0 else 'NOT every node'}")
+    for what in ("split", "undo"):
+        xs = checks[what]
+        ok = xs and min(xs) <= target_edit
+        print(f"  edit round trip ({what}): {fmt(xs)} (target <= {target_edit:g} s) -> "
+              f"{'met' if ok else 'NOT met'}")
+    if checks["moved"]:
+        print(f"  nodes that moved in a split: {checks['moved']} (target 0)")
+    print("  server steps (CPU s): " + ", ".join(
+        f"{k} {steps[k]:.3f}" for k in ("load", "plan", "layers", "drawing", "placement",
+                                        "index", "default canvas", "open layer", "edit: apply",
+                                        "edit: drawing", "edit: canvas")))
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--runs", type=int, default=3, help="page loads per graph (first is cold)")
-    ap.add_argument("--ops", type=int, default=2000, help="size of the synthetic graph")
+    ap.add_argument("--runs", type=int, default=3, help="first draws per model")
+    ap.add_argument("--edits", type=int, default=3, help="split/undo pairs per model")
+    ap.add_argument("--models", type=Path, default=ROOT / "bench" / ".models")
+    ap.add_argument("--no-train", action="store_true", help="the forward module only")
     args = ap.parse_args()
-    from workbench.importers import save_json
-
     tmp = tempfile.mkdtemp(prefix="bench-app-")
-    synth = os.path.join(tmp, f"layered_{args.ops}.json")
-    save_json(synthetic(args.ops), synth)
-    cases = [("transformer_block sample", str(ROOT / "sample_graphs" / "transformer_block.json")),
-             ("transformer_block.after_noynn.hlo",
-              str(ROOT.parent / "shared" / "hlo" / "transformer_block.after_noynn.hlo")),
-             (f"synthetic layered graph (>= {args.ops} ops)", synth)]
     cache = os.path.join(tmp, "cache")
     env = dict(os.environ, PYTHONPATH=str(ROOT), WORKBENCH_CACHE_DIR=cache)
-    subprocess.run([sys.executable, "-c", "from workbench.planner import get_device; "
-                    "get_device('cpu')"], env=env, check=True)
-    for label, path in cases:
-        b = server_breakdown(path, os.path.join(tmp, "breakdown"))
-        port = free_port()
-        proc = start_server(path, port, cache)
-        try:
-            times = [first_render(port) for _ in range(args.runs)]
-            expanded = first_render(port, expand=True)[3] if b["ops"] > 300 else None
-        finally:
-            proc.terminate()
-            proc.wait(10)
-        secs = [t[0] for t in times]
-        print(f"{label}: {b['ops']} ops, {b['groups']} groups, {times[0][1]} nodes and "
-              f"{times[0][2]} edges drawn")
-        print(f"  time to first render: cold {secs[0]:.2f} s, warm median "
-              f"{statistics.median(secs[1:] or secs):.2f} s  (target <= 3 s)")
-        if expanded:
-            print(f"  groups start collapsed; Expand all: {expanded[0]:.2f} s to draw "
-                  f"{expanded[1]} nodes")
-        print("  server steps (s): " + ", ".join(
-            f"{k} {b[k]:.3f}" for k in ("load", "plan", "cost", "drawing+layout", "elements"))
-              + f"  [layout engine: {b['engine']}]")
+    subprocess.run([sys.executable, "-c", "from workbench.costmodel.model import get_device; "
+                    "get_device('cpu')"], env=env, check=True)  # the probe, cached per machine
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
+    report("forward pass", FWD, args.runs, args.edits, cache, 0.3)
+    if not args.no_train:
+        args.models.mkdir(parents=True, exist_ok=True)
+        train = training_step(args.models)
+        if train is not None:
+            report("training step", train, args.runs, args.edits, cache, 1.0)
+    print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
     return 0
 
 

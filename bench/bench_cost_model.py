@@ -1,170 +1,311 @@
-"""Cost-model accuracy on this CPU: predicted over measured time per kernel, per sample graph.
+"""Cost-model accuracy on this CPU, in one run: calibrate, profile every model, compare.
 
-    PYTHONPATH=. python bench/bench_cost_model.py [--repeat 2] [--save DIR] [--load DIR]
-                                                  [GRAPH ...]
+    PYTHONPATH=. python bench/bench_cost_model.py [--repeat 10] [--no-calibrate]
+                                                  [--save DIR | --load DIR] [--only NAME ...]
 
-For each sample graph, runs ``workbench run GRAPH --backend cpu --json`` (``--repeat`` times,
-each a fresh process), which compiles the plan and its unfused baseline, times every kernel and
-prints the cost model's prediction beside it (the ``cpu`` profile). Prints, per graph, the
-median over kernels of predicted / measured (the kernel's median time) for the fused plan's
-kernels and for the unfused baseline's, and the range over the runs; 1.0 is a perfect
-prediction, above 1 the model is pessimistic. Beside each, the same ratio for the model before
-the memory levels (the same measured profile with DRAM bandwidth for every kernel, a
-transcendental = 10 FLOP and the whole machine's FLOP rate for every contraction, as up to probe
-version 2) on the same measured times; then the
-median ratio by kind of kernel. Kernels that fell back to numpy and offline or dead kernels are
-left out. ``--save DIR`` keeps the JSON of every run, ``--load DIR`` reads runs saved before
-instead of running (to print the tables again). This is a report, not a timed test: the load
-average is printed, and on a busy machine the measured times are high.
+1. Calibrates the ``cpu`` profile with the CPU backend's own micro-kernels
+   (:func:`workbench.profiler.calibrate.refresh_cpu_profile`, what ``workbench devices
+   --refresh`` does), unless ``--no-calibrate``, into ``$WORKBENCH_CACHE_DIR`` (default
+   ``bench/.cache``, so that other checkouts' probes on the same machine do not overwrite it).
+2. Profiles the fused (``priority``) and unfused plans of every model (``workbench run``'s
+   :func:`~workbench.profiler.profile`, ``--repeat`` rounds): the seven ``../shared/hlo`` models
+   (``*.before.hlo``) and the sample graphs (*tune*), and a corpus of real models with a
+   tune/holdout split: ``corpus/manifest.json`` when the repository has one (its ``split``
+   field), else ``bench/.corpus`` (``bench/jax_corpus.py``, made when jax is installed).
+3. Prints, over every compiled per-call kernel (fallbacks, offline and dead kernels left out),
+   with the measured time the profile stands behind (the median, the min when noisy):
+   the share of kernels within 2x of their prediction and Spearman's rho (all, tune, holdout),
+   the same for the uncalibrated roofline profile on the same times, the ten worst kernels with
+   the term that was wrong, the figures by kernel class (the dominant term), the CPU memory
+   ceilings in order, and, per fused group of two ops or more, whether the model predicts the
+   sign of the measured saving (the fused kernel against the sum of its ops' unfused kernels).
+
+This is a report, not a timed test; the load average is printed before and after, and on a busy
+machine measured times are high and noisy.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
-import subprocess
 import sys
-from dataclasses import replace
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+os.environ.setdefault("WORKBENCH_CACHE_DIR", str(ROOT / "bench" / ".cache"))
 
+from workbench.costmodel import plan_cost  # noqa: E402
 from workbench.importers import load_graph  # noqa: E402
-from workbench.planner import plan_cost, plan_graph, unfused_plan  # noqa: E402
-from workbench.costmodel.devices import cpu_profile  # noqa: E402
-GRAPHS = sorted(p.stem for p in (ROOT / "sample_graphs").glob("*.json"))
+from workbench.planner import plan_graph  # noqa: E402
+from workbench.planner.plan import plan_from_json, unfused_plan  # noqa: E402
+from workbench.profiler.accuracy import MISS_RANGE, check_prediction  # noqa: E402
+from workbench.profiler.report import Timing  # noqa: E402
+
+SHARED = ROOT.parent / "shared" / "hlo"
 
 
-def run_graph(name: str) -> dict:
-    """One ``workbench run`` of a sample graph on the CPU backend, as its JSON report."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    out = subprocess.run([sys.executable, "-m", "workbench", "run",
-                          str(ROOT / "sample_graphs" / f"{name}.json"), "--backend", "cpu",
-                          "--json"], capture_output=True, text=True, env=env, cwd=ROOT,
-                         check=True)
-    return json.loads(out.stdout)
+# ----- the models ---------------------------------------------------------------------------------
+
+def corpus_models() -> list[tuple[str, Path, str]]:
+    """(name, file, split) of the corpus: the repository's, else bench/.corpus (made with jax
+    when missing and jax is importable)."""
+    for manifest in (ROOT / "corpus" / "manifest.json", ROOT / "bench" / ".corpus" /
+                     "manifest.json"):
+        if not manifest.exists() and manifest.parent.name == ".corpus":
+            try:
+                import jax  # noqa: F401
+            except ImportError:
+                continue
+            import subprocess
+
+            subprocess.run([sys.executable, str(ROOT / "bench" / "jax_corpus.py")], check=True)
+        if manifest.exists():
+            return list(_entries(manifest))
+    return []
 
 
-def ratios(report: dict, key: str, alt: dict | None = None) -> list[float]:
-    """predicted / measured median for each per-call, compiled kernel under ``key``: the
-    prediction the report carries, or ``alt[key][group id]``."""
+def _entries(manifest: Path):
+    doc = json.loads(manifest.read_text())
+    items = doc.get("models", doc) if isinstance(doc, dict) else doc
+    if isinstance(items, dict):
+        items = [dict(v, name=k) for k, v in items.items()]
+    for e in items:
+        if not isinstance(e, dict):
+            continue
+        path = None
+        for key in ("before", "before_full", "file", "path", "hlo"):
+            if e.get(key) and (manifest.parent / e[key]).exists():
+                path = manifest.parent / e[key]
+                break
+        if path is None and e.get("name"):       # corpus/manifest.json: NAME.before.hlo
+            candidate = manifest.parent / f"{e['name']}.before.hlo"
+            path = candidate if candidate.exists() else None
+        if path is not None:
+            yield str(e.get("name") or path.name.split(".")[0]), path, str(e.get("split", "tune"))
+
+
+def all_models() -> list[tuple[str, Path, str]]:
+    shared = [(p.name.split(".")[0], p, "tune") for p in sorted(SHARED.glob("*.before.hlo"))]
+    samples = [(f"sample_{p.stem}", p, "tune")
+               for p in sorted((ROOT / "sample_graphs").glob("*.json"))]
+    return shared + samples + [(f"corpus_{n}", p, s) for n, p, s in corpus_models()]
+
+
+# ----- measuring ----------------------------------------------------------------------------------
+
+def measure(name: str, path: Path, repeat: int) -> dict:
+    """Profile one model's fused and unfused plans; the record the analysis reads."""
+    from workbench.profiler import profile
+
+    g = load_graph(path)
+    plan = plan_graph(g, "priority", "cpu")
+    t0 = time.perf_counter()
+    report = profile(g, plan, backend="cpu", repeat=repeat, budget_s=4.0)
+    return {"name": name, "file": str(path), "plan": plan.to_json(),
+            "unfused": unfused_plan(g, "cpu").to_json(), "report": report.to_json(),
+            "seconds": time.perf_counter() - t0}
+
+
+def _timing(k: dict) -> Timing:
+    return Timing(k["median_s"], k["min_s"], k.get("spread_s") or 0.0, k.get("samples", 0),
+                  noisy=bool(k.get("noisy")))
+
+
+def kernel_rows(rec: dict, split: str, device) -> list[dict]:
+    """Every measured per-call kernel of a record with its prediction on ``device``."""
+    g = load_graph(rec["file"])
+    rows = []
+    for key, pkey in (("kernels", "plan"), ("unfused_kernels", "unfused")):
+        plan = plan_from_json(rec[pkey], g)
+        costs = plan_cost(g, plan, device).groups
+        for k in rec["report"][key]:
+            if k.get("fallback") or k.get("role", "call") != "call" or k.get("error"):
+                continue
+            if not isinstance(k.get("median_s"), float):
+                continue
+            c = costs[k["group_id"]]
+            check = check_prediction(_timing(k), c)
+            if check is None:
+                continue
+            rows.append({"model": rec["name"], "split": split, "plan": pkey,
+                         "group": k["group_id"], "ops": k.get("ops") or [], "cost": c,
+                         "check": check, "measured": check.measured_s,
+                         "predicted": check.predicted_s})
+    return rows
+
+
+def sign_rows(rec: dict, split: str, device) -> list[dict]:
+    """Per fused group of two ops or more: measured and predicted saving of fusing it."""
+    g = load_graph(rec["file"])
+    plan = plan_from_json(rec["plan"], g)
+    base = plan_from_json(rec["unfused"], g)
+    cost = plan_cost(g, plan, device)
+    fused_t = {k["group_id"]: _timing(k) for k in rec["report"]["kernels"]
+               if isinstance(k.get("median_s"), float) and not k.get("fallback")}
+    op_kernel = {grp.nodes[0]: grp.id for grp in base.groups}
+    unf_t = {k["group_id"]: _timing(k) for k in rec["report"]["unfused_kernels"]
+             if isinstance(k.get("median_s"), float) and not k.get("fallback")}
     out = []
-    for k in report.get(key) or []:
-        if k.get("fallback") or k.get("role", "call") != "call" or k.get("error"):
+    for grp in plan.groups:
+        ops = [n for n in grp.nodes if g.node(n).op not in ("parameter", "constant")]
+        if grp.role != "call" or len(ops) < 2 or grp.id not in fused_t:
             continue
-        if not (k.get("predicted_s") and k.get("median_s")):
+        parts = [op_kernel.get(n) for n in ops]
+        if any(p not in unf_t for p in parts):
             continue
-        pred = k["predicted_s"] if alt is None else alt[key][k["group_id"]]
-        out.append(pred / k["median_s"])
+        measured = sum(_measured(unf_t[p]) for p in parts) - _measured(fused_t[grp.id])
+        predicted = cost.unfused[grp.id].predicted_s - cost.groups[grp.id].predicted_s
+        out.append({"model": rec["name"], "split": split, "group": grp.id, "ops": len(ops),
+                    "measured": measured, "predicted": predicted,
+                    "agree": (measured > 0) == (predicted > 0)})
     return out
 
 
-def predictions(name: str, plan_device, device) -> dict:
-    """``{"kernels": {group: s}, "unfused_kernels": {group: s}}``: the predicted time on
-    ``device`` of each kernel of the plan ``workbench run`` makes (policy priority, costed on
-    ``plan_device``) and of its unfused baseline."""
-    graph = load_graph(ROOT / "sample_graphs" / f"{name}.json")
-    plan = plan_graph(graph, "priority", plan_device)
-    out = {}
-    for key, p in (("kernels", plan), ("unfused_kernels", unfused_plan(graph, "cpu"))):
-        out[key] = {g: c.predicted_s for g, c in plan_cost(graph, p, device).groups.items()}
-    return out
+def _measured(t: Timing) -> float:
+    return t.min_s if t.noisy else t.median_s
 
 
-#: ops that make a kernel a layout change, for the summary by kind
-LAYOUT = {"reshape", "transpose", "slice", "iota", "concatenate", "pad"}
+# ----- the figures --------------------------------------------------------------------------------
+
+def spearman(xs, ys) -> float:
+    """Spearman's rank correlation (scipy's when available)."""
+    try:
+        from scipy.stats import spearmanr
+
+        return float(spearmanr(xs, ys).correlation)
+    except ImportError:
+        def ranks(v):
+            order = sorted(range(len(v)), key=lambda i: v[i])
+            r = [0.0] * len(v)
+            for pos, i in enumerate(order):
+                r[i] = pos
+            return r
+        rx, ry = ranks(xs), ranks(ys)
+        mx, my = statistics.mean(rx), statistics.mean(ry)
+        num = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+        den = math.sqrt(sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry))
+        return num / den if den else float("nan")
 
 
-def kernel_class(k: dict) -> str:
-    """``contraction`` (a dot or convolution, composite ones such as ``matmul`` and
-    ``conv2d`` included: the registry's categories), ``transcendental`` (any), ``layout`` (a
-    reshape, transpose, slice, ...) or ``streaming`` (elementwise ops and reductions)."""
-    from workbench.ir.ops import REGISTRY
-    from workbench.ir.index import CONTRACTION_CATEGORIES
-
-    ops = set(k.get("ops") or ())
-    if any(op in REGISTRY and REGISTRY[op].category in CONTRACTION_CATEGORIES for op in ops):
-        return "contraction"
-    if k.get("transcendentals"):
-        return "transcendental"
-    return "layout" if ops & LAYOUT else "streaming"
+def accuracy_line(label: str, rows: list[dict]) -> str:
+    if not rows:
+        return f"  {label:34s} no kernels"
+    within = sum(1 for r in rows if not r["check"].missed)
+    rho = spearman([r["measured"] for r in rows], [r["predicted"] for r in rows])
+    ratios = [r["measured"] / r["predicted"] for r in rows]
+    return (f"  {label:34s} {len(rows):5d} kernels  within 2x {within / len(rows):6.1%}  "
+            f"Spearman rho {rho:5.3f}  median measured/predicted {statistics.median(ratios):5.2f}")
 
 
-def by_class(all_runs: dict, alts: dict | None = None) -> dict:
-    """Class -> (median ratio over every kernel of every graph (first run), kernels)."""
-    out: dict[str, list] = {}
-    for name, runs in all_runs.items():
-        if not runs:
-            continue
-        for key in ("kernels", "unfused_kernels"):
-            ks = [k for k in runs[0].get(key) or [] if k.get("median_s")
-                  and not k.get("fallback") and k.get("role", "call") == "call"
-                  and k.get("predicted_s") and not k.get("error")]
-            for k, r in zip(ks, ratios({key: ks}, key, alts[name] if alts else None)):
-                out.setdefault(kernel_class(k), []).append(r)
-    return {c: (statistics.median(v), len(v)) for c, v in sorted(out.items())}
+def kernel_class(row: dict) -> str:
+    """The class a kernel is counted in: its dominant term's kind (``memory``, ``launch``,
+    ``contraction``, ``transcendental``, ``reduction``, ``layout``, ``elementwise`` ...)."""
+    return (row["cost"].dominant or "?").split(" (")[0]
 
 
-def cell(runs, key, alt=None) -> str:
-    """``median (min-max)`` over runs of the median ratio over kernels."""
-    meds = [statistics.median(x) for x in (ratios(r, key, alt) for r in runs) if x]
-    if not meds:
-        return "-"
-    return f"{statistics.median(meds):.2f}" + (f" ({min(meds):.2f}-{max(meds):.2f})"
-                                               if len(meds) > 1 else "")
+def print_report(records, device, quick) -> None:
+    rows, signs, quick_rows = [], [], []
+    for rec, split in records:
+        rows += kernel_rows(rec, split, device)
+        signs += sign_rows(rec, split, device)
+        quick_rows += kernel_rows(rec, split, quick)
+    tune = [r for r in rows if r["split"] == "tune"]
+    hold = [r for r in rows if r["split"] == "holdout"]
+    holdout_models = sorted({r["model"] for r in hold})
+    print(f"\nprediction accuracy (measured: median, min when noisy; within 2x = "
+          f"[{MISS_RANGE[0]:g}, {MISS_RANGE[1]:g}])")
+    print(accuracy_line("all models, calibrated", rows))
+    print(accuracy_line("tune models", tune))
+    print(accuracy_line("holdout models", hold))
+    print(accuracy_line("all models, uncalibrated roofline", quick_rows))
+    print(f"  holdout: {', '.join(holdout_models) or '-'}")
+    print("\nworst ten kernels (|log measured/predicted|):")
+    for r in sorted(rows, key=lambda r: -abs(math.log(r["measured"] / r["predicted"])))[:10]:
+        c = r["check"]
+        print(f"  {r['model']:18s} {r['plan']:7s} {r['group']:5s} measured "
+              f"{c.measured_s * 1e6:10.1f} us  predicted {c.predicted_s * 1e6:10.1f} us  "
+              f"x{c.ratio:6.2f}  [{', '.join(dict.fromkeys(r['ops']))[:40]}]")
+        print(f"      {c.text}")
+    print("\nby kernel class (the dominant term):")
+    classes: dict[str, list] = {}
+    for r in rows:
+        classes.setdefault(kernel_class(r), []).append(r)
+    for k, v in sorted(classes.items(), key=lambda kv: -len(kv[1])):
+        within = sum(1 for r in v if not r["check"].missed)
+        med = statistics.median(r["measured"] / r["predicted"] for r in v)
+        print(f"  {k:16s} {len(v):5d} kernels  within 2x {within / len(v):6.1%}  median "
+              f"measured/predicted {med:5.2f}")
+    print("\ncpu memory ceilings (calibrated, innermost first):")
+    levels = (device.calibration or {}).get("levels") or []
+    for lv in levels:
+        up = f"up to {lv['up_to'] / 2**20:.2f} MiB" if lv["up_to"] else "beyond"
+        print(f"  {lv['name']:5s} {up:18s} {lv['Bps'] / 1e9:7.1f} GB/s")
+    bws = [lv["Bps"] for lv in levels]
+    print(f"  ordered (each level at least as fast as the next): "
+          f"{'yes' if bws == sorted(bws, reverse=True) else 'NO'}")
+    print("\nfused vs unfused, per fused group of 2+ ops: the sign of the saving")
+    for label, sel in (("all", signs), ("tune", [s for s in signs if s["split"] == "tune"]),
+                       ("holdout", [s for s in signs if s["split"] == "holdout"])):
+        agree = sum(1 for s in sel if s["agree"])
+        share = f"{agree / len(sel):6.1%}" if sel else "   -"
+        print(f"  {label:8s} {agree:4d} of {len(sel):4d} groups agree {share}")
+    for s in [s for s in signs if not s["agree"]][:10]:
+        print(f"    disagrees: {s['model']} {s['group']} ({s['ops']} ops): measured saving "
+              f"{s['measured'] * 1e6:.1f} us, predicted {s['predicted'] * 1e6:.1f} us")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("graphs", nargs="*", default=GRAPHS)
-    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--repeat", type=int, default=10)
+    ap.add_argument("--no-calibrate", action="store_true")
     ap.add_argument("--save", type=Path)
     ap.add_argument("--load", type=Path)
+    ap.add_argument("--only", nargs="*", default=None)
     args = ap.parse_args()
+    from workbench.costmodel.devices import cpu_profile, measure_cpu
+
     print(f"machine: {os.cpu_count()} CPUs, load average "
-          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    prof = cpu_profile()
-    before = replace(prof, l2_bytes=None, l2_bandwidth_Bps=None, llc_bytes=None,
-                     llc_bandwidth_Bps=None, transcendental_flops=10.0, core_flops=None)
-    print("cpu profile: " + ", ".join(f"{n} {bw / 1e9:.1f} GB/s" for n, _, bw in
-                                      prof.memory_levels())
-          + f", {prof.peak_flops / 1e9:.0f} GFLOP/s"
-          + (f" (one core {prof.core_flops / 1e9:.0f})" if prof.core_flops else "")
-          + f", a transcendental = {prof.transcendental_flops:g} FLOP; 'before': DRAM only, "
-          "10 FLOP, no one-core rate")
-    head = ("graph", "fused", "before", "kernels", "unfused", "before", "kernels")
-    print(f"{head[0]:18s} {head[1]:>17s} {head[2]:>17s} {head[3]:>7s} {head[4]:>17s} "
-          f"{head[5]:>17s} {head[6]:>7s}")
-    all_runs, alts = {}, {}
-    for name in args.graphs:
-        runs = all_runs[name] = []
-        alt = alts[name] = predictions(name, prof, before)
-        for r in range(args.repeat):
-            path = (args.load or args.save or Path(".")) / f"{name}.{r}.json"
-            if args.load:
-                if not path.exists():
-                    continue
-                runs.append(json.loads(path.read_text()))
-            else:
-                runs.append(run_graph(name))
-                if args.save:
-                    args.save.mkdir(parents=True, exist_ok=True)
-                    path.write_text(json.dumps(runs[-1]))
-        cells = []
-        for key in ("kernels", "unfused_kernels"):
-            cells += [cell(runs, key), cell(runs, key, alt),
-                      str(len(ratios(runs[0], key)) if runs else 0)]
-        print(f"{name:18s} {cells[0]:>17s} {cells[1]:>17s} {cells[2]:>7s} {cells[3]:>17s} "
-              f"{cells[4]:>17s} {cells[5]:>7s}")
-    now, old = by_class(all_runs), by_class(all_runs, alts)
-    print("by kind of kernel (all graphs, fused and unfused, first run): median pred/meas, "
-          "before -> now")
-    for c, (r, n) in now.items():
-        print(f"  {c:15s} {old[c][0]:5.2f} -> {r:5.2f}  ({n} kernels)")
-    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; cache {os.environ['WORKBENCH_CACHE_DIR']}")
+    if not args.no_calibrate and not args.load:
+        from workbench.profiler.calibrate import refresh_cpu_profile
+
+        t0 = time.perf_counter()
+        refresh_cpu_profile()
+        print(f"calibrated in {time.perf_counter() - t0:.0f} s")
+    device = cpu_profile()
+    if args.load and (args.load / "cpu_profile.json").exists():
+        from workbench.costmodel.devices import DeviceProfile
+
+        device = DeviceProfile(**json.loads((args.load / "cpu_profile.json").read_text()))
+    quick = measure_cpu()[0]
+    print(f"profile: {device.source[:300]}")
+    records = []
+    for name, path, split in all_models():
+        if args.only and name not in args.only:
+            continue
+        saved = (args.load or args.save or Path(".")) / f"{name}.json"
+        if args.load:
+            if not saved.exists():
+                continue
+            rec = json.loads(saved.read_text())
+        else:
+            rec = measure(name, path, args.repeat)
+            print(f"  measured {name:20s} ({split}) in {rec['seconds']:5.1f} s: "
+                  f"{len(rec['report']['kernels'])} fused, "
+                  f"{len(rec['report']['unfused_kernels'])} unfused kernels", flush=True)
+            if args.save:
+                args.save.mkdir(parents=True, exist_ok=True)
+                saved.write_text(json.dumps(rec))
+        records.append((rec, split))
+    if args.save:
+        (args.save / "cpu_profile.json").write_text(json.dumps(device.to_json()))
+    print_report(records, device, quick)
+    print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ LAYERS = {
     "codegen": 6,
     "profiler": 7,
     "tuning": 8,
-    "exporters": 9,
+    "exporters": 9, "teaching": 9,
     "app": 10,
     "cli": 11,
     "__main__": 12,

@@ -33,13 +33,15 @@ def pytest_setup_options():
 
 @pytest.fixture
 def make_app():
-    """``make_app(initial=None, files=(), **config)``: an app with its own session store; its
-    worker processes are stopped after the test."""
+    """``make_app(initial=None, files=(), tour=False, **config)``: an app with its own session
+    store; its worker processes are stopped after the test. The first-visit tour is off unless
+    asked for (every browser test is a first visit, and the tour's card would sit over the
+    panels)."""
     apps = []
 
-    def make(initial=None, files=(), **config):
+    def make(initial=None, files=(), tour=False, **config):
         app = create_app(AppConfig(initial=str(initial) if initial else None,
-                                   graph_files=[str(f) for f in files], **config))
+                                   graph_files=[str(f) for f in files], tour=tour, **config))
         apps.append(app)
         return app
     yield make
@@ -142,3 +144,27 @@ def choose(duo, dropdown_id: str, label: str) -> None:
                                          if o.text == label), None), 10, f"option {label!r}")
     duo.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", option)
     option.click()
+
+
+def grid_column(duo, grid_id: str, col: str) -> list[str]:
+    """The text of an AG Grid's column ``col`` (its field), row by row as shown."""
+    rows = duo.find_elements(f"#{grid_id} .ag-center-cols-container .ag-row")
+    rows.sort(key=lambda r: int(r.get_attribute("row-index") or 0))
+    out = []
+    for r in rows:
+        cells = r.find_elements("css selector", f'.ag-cell[col-id="{col}"]')
+        out.append(cells[0].text if cells else "")
+    return out
+
+
+def grid_cell(duo, grid_id: str, row_id: str, col: str):
+    """The cell of row ``row_id`` (the grid's row id) in column ``col``, scrolled into view."""
+    def find():
+        for r in duo.find_elements(f"#{grid_id} .ag-center-cols-container .ag-row"):
+            if r.get_attribute("row-id") == str(row_id):
+                cells = r.find_elements("css selector", f'.ag-cell[col-id="{col}"]')
+                return cells[0] if cells else None
+        return None
+    cell = wait_for(duo, find, 10, f"row {row_id} of {grid_id}")
+    duo.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", cell)
+    return cell

@@ -16,8 +16,8 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from tests.app.conftest import (choose, click_vertex, cy_eval, group_count, hover_vertex,
-                                vertex_of, wait_for)
+from tests.app.conftest import (choose, click_vertex, cy_eval, grid_cell, grid_column,
+                                group_count, hover_vertex, vertex_of, wait_for)
 from tests.conftest import SAMPLES_DIR, shared_hlo_dir
 from workbench.app import ids
 
@@ -89,13 +89,13 @@ def test_opens_on_the_transformer_block_and_draws_its_groups(dash_duo, make_app,
     assert kinds == {g.kind for g in ws.plan.groups if g.size > 1}
     dash_duo.wait_for_contains_text(f"#{ids.PLAN_SUMMARY}", f"{ws.plan.num_kernels} kernels")
     dash_duo.wait_for_contains_text(f"#{ids.GRAPH_TITLE}", "transformer_block")
-    rows = dash_duo.find_elements(f"#{ids.GROUP_TABLE} td[data-dash-column=id]")
-    assert [r.text for r in rows] == [g.id for g in ws.plan.groups][:40]
+    wait_for(dash_duo, lambda: grid_column(dash_duo, ids.GROUP_TABLE, "id")[:10]
+             == [g.id for g in ws.plan.groups][:10], 20, "the group table")
     big = max(ws.plan.groups, key=lambda g: g.size)
     click_vertex(dash_duo, vertex_of(dash_duo, big.nodes[0]))
     dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}", f"Selected group {big.id}")
-    assert cy_eval(dash_duo, "cy.style().json().slice(-2)[0].selector") == \
-        f'node[gid = "{big.id}"]'  # the highlight rule, patched in
+    wait_for(dash_duo, lambda: cy_eval(dash_duo, "cy.style().json().slice(-4)[0].selector")
+             == f'node[gid = "{big.id}"]', 10, "the highlight rule, patched in")
     save_screenshot(dash_duo, tmp_path, "app-main.png")
 
 
@@ -195,8 +195,9 @@ def test_merging_two_nodes_of_a_chain_changes_the_group_count(dash_duo, make_app
     assert new.num_kernels == ws.plan.num_kernels - 1
     wait_for(dash_duo, lambda: group_count(dash_duo) == multi_groups(new), 20,
              "the merged group drawn")
-    assert cy_eval(dash_duo, "cy.getElementById(arguments[0]).parent().data('gid')",
-                   vertex_of(dash_duo, "matmul1")) == merged.id
+    wait_for(dash_duo, lambda: cy_eval(dash_duo, "cy.getElementById(arguments[0]).parent()"
+                                                 ".data('gid')", vertex_of(dash_duo, "matmul1"))
+             == merged.id, 20, "matmul1 drawn in the merged group")
     assert text_of(dash_duo, ids.EDIT_MSG) == ""
 
 
@@ -235,11 +236,12 @@ def test_compile_and_profile_on_the_cpu_shows_times_and_the_check(dash_duo, make
     report = record["report"]
     assert report["backend"] == "cpu" and report["ok"] is True
     assert all(note in summary for note in report["notes"])  # e.g. why the CPU was used
-    measured = dash_duo.find_elements(f"#{ids.PROFILE_TABLE} td[data-dash-column=measured]")
+    measured = wait_for(dash_duo, lambda: grid_column(dash_duo, ids.PROFILE_TABLE,
+                                                      "measured_s"), 20, "the kernel rows")
     assert len(measured) == ws.plan.num_kernels
-    assert all(c.text.endswith("s") and c.text[0].isdigit() for c in measured)
-    checks = dash_duo.find_elements(f"#{ids.CORRECTNESS} td[data-dash-column=ok]")
-    assert len(checks) == len(graph.outputs) and all(c.text == "yes" for c in checks)
+    assert all(c.endswith("s") and c[0].isdigit() for c in measured)
+    checks = grid_column(dash_duo, ids.CORRECTNESS, "ok")
+    assert len(checks) == len(graph.outputs) and all(c == "yes" for c in checks)
     assert text_of(dash_duo, ids.PROFILE_MSG) == ""
     assert dash_duo.find_element(f"#{ids.PROFILE_RUN}").is_enabled()
     # the selected group's kernel source is shown
@@ -328,11 +330,13 @@ def lying_boxes(dash_duo) -> list:
     return cy_eval(dash_duo, """(function () {
         var out = [];
         cy.nodes('.group').filter(function (g) { return g.isParent(); }).forEach(function (g) {
-          var b = g.boundingBox({includeLabels: false});
+          var body = {includeLabels: false, includeOverlays: false, includeUnderlays: false,
+                      includeOutlines: false};
+          var b = g.boundingBox(body);
           cy.nodes().filter(function (n) { return n.data('node') && !n.isParent()
                                                   && n.parent().id() !== g.id(); })
             .forEach(function (n) {
-              var p = n.boundingBox({includeLabels: false});
+              var p = n.boundingBox(body);
               if (p.x1 < b.x2 && p.x2 > b.x1 && p.y1 < b.y2 && p.y2 > b.y1
                   && !(n.hasClass('source'))) { out.push([g.data('gid'), n.data('node')]); }
             });
@@ -351,7 +355,7 @@ def test_another_graph_after_xlas_grouping_is_drawn_whole(dash_duo, make_app):
     services = start(dash_duo, make_app(initial=hlo))
     _, module = session_state(dash_duo, services)
     open_tab(dash_duo, "Explain")
-    dash_duo.wait_for_element(f"#{ids.XLA_TOGGLE} input").click()
+    dash_duo.wait_for_element(f"#{ids.XLA_TOGGLE} input").click()  # the first: XLA's grouping
     dash_duo.wait_for_contains_text(f"#{ids.BANNER}", "XLA's own grouping")
     wait_for(dash_duo, lambda: group_count(dash_duo) == multi_groups(xla_plan(module)), 20,
              "XLA's groups drawn")
@@ -373,7 +377,7 @@ def test_another_graph_after_xlas_grouping_is_drawn_whole(dash_duo, make_app):
     wait_for(dash_duo, lambda: dash_duo.find_element(f"#{ids.SEARCH}").get_attribute("value")
              == "" and text_of(dash_duo, ids.SEARCH_MSG) == "", 10, "the search cleared")
     # back to the module: its toggle is offered again, unticked
-    choose(dash_duo, ids.GRAPH_CHOICE, "file: softmax.after_noynn.hlo")
+    choose(dash_duo, ids.GRAPH_CHOICE, "file: hlo/softmax.after_noynn.hlo")
     box = dash_duo.wait_for_element(f"#{ids.XLA_TOGGLE} input")
     assert not box.is_selected()
     wait_for(dash_duo, lambda: drawn_nodes(dash_duo) >= {op}, 20, "the module drawn")
@@ -385,31 +389,28 @@ def test_rows_select_groups_edits_are_marked_and_a_saved_plan_loads_back(dash_du
     saved = tmp_path / "transformer_block.plan.json"
     saved.write_text(ws.plan.dumps())  # what the Plan JSON button downloads
     big = max(ws.plan.groups, key=lambda g: g.size)
-    row = [g.id for g in ws.plan.groups].index(big.id)
-    dash_duo.find_elements(f"#{ids.GROUP_TABLE} td[data-dash-column=kind]")[row].click()
+    grid_cell(dash_duo, ids.GROUP_TABLE, big.id, "kind").click()
     dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}",
                                     f"Selected group {big.id} ({big.kind}, {big.size} ops)")
-    wait_for(dash_duo, lambda: cy_eval(dash_duo, "cy.style().json().slice(-2)[0].selector")
+    wait_for(dash_duo, lambda: cy_eval(dash_duo, "cy.style().json().slice(-4)[0].selector")
              == f'node[gid = "{big.id}"]', 10, "the group highlighted on the graph")
-    wait_for(dash_duo, lambda: not dash_duo.find_elements(f"#{ids.GROUP_TABLE} td.focused"),
-             10, "no focused (pink) cell left")
     # Reject: its ops run alone, marked in the table and on the graph
     click(dash_duo, ids.REJECT)
     kernels = ws.plan.num_kernels + big.size - 1
     dash_duo.wait_for_contains_text(f"#{ids.PLAN_SUMMARY}", f"{kernels} kernels")
     rejected, _ = session_state(dash_duo, services)
-    states = [c.text for c in dash_duo.find_elements(
-        f"#{ids.GROUP_TABLE} td[data-dash-column=state]")]
-    assert states == ["rejected" if g.size == 1 and g.nodes[0] in big.nodes else ""
-                      for g in rejected.plan.groups][:40]
+    want = ["rejected" if g.size == 1 and g.nodes[0] in big.nodes else ""
+            for g in rejected.plan.groups]
+    wait_for(dash_duo, lambda: grid_column(dash_duo, ids.GROUP_TABLE, "state")
+             == want[:len(grid_column(dash_duo, ids.GROUP_TABLE, "state"))], 20, "states")
     assert cy_eval(dash_duo, "cy.nodes('.rejected').length") == big.size
     # the selection follows its node through the renumbering
     mine = rejected.plan.group_of(big.nodes[0])
     dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}",
                                     f"Selected group {mine.id} ({mine.kind}, 1 op)")
     click(dash_duo, ids.ACCEPT_ALL)
-    wait_for(dash_duo, lambda: "pinned" in [c.text for c in dash_duo.find_elements(
-        f"#{ids.GROUP_TABLE} td[data-dash-column=state]")], 20, "pinned groups marked")
+    wait_for(dash_duo, lambda: "pinned" in grid_column(dash_duo, ids.GROUP_TABLE, "state"), 20,
+             "pinned groups marked")
     click(dash_duo, ids.ACCEPT_ALL)
     multi = sum(1 for g in rejected.plan.groups if g.size > 1)
     dash_duo.wait_for_text_to_equal(
@@ -429,7 +430,7 @@ def test_rows_select_groups_edits_are_marked_and_a_saved_plan_loads_back(dash_du
 
 def test_replay_steps_are_numbered_as_the_log_and_boxes_hold_only_their_members(dash_duo,
                                                                              make_app):
-    from workbench.app.callbacks_view import find_nodes
+    from workbench.app.hierarchy import find_nodes, layers_of
     from workbench.planner import replay
 
     services = start(dash_duo, make_app())
@@ -453,17 +454,14 @@ def test_replay_steps_are_numbered_as_the_log_and_boxes_hold_only_their_members(
         multi = sum(1 for s in replay(ws.plan, graph, k) if len(s) > 1)
         wait_for(dash_duo, lambda: group_count(dash_duo) == multi, 20, f"step {k} drawn")
         assert lying_boxes(dash_duo) == []
-        bold = [c.text for c in dash_duo.find_elements(
-            f"#{ids.DECISION_LOG} td[data-dash-column=step]")
-            if c.value_of_css_property("font-weight") in ("600", "bold")]
-        assert bold == [str(k)]  # the log row the slider's step replays
+        wait_for(dash_duo, lambda: [r.get_attribute("row-id") for r in dash_duo.find_elements(
+            f"#{ids.DECISION_LOG} .ag-row.log-current")] == [str(k)], 10,
+            f"log row {k} marked")  # the log row the slider's step replays
     # clicking log row 3 (its "step" cell says 3) shows step 3
-    cell = next(c for c in dash_duo.find_elements(f"#{ids.DECISION_LOG} td[data-dash-column=step]")
-                if c.text == "3")
-    cell.click()
+    grid_cell(dash_duo, ids.DECISION_LOG, "3", "step").click()
     dash_duo.wait_for_contains_text(f"#{ids.STEP_TEXT}", f"Step 3 of {n}")
     # search by op name: the multiplies, one after another
-    matches = find_nodes(graph, "multiply")
+    matches = find_nodes(graph, "multiply", layers_of(graph))
     assert len(matches) > 1 and matches[0] == "mul1"
     search = dash_duo.find_element(f"#{ids.SEARCH}")
     search.send_keys("multiply", Keys.ENTER)

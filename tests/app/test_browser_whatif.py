@@ -17,9 +17,15 @@ pytestmark = pytest.mark.browser
 
 
 def table_rows(dash_duo, id_) -> list[list[str]]:
-    rows = dash_duo.find_elements(f"#{id_} tbody tr")
-    return [[c.text for c in r.find_elements(By.CSS_SELECTOR, "td")] for r in rows
-            if r.find_elements(By.CSS_SELECTOR, "td")]
+    """The cells of an AG Grid, row by row in the order shown, columns in order."""
+    rows = dash_duo.find_elements(f"#{id_} .ag-center-cols-container .ag-row")
+    rows.sort(key=lambda r: int(r.get_attribute("row-index") or 0))
+    out = []
+    for r in rows:
+        cells = r.find_elements(By.CSS_SELECTOR, ".ag-cell")
+        cells.sort(key=lambda c: int(c.get_attribute("aria-colindex") or 0))
+        out.append([c.text for c in cells])
+    return out
 
 
 def set_knob(dash_duo, knob: str, value: str) -> None:

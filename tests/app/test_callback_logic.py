@@ -9,9 +9,10 @@ import pytest
 from tests.conftest import SAMPLES_DIR, shared_hlo_dir
 from workbench.app import controller
 from workbench.app.callbacks_load import decode_upload
-from workbench.app.callbacks_view import (collapsed_ids, collapsed_record, find_nodes,
-                                          next_collapsed, next_match, search_text)
+from workbench.app import view as views
+from workbench.app.callbacks_view import breadcrumb, hover_text, next_match, search_text
 from workbench.app.graph_figure import grouping_from_plan
+from workbench.app.hierarchy import build_layers, find_nodes, place
 from workbench.app.server import AppConfig, Services
 from workbench.errors import InputError, PlanError, WorkbenchError
 from workbench.importers import load_bytes, load_graph
@@ -47,14 +48,20 @@ def test_malformed_uploads_raise_errors_that_name_the_file(payload, name, match)
 def test_collapsed_groups_are_remembered_by_member_across_renumbering():
     g = load_graph(shared_hlo_dir() / "transformer_block.after_noynn.hlo")
     groups = grouping_from_plan(xla_plan(g))
+    layers = build_layers(g)
     big = max(groups, key=lambda x: len(x["nodes"]))
-    record = collapsed_record("key", groups, [big["id"]])
-    assert record == {"graph": "key", "nodes": [big["nodes"][0]]}
+    record = views.default_record("key", g, layers, groups)
+    assert record["nodes"] == []                  # 144 ops: every group drawn open
+    record = views.toggle_group(record, big)
+    assert record["nodes"] == [big["nodes"][0]]
     renumbered = [dict(x, id=f"z{i}") for i, x in enumerate(reversed(groups))]
-    again = collapsed_ids(record, "key", g, renumbered)
-    assert again == [x["id"] for x in renumbered if x["nodes"] == big["nodes"]]
-    # another graph: the default (this one is small enough to start open)
-    assert collapsed_ids(record, "other", g, groups) == []
+    state = views.view_state(record, layers, renumbered)
+    assert [renumbered[i]["id"] for i in state.collapsed] == [
+        x["id"] for x in renumbered if x["nodes"] == big["nodes"]]
+    assert views.toggle_group(record, big)["nodes"] == []  # expanded again
+    # another graph's record: this graph's default
+    assert views.record_for(record, "other", g, layers, groups)["nodes"] == []
+    assert views.record_for(record, "key", g, layers, groups) is record
 
 
 def test_search_finds_ids_then_ops_and_steps_through_the_matches():
@@ -69,23 +76,34 @@ def test_search_finds_ids_then_ops_and_steps_through_the_matches():
     assert next_match(norms, "ln2") == "ln1" and next_match([], None) is None
     assert search_text("layer_norm", norms, "ln2") == "found ln2 (2 of 2; Enter for the next)"
     assert search_text("qkv", ["qkv"], "qkv") == "found qkv"
-    assert search_text("zz", [], None) == "no node id or op matches 'zz'"
+    assert search_text("zz", [], None) == "no node id, op or scope matches 'zz'"
+    assert search_text("qkv", ["qkv"], "qkv", "block_3 › attn") == "found qkv in block_3 › attn"
 
 
-def test_collapse_selected_folds_the_group_holding_the_selected_node():
-    groups = [{"id": "g0", "nodes": ["a", "b"]}, {"id": "g1", "nodes": ["c"]},
-              {"id": "g2", "nodes": ["d", "e", "f"]}]
-    assert next_collapsed("toggle", [], groups, "e") == {"g2"}
-    assert next_collapsed("toggle", ["g2", "g0"], groups, "f") == {"g0"}
-    assert next_collapsed("toggle", [], groups, "c") is None  # a one-op kernel
-    assert next_collapsed("toggle", [], groups, None) is None
-    assert next_collapsed("all", [], groups, None) == {"g0", "g2"}
-    assert next_collapsed("none", ["g0"], groups, "a") == set()
+def test_the_breadcrumb_and_the_hover_line_name_the_layers():
+    from pathlib import Path
+
+    g = load_graph(Path(__file__).parent / "data" / "transformer12_fwd.before.hlo")
+    layers = build_layers(g)
+    op = next(n for n, lid in layers.node_layer.items() if layers.layers[lid].depth == 3)
+    crumbs = breadcrumb(layers, layers.node_layer[op])
+    names = [c.children for c in crumbs if getattr(c, "id", None)]
+    assert names[0] == "jit(forward)" and names[1].startswith("block_") and len(names) == 4
+    assert all(c.id["layer"] in layers.layers for c in crumbs if getattr(c, "id", None))
+    assert breadcrumb(build_layers(load_graph(SAMPLES_DIR / "mlp.json")), "L0") == []
+    line = hover_text(g, {"node": op, "gid": "g3", "kind": "loop"})
+    assert line.startswith(op) and "group g3 (loop)" in line
+    assert g.node(op).meta["scope"] in line
+    block = layers.children["L0"][2]
+    assert hover_text(g, {"layer": block, "vid": block}) == (
+        f"layer block_2: {layers.ops_in[block]} ops (click a closed layer to open it)")
+    assert "XLA" not in hover_text(g, {"gid": "g1", "kind": "loop", "n_ops": 3})
 
 
 def test_selection_nodes_from_canvas_data():
     data = [{"id": "v3", "node": "add.1", "gid": "g1"},
-            {"id": "grp-g2", "gid": "g2", "rep": "mul.4"},
+            {"id": "G:1a2b3c4d", "gid": "g2", "rep": "mul.4"},
+            {"id": "L3", "layer": "L3"},                     # a layer: not selectable
             {"id": "v0", "node": "x"},                       # a parameter: not selectable
             {"id": "v3@v2", "node": "add.1", "gid": "g2"}]   # a copy of a node already there
     assert controller.selection_nodes(data) == ["add.1", "mul.4"]
@@ -106,6 +124,8 @@ def test_graph_choices_are_server_side_keys(tmp_path):
     g1, label = services.load_choice("file:0")
     g2, _ = services.load_choice("file:0")
     assert g1 is g2 and label == "softmax.after_noynn.hlo"  # cached by path and mtime
+    # the chooser names a file with its folder, never the server's full path
+    assert services.choices()[0]["label"] == "file: hlo/softmax.after_noynn.hlo"
 
 
 def test_undo_redo_bounds_without_a_planner():

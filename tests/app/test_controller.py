@@ -7,9 +7,11 @@ import pytest
 from tests.conftest import SAMPLES_DIR, shared_hlo_dir
 from workbench.app import controller
 from workbench.app.callbacks_plan import plan_summary, run_edit
+from workbench.app.drawing import vertex_ids
+from workbench.app.graph_figure import grouping_from_plan
 from workbench.app.server import AppConfig, Services
 from workbench.app.state import graph_key
-from workbench.errors import LegalityError, PlanError
+from workbench.errors import LegalityError, PlanError, WorkbenchError
 from workbench.importers import load_graph
 
 
@@ -133,29 +135,36 @@ def test_the_agreement_names_its_policy_and_gives_the_xla_cpu_figure_beside_it()
     assert "of the current plan (policy priority): precision" in text
     assert f"F1 {mine:.3f};" in text
     assert ("The xla-cpu policy's plan (what `workbench compare-xla` reports by default): "
-            f"F1 {cli:.3f}") in text
+            "precision") in text and f"F1 {cli:.3f}; XLA's kernels reproduced exactly" in text
     xws = controller.open_workspace(graph_key(g), g, "after", "xla-cpu")
     text = controller.xla_agreement_text(xws, g)
     assert "(policy xla-cpu): precision" in text and f"F1 {cli:.3f};" in text
     assert "The xla-cpu policy's plan" not in text  # it is the current plan
 
 
-def test_a_merge_moves_no_node(tmp_path):
-    """Positions come from the layout of the planner's proposal; an edit keeps them."""
-    from workbench.app.graph_figure import grouping_from_plan
-
+def test_a_merge_moves_no_node_but_its_own_and_re_layout_starts_afresh(tmp_path):
+    """The session remembers the layout; an edit keeps every node that stayed in place."""
     services = Services(AppConfig())
     g = load_graph(SAMPLES_DIR / "mlp.json")
     ws = controller.open_workspace(graph_key(g), g, "mlp", "xla-cpu", "cpu")
-    _, before = services.drawing_for(ws, g, grouping_from_plan(ws.plan), [])
+    record = {"graph": ws.graph_key, "open": [], "nodes": []}
+    before = services.canvas_for("s1", ws.graph_key, g, grouping_from_plan(ws.plan), record,
+                                 "plan").layout
     merged = controller.apply_user_edit(
         ws, g, controller.make_edit("merge", ws.plan, ["matmul1", "bias_add1"], None))
-    drawing, after = services.drawing_for(merged, g, grouping_from_plan(merged.plan), [])
-    assert after.positions == before.positions
-    assert {v.id for v in drawing.vertices} <= set(before.positions)
-    again = services.drawing_for(controller.relayout(merged), g,
-                                 grouping_from_plan(merged.plan), [])[1]
-    assert again.positions != before.positions  # Re-layout: laid out for the new groups
+    after = services.canvas_for("s1", ws.graph_key, g, grouping_from_plan(merged.plan),
+                                record, "plan").layout
+    vid = vertex_ids(g)
+    group = {vid[n] for n in merged.plan.group_of("matmul1").nodes}
+    moved = {k for k, p in after.positions.items() if before.positions.get(k) != p}
+    assert moved <= group
+    # another session lays out afresh; so does this one after Re-layout
+    services.forget_layouts("s1")
+    again = services.canvas_for("s1", ws.graph_key, g, grouping_from_plan(merged.plan),
+                                record, "plan").layout
+    fresh = services.canvas_for("s2", ws.graph_key, g, grouping_from_plan(merged.plan),
+                                record, "plan").layout
+    assert again.positions == fresh.positions
 
 
 def test_edit_marks_pinned_rejected_and_kept_apart(transformer):
@@ -213,37 +222,92 @@ def test_a_saved_plan_is_applied_to_its_own_graph_only(transformer):
 
 
 def test_the_move_list_leaves_out_the_nodes_own_group(transformer):
-    from workbench.app.callbacks_plan import move_options, row_styles
+    from workbench.app.callbacks_plan import move_options, run_edit as plan_run_edit
 
     g, ws = transformer
-    own = ws.plan.group_of("qkv").id
+    own = ws.plan.group_of("qkv")
     values = [o["value"] for o in move_options(ws.plan, ["qkv"])]
-    assert own not in values and len(values) == len(ws.plan.groups) - 1
+    assert own.nodes[0] not in values and len(values) == len(ws.plan.groups) - 1
     assert len(move_options(ws.plan, [])) == len(ws.plan.groups)
-    assert move_options(ws.plan, ["no-such-node"])[0]["value"] == ws.plan.groups[0].id
     one = next(grp for grp in ws.plan.groups if grp.size == 1)
-    assert f"({one.kind}, 1 op)" in move_options(ws.plan, [])[ws.plan.groups.index(one)]["label"]
-    assert row_styles("g4")[0]["if"] == {"filter_query": '{id} = "g4"'}
-    assert row_styles('g4" || {id} = "x') == [] and row_styles(None) == []
+    label = move_options(ws.plan, [])[ws.plan.groups.index(one)]["label"]
+    assert label == f"{one.id} ({one.kind}, 1 op: {one.nodes[0]})"
+    # the target is named by a member, so it is the same group after a renumbering
+    target = next(grp for grp in ws.plan.groups if grp.id != own.id and grp.size > 1)
+    try:
+        moved = plan_run_edit(ws, g, "move-node", ["qkv"], None, target.nodes[0])
+        assert moved.plan.group_of("qkv").nodes[0] == target.nodes[0] or \
+            target.nodes[0] in moved.plan.group_of("qkv").nodes
+    except WorkbenchError as exc:
+        assert exc.reason  # a refusal says why (the checker's reason code)
 
 
-def test_replay_steps_get_a_layout_whose_boxes_hold_only_their_members(tmp_path):
-    """The final plan's positions are kept for a step only when its boxes tell the truth."""
-    from workbench.app.drawing import build_drawing
-    from workbench.app.graph_layout import boxes_tell_the_truth
+def test_replay_steps_are_drawn_truthfully_and_follow_each_other(tmp_path):
+    """Each step is laid out from the one before: what a step did not touch stays."""
+    from workbench.app.scene_layout import sibling_overlaps
 
     services = Services(AppConfig())
     g = load_graph(SAMPLES_DIR / "chain10.json")
     ws = controller.open_workspace(graph_key(g), g, "chain10")
-    for step in range(len(ws.plan.decisions) + 1):
+    record = {"graph": ws.graph_key, "open": [], "nodes": []}
+    vid = vertex_ids(g)
+    last, before = None, None
+    for step in range(len(ws.plan.decisions)):
         view = controller.current_view(ws, g, step)
-        drawing, layout = services.drawing_for(ws, g, view.groups, [])
-        assert boxes_tell_the_truth(drawing, layout), step
-    # the proposal's own positions would lie at some step (the newcomer's overlapping boxes)
-    _, final = services.drawing_for(ws, g, controller.current_view(ws, g).groups, [])
-    lies = [k for k in range(len(ws.plan.decisions)) if not boxes_tell_the_truth(
-        build_drawing(g, [x["nodes"] for x in controller.current_view(ws, g, k).groups]), final)]
-    assert lies
+        canvas = services.canvas_for("s", ws.graph_key, g, view.groups, record, view.mode)
+        assert sibling_overlaps(canvas.scene, canvas.layout.rects) == [], step
+        sets = {frozenset(x["nodes"]) for x in view.groups}
+        if last is not None:
+            # only the members of the groups this step made may move
+            new = {vid[n] for s in sets - before for n in s}
+            kept = [k for k in canvas.layout.positions if k in last and not k.startswith("G:")]
+            moved = {k for k in kept if canvas.layout.positions[k] != last[k]}
+            assert moved <= new, (step, sorted(moved - new))
+        last, before = canvas.layout.positions, sets
+
+
+def test_a_refused_merge_marks_the_path_that_makes_the_cycle(transformer):
+    g, ws = transformer
+    with pytest.raises(WorkbenchError) as err:
+        controller.apply_user_edit(ws, g, controller.make_edit("merge", ws.plan,
+                                                               ["ln1", "ln2"], None))
+    marks = controller.refusal_marks(g, ws.plan, ["ln1", "ln2"], err.value)
+    path = marks["path"]
+    members = set(ws.plan.group_of("ln1").nodes) | set(ws.plan.group_of("ln2").nodes)
+    assert path[0] in members and path[-1] in members
+    assert all(x not in members for x in path[1:-1]) and len(path) >= 3
+    assert all(b in g.users(a) for a, b in zip(path, path[1:]))  # a real path, in order
+    assert marks["step"] == [vertex_ids(g)[n] for n in path]
+    assert controller.refusal_marks(g, ws.plan, ["ln1"], err.value) is None
+
+
+def test_xla_groups_carry_xlas_fusion_names_and_agreement():
+    g = load_graph(shared_hlo_dir() / "softmax.after_noynn.hlo")
+    ws = controller.open_workspace(graph_key(g), g, "after", "xla-cpu")
+    view = controller.current_view(ws, g, None, show_xla=True, agreement=True)
+    named = [x for x in view.groups if len(x["nodes"]) > 1]
+    assert named and all(x["name"].startswith(("fusion", "wrapped", "loop_", "input_"))
+                         or x["name"] for x in named)
+    xla_names = {g.node(n).meta["xla_fusion"] for x in named for n in x["nodes"]}
+    assert {x["name"] for x in named} <= xla_names
+    assert {x["xla"] for x in named} <= {"both", "xla"}
+    ours = controller.current_view(ws, g, None, agreement=True)
+    sets = {frozenset(x["nodes"]) for x in named}
+    for x in ours.groups:
+        if len(x["nodes"]) > 1:
+            assert x["xla"] == ("both" if frozenset(x["nodes"]) in sets else "ours")
+
+
+def test_folding_batch_norms_in_the_app_says_what_it_folded():
+    g = load_graph(SAMPLES_DIR / "conv_bn_relu.json") if (
+        SAMPLES_DIR / "conv_bn_relu.json").exists() else None
+    if g is None:
+        g = next(load_graph(p) for p in sorted(SAMPLES_DIR.glob("*.json"))
+                 if any(n.op == "batch_norm_inference" for n in load_graph(p).nodes))
+    folded, report = controller.fold_graph(g)
+    assert report.folded and len(folded.nodes) != len(g.nodes) or report.folded
+    text = controller.fold_text(report)
+    assert all(f"{f.norm} into {f.conv}" in text for f in report.folded)
 
 
 def test_device_options_hold_a_knobbed_profile_only_when_it_is_not_a_base_profile():

@@ -5,15 +5,17 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import SAMPLES_DIR, shared_hlo_dir
-from workbench.app.drawing import build_drawing, collapse
-from workbench.app.figures import (cost_bars, empty_figure, off_the_roofline, profile_bars,
-                                   roofline, roofline_points)
+from workbench.app import view as views
+from workbench.app.drawing import build_drawing, vertex_ids
+from workbench.app.figures import (BAR_LIMIT, cost_bars, empty_figure, off_the_roofline,
+                                   profile_bars, roofline, roofline_points)
 from workbench.app.graph_figure import (COLLAPSE_ABOVE_OPS, KIND_COLORS, SELECT_COLOR,
-                                        default_collapsed,
-                                        edge_width, graph_elements, group_node_id,
-                                        grouping_from_plan, grouping_from_sets, stylesheet)
-from workbench.app.graph_layout import Layout, layered_positions
-from workbench.app.tables import cost_rows, decision_rows, decision_text, group_rows
+                                        edge_width, grouping_from_plan, grouping_from_sets,
+                                        stylesheet)
+from workbench.app.hierarchy import build_layers, place
+from workbench.app.scene import group_key
+from workbench.app.tables import (cost_rows, decision_rows, decision_text, group_rows,
+                                  top_rows)
 from workbench.importers import load_graph
 from workbench.planner import Decision, make_plan, replay, xla_plan
 
@@ -25,10 +27,15 @@ def xla_module():
 
 
 def elements_for(graph, groups, collapsed=()):
+    """The canvas's elements with every layer open and the groups ``collapsed`` (ids) as
+    boxes."""
     d = build_drawing(graph, [g["nodes"] for g in groups])
-    ids = {i for i, g in enumerate(groups) if g["id"] in set(collapsed)}
-    d = collapse(d, ids)
-    return graph_elements(graph, groups, d, Layout(layered_positions(d), "layered"))
+    layers = build_layers(graph)
+    record = views.everything({"graph": "k"}, layers, groups, True)
+    record["nodes"] = [g["nodes"][0] for g in groups if g["id"] in set(collapsed)]
+    c = views.draw_canvas(graph, groups, d, layers, place(layers, graph, d.groups),
+                          views.view_state(record, layers, groups), None, False)
+    return c.elements
 
 
 def test_elements_draw_each_multi_op_group_as_a_compound_coloured_by_kind(xla_module):
@@ -44,8 +51,9 @@ def test_elements_draw_each_multi_op_group_as_a_compound_coloured_by_kind(xla_mo
     # every member op of a multi-op group is a child of its compound
     parents = {e["data"]["node"]: e["data"].get("parent") for e in els if "node" in e["data"]
                and "@" not in e["data"]["id"]}
+    vid = vertex_ids(g)
     for x in multi:
-        assert {parents[n] for n in x["nodes"]} == {group_node_id(x["id"])}
+        assert {parents[n] for n in x["nodes"]} == {group_key(x["nodes"], vid)}
     # parents come before children, edges after nodes
     order = [e["data"]["id"] for e in els]
     for e in els:
@@ -108,7 +116,7 @@ def test_collapsed_group_is_one_box_and_its_edges_are_merged(xla_module):
     groups = grouping_from_plan(plan)
     big = max(groups, key=lambda x: len(x["nodes"]))
     els = elements_for(g, groups, collapsed=[big["id"]])
-    box = [e for e in els if e["data"]["id"] == group_node_id(big["id"])]
+    box = [e for e in els if e["data"]["id"] == group_key(big["nodes"], vertex_ids(g))]
     assert len(box) == 1 and "collapsed" in box[0]["classes"] and "position" in box[0]
     assert f"{len(big['nodes'])} ops" in box[0]["data"]["label"]
     members = {e["data"].get("node") for e in els if e["data"].get("gid") == big["id"]
@@ -122,10 +130,11 @@ def test_collapsed_group_is_one_box_and_its_edges_are_merged(xla_module):
 def test_big_graphs_start_collapsed(xla_module):
     g, plan = xla_module
     groups = grouping_from_plan(plan)
-    assert default_collapsed(g, groups) == []  # 144 ops: drawn open
-    small = default_collapsed(g, groups, threshold=100)
-    assert small == [x["id"] for x in groups if len(x["nodes"]) > 1]
+    layers = build_layers(g)
+    assert views.default_record("k", g, layers, groups)["nodes"] == []  # 144 ops: drawn open
     assert COLLAPSE_ABOVE_OPS >= 200
+    b = views.default_record("k", g, layers, groups)
+    assert set(b["open"]) >= set(layers.layers) - {"L0"}
 
 
 def test_replay_steps_draw_fewer_groups_as_the_planner_fuses():
@@ -145,13 +154,15 @@ def test_stylesheet_colours_kinds_and_highlights_selection():
         assert by_sel[f"node.group.kind-{kind}"]["background-color"] == colour
     assert by_sel["node.opaque"]["shape"] == "octagon"
     assert by_sel["node.dup"]["border-style"] == "dashed"
-    assert rules[-2]["selector"] == rules[-1]["selector"] == "node.none"  # unused slots
-    hi = stylesheet("g3", "v7")
+    assert all(r["selector"] == "node.none" for r in rules[-4:])  # unused slots
+    hi = stylesheet("g3", "v7", (["v1", "v2"], [], ["G:ab"]))
     assert len(hi) == len(rules)  # the highlight slots are patched in place
-    assert hi[-2]["selector"] == 'node[gid = "g3"]' and hi[-1]["selector"] == 'node[vid = "v7"]'
+    assert hi[-4]["selector"] == 'node[gid = "g3"]' and hi[-3]["selector"] == 'node[vid = "v7"]'
+    assert hi[-2]["selector"] == 'node[vid = "G:ab"]'  # the group a replay step made
+    assert hi[-1]["selector"] == 'node[vid = "v1"], node[vid = "v2"]'  # the step's ops
     # the selection is not drawn in the duplicated producer's red (nor dashed)
-    assert hi[-2]["style"]["border-color"] == SELECT_COLOR != by_sel["node.dup"]["border-color"]
-    assert hi[-2]["style"]["border-style"] == "solid"
+    assert hi[-4]["style"]["border-color"] == SELECT_COLOR != by_sel["node.dup"]["border-color"]
+    assert hi[-4]["style"]["border-style"] == "solid"
     assert by_sel["node.rejected"]["border-style"] == "dotted"
 
 
@@ -169,7 +180,8 @@ def test_cost_rows_give_fused_unfused_and_saving():
     assert rows["FLOPs"][0] == "1 MFLOP"
     assert rows["registers / thread"] == ("-", "-")  # unknown on the CPU
     assert rows["predicted time"] == ("12 µs", "23 µs")
-    assert rows["saving"] == ("11 µs", "1.92x")
+    assert rows["saving"] == ("11 µs", "")           # seconds in the seconds column
+    assert rows["speedup (unfused / fused)"] == ("1.92x", "")
 
 
 def test_group_rows_carry_kind_size_time_and_flags(xla_module):
@@ -215,9 +227,9 @@ def test_roofline_has_both_ceilings_and_one_point_per_group():
     assert pts[0]["ai"] == pytest.approx(1e6 / 6144)
     assert pts[0]["flops_per_s"] == pytest.approx(1e6 / 1.2e-5)
     measured = roofline_points(groups, costs, {"g0": 1e-4, "g1": 1e-3})
-    assert len(roofline(device, pts).data) == 3  # the measured trace is there, empty
+    assert len(roofline(device, pts).data) == 4  # the measured trace is there, empty
     fig = roofline(device, pts, measured)
-    roof, pred, meas = fig.data
+    roof, pred, meas, launch = fig.data
     ridge = 6.7e13 / 3.35e12
     assert roof.x[1] == pytest.approx(ridge) and roof.y[1] == pytest.approx(6.7e13)
     assert roof.y[0] == pytest.approx(roof.x[0] * 3.35e12)  # the memory roof
@@ -236,9 +248,9 @@ def test_profile_bars_and_empty_figure():
 def test_decision_rows_and_step_text():
     ds = [Decision(0, "fuse", True, "benefit", "saves 12 µs", ("a", "b")),
           Decision(1, "fuse", False, "cycle", "would make a cycle", ("c", "d"))]
-    assert decision_rows(ds)[1] == {"step": 2, "action": "fuse", "fused": "no",
-                                    "reason": "cycle", "message": "would make a cycle",
-                                    "nodes": "c, d"}
+    assert decision_rows(ds, current=2)[1] == {
+        "id": "2", "step": 2, "action": "fuse", "fused": "no", "reason": "cycle",
+        "message": "would make a cycle", "nodes": "c, d", "current": True}
     assert decision_text(ds, 0)[0] == ""
     assert decision_text(ds, 1) == ("fused", "Step 1 of 2: fuse a, b", "benefit: saves 12 µs")
     assert decision_text(ds, 2) == ("refused", "Step 2 of 2: fuse c, d",
@@ -304,8 +316,8 @@ def test_roofline_draws_cache_ceilings_after_the_patched_traces():
     fig = roofline(device, [{"id": "g0", "ai": 0.5, "flops_per_s": 1e9, "kind": "loop"}])
     names = [t.name for t in fig.data]
     assert names[1:3] == ["predicted", "measured"]        # the app patches data[2]
-    assert names[3] == "L2 (1.0 MiB)"
-    l2 = fig.data[3]
+    assert names[4] == "L2 (1.0 MiB)"
+    l2 = fig.data[4]
     # the L2 ceiling rises at 1e11 B/s and meets the compute peak at 2e11 / 1e11 = 2 FLOP/B
     assert l2.x[1] == pytest.approx(2.0) and l2.y[1] == pytest.approx(2e11)
     assert l2.y[0] == pytest.approx(l2.x[0] * 1e11)
@@ -317,8 +329,44 @@ def test_roofline_draws_the_one_core_ceiling_of_a_cpu_profile():
               "core_flops": 8e10}
     fig = roofline(device, [{"id": "g0", "ai": 0.5, "flops_per_s": 1e9, "kind": "loop"}])
     names = [t.name for t in fig.data]
-    assert names[1:3] == ["predicted", "measured"] and names[3] == "one core (80 GFLOP/s)"
-    core = fig.data[3]
+    assert names[1:3] == ["predicted", "measured"] and names[4] == "one core (80 GFLOP/s)"
+    core = fig.data[4]
     # flat at 8e10 FLOP/s from where the DRAM slope reaches it, 8e10 / 2.5e10 = 3.2 FLOP/B
     assert tuple(core.y) == (8e10, 8e10) and core.x[0] == pytest.approx(3.2)
-    assert [t.name for t in roofline(dict(device, core_flops=None), []).data][3:] == []
+    assert [t.name for t in roofline(dict(device, core_flops=None), []).data][4:] == []
+
+
+def test_many_kernels_draw_the_slowest_and_the_rest_in_one_bar():
+    groups = [{"id": f"g{k}", "kind": "loop", "nodes": [f"n{k}"]} for k in range(219)]
+    costs = {g["id"]: dict(COST, predicted_s=1e-6 * (k + 1), memory_s=1e-6 * (k + 1),
+                           compute_s=0.0) for k, g in enumerate(groups)}
+    fig = cost_bars(groups, costs, {g["id"]: UNFUSED for g in groups}, selected="g3")
+    names = list(fig.data[0].x)
+    assert len(names) == BAR_LIMIT + 1 and names[-1] == f"rest ({219 - BAR_LIMIT} kernels)"
+    assert "g218" in names and "g3" in names          # the slowest, and the selected one
+    total = sum(fig.data[0].y)                        # memory-bound parts, µs
+    assert total == pytest.approx(sum(k + 1 for k in range(219)))  # nothing lost in "rest"
+    rows = [{"group": g["id"], "measured_s": 1e-6 * k, "predicted_s": 1e-6} for k, g in
+            enumerate(groups)]
+    bars = profile_bars(rows)
+    assert list(bars.data[0].x)[-1] == f"rest ({219 - BAR_LIMIT + 1} kernels)"
+    assert "slowest" in bars.layout.title.text
+    top = top_rows([{"id": "a", "t": 1.0}, {"id": "b", "t": 3.0}, {"id": "c", "t": None}], 2,
+                   "t")
+    assert [r["id"] for r in top] == ["b", "a"]
+
+
+def test_roofline_labels_the_slowest_and_draws_launch_ceilings_that_bind():
+    device = {"name": "h100", "bandwidth_Bps": 3.35e12, "peak_flops": 6.7e13}
+    groups = [{"id": f"g{k}", "kind": "loop", "nodes": ["a"]} for k in range(20)]
+    costs = {g["id"]: dict(COST, predicted_s=(k + 1) * 1e-6, launch_overhead_s=4e-6,
+                           bound="launch") for k, g in enumerate(groups)}
+    pts = roofline_points(groups, costs)
+    fig = roofline(device, pts)
+    labels = [t for t in fig.data[1].text if t]
+    assert len(labels) == 12 and "g19" in labels and "g0" not in labels
+    launch = fig.data[3]
+    assert launch.name.startswith("launch ceiling")
+    # 1 MFLOP in a 4 µs launch: at most 2.5e11 FLOP/s, under the roof at 163 FLOP/B
+    assert launch.y[0] == pytest.approx(1e6 / 4e-6)
+    assert "20 of 20 kernels launch-bound" in fig.layout.title.text

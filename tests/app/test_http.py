@@ -147,7 +147,7 @@ def test_junk_callback_values_are_refused_in_a_line_and_change_nothing(served, c
                 assert after is not None and after[0].graph_key == before.graph_key
     # forged request shapes
     for body in (b"{", b"[]", b"null", json.dumps({"output": "nope"}).encode(),
-                 json.dumps({"output": f"{ids.GROUP_TABLE}.data"}).encode(),
+                 json.dumps({"output": f"{ids.GROUP_TABLE}.rowData"}).encode(),
                  json.dumps({"output": "fit-button.title", "inputs": []}).encode(),  # clientside
                  b"[" * 5000 + b"]" * 5000, b"{\"output\": " + b"[" * 100_000):
         a = client.post(body)
@@ -228,7 +228,8 @@ def _session_work(client, sid, members, edits, times, errors):
                 times.append(time.perf_counter() - t0)
                 if a.status != 200 or a.props().get((ids.EDIT_MSG, "children")):
                     errors.append((button, a.status, a.text[:200]))
-                client.call(f"{ids.GROUP_TABLE}.data", {(ids.VERSION, "data"): client.version(sid)})
+                client.call(f"{ids.GROUP_TABLE}.rowData",
+                            {(ids.VERSION, "data"): client.version(sid)})
     except Exception as exc:  # noqa: BLE001 - reported by the test
         errors.append(repr(exc))
 

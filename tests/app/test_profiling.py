@@ -39,13 +39,15 @@ def test_rows_summary_and_sources(tmp_path):
     g = load_graph(SAMPLES_DIR / "mlp.json")
     plan = plan_graph(g)
     rows = profiling.kernel_rows(doc, plan)
-    assert rows[0] == {"group": "g0", "kind": "output", "measured_s": 1.5e-3,
+    assert rows[0] == {"id": "g0", "group": "g0", "kind": "output", "measured_s": 1.5e-3,
                        "predicted_s": 5e-4, "spread_s": None, "noisy": False,
-                       "measured": "1.5 ms", "predicted": "500 µs",
-                       "ratio": "3.00", "gbps": "1.25", "note": "cached"}
+                       "measured": "1.5 ms", "predicted": "500 µs", "ratio": "3.00",
+                       "ratio_x": pytest.approx(3.0), "missed": False, "dominant": "-",
+                       "gbps": "1.25", "gbps_x": 1.25, "note": "cached"}
     assert rows[1]["measured"] == "-" and rows[1]["note"] == "numpy fallback"
-    assert profiling.correctness_rows(doc) == [{"output": "out0 relu3", "max_abs_error": "0",
-                                                "max_rel_error": "0", "ok": "yes"}]
+    assert profiling.correctness_rows(doc) == [{"id": "out0", "output": "out0 relu3",
+                                                "max_abs_error": "0", "max_rel_error": "0",
+                                                "nonfinite": "none", "ok": "yes"}]
     text = profiling.summary_text(doc)
     assert text == ("backend cpu (auto: no usable CUDA GPU here) · measured fused 2 ms vs unfused "
                     "3 ms: 1.50x speedup · predicted 1 ms vs 2 ms (2.00x) · no GPU: ran on cpu")
@@ -75,7 +77,7 @@ def test_measured_times_only_for_the_plan_profiled(tmp_path):
     assert json.loads(profiling.trace_file(record))["traceEvents"][0]["ph"] == "X"
     assert profiling.sources_file(record) == "# ---- kernel g0 ----\npass\n"
     assert profiling.progress_text("compile", 3, 12, "g2") == "compile 3 of 12: g2"
-    assert profiling.download("sources", record) == ("kernels.py", profiling.sources_file(record))
+    assert profiling.download("sources", record) == ("kernels.py.txt", profiling.sources_file(record))
     assert profiling.download("trace", record)[0] == "trace.json"
     name, text = profiling.download("report", record)
     assert name == "report.json" and json.loads(text)["backend"] == "cpu"
@@ -114,3 +116,25 @@ def test_choosing_cuda_without_a_gpu_is_explained_in_the_apps_words(monkeypatch)
     text = str(info.value)
     assert text == profiling.NO_GPU and "choose auto or cpu" in text
     assert "--backend" not in text and "cuda-sim" not in text
+
+
+def test_a_missed_prediction_is_flagged_with_the_term_that_was_wrong(tmp_path):
+    doc = report(tmp_path)
+    doc["kernels"][0].update(dominant="reduction (row reduction)", prediction={
+        "measured_s": 1.5e-3, "predicted_s": 5e-4, "ratio": 3.0, "missed": True,
+        "dominant": "reduction (row reduction)",
+        "text": "3.0x slower than predicted; reduction (row reduction): 3 ns per element, "
+                "the model assumed 1 ns"})
+    g = load_graph(SAMPLES_DIR / "mlp.json")
+    rows = profiling.kernel_rows(doc, plan_graph(g))
+    assert rows[0]["missed"] and rows[0]["dominant"] == "reduction (row reduction)"
+    assert rows[0]["note"].startswith("MISS: 3.0x slower than predicted; reduction (row")
+    assert "predictions: 0 of 1 kernel within [0.5, 2] x their prediction; missed (flagged " \
+        "in the table, with the term that was wrong): g0" in profiling.summary_text(doc)
+
+
+def test_nan_in_an_output_is_named_in_the_correctness_table(tmp_path):
+    doc = report(tmp_path, ok=False)
+    doc["outputs"][0].update(nan_count=3, first_nonfinite=[0, 2])
+    row = profiling.correctness_rows(doc)[0]
+    assert row["nonfinite"] == "NaN in 3 elements, first at [0, 2], where the reference is finite"

@@ -13,8 +13,7 @@ from workbench.ir import GraphBuilder
 from workbench.costmodel import group_cost, op_cost, plan_cost
 from workbench.planner import make_plan
 from workbench.costmodel.model import CostBreakdown, estimate, kernel_time
-from workbench.costmodel.cpu_probe import (CacheSizes, read_cache_sizes, transcendental_flops,
-                                         working_sets)
+from workbench.costmodel.cpu_probe import transcendental_flops
 from workbench.costmodel.devices import GPU_PROFILES, DeviceProfile, cpu_profile, write_cpu_profile
 from workbench.costmodel.text import breakdown_line, memory_ceilings
 
@@ -171,7 +170,7 @@ def test_a_profile_cached_by_the_previous_probe_version_is_measured_again(tmp_pa
                                 "profile": old}))
     assert cpu_profile() == CACHED and len(probes) == 1       # not read as a DRAM-only profile
     doc = json.loads(path.read_text())
-    assert doc["probe_version"] == 4 and doc["profile"]["llc_bytes"] == 8 * MiB
+    assert doc["probe_version"] == 5 and doc["profile"]["llc_bytes"] == 8 * MiB
     assert cpu_profile() == CACHED and len(probes) == 1       # the new one is read back
 
 
@@ -210,43 +209,34 @@ def _sysfs(root, caches):
     return root
 
 
-def test_cache_sizes_from_sysfs(tmp_path):
-    root = _sysfs(tmp_path / "a", [(1, "Data", "32K"), (1, "Instruction", "32K"),
-                                   (2, "Unified", "1024K"), (3, "Unified", "32768K")])
-    assert read_cache_sizes(root) == CacheSizes(MiB, 32 * MiB, "sysfs")
-    # a CPU whose last level is its L2: that cache is the LLC, and there is no separate L2
-    root = _sysfs(tmp_path / "b", [(1, "Data", "48K"), (2, "Unified", "2M")])
-    assert read_cache_sizes(root) == CacheSizes(None, 2 * MiB, "sysfs")
+def test_levels_are_found_where_bandwidth_drops():
+    from workbench.costmodel.calibration import find_levels
+
+    pts = [(32 * KiB, 90e9), (256 * KiB, 100e9), (MiB, 98e9), (4 * MiB, 60e9),
+           (16 * MiB, 58e9), (64 * MiB, 20e9), (128 * MiB, 19e9)]
+    levels = find_levels(pts)
+    assert [lv["name"] for lv in levels] == ["L2", "LLC", "DRAM"]
+    assert [lv["up_to"] for lv in levels] == [MiB, 16 * MiB, None]
+    assert [lv["Bps"] for lv in levels] == [100e9, 60e9, 20e9]
+    # a cache measured slower than DRAM (a disturbed probe, or sysfs's host L3 on a VM) never
+    # makes the ceilings run backwards: each is at least the bandwidth of larger working sets
+    noisy = find_levels([(MiB, 100e9), (8 * MiB, 15.9e9), (64 * MiB, 27.8e9), (256 * MiB, 27e9)])
+    bws = [lv["Bps"] for lv in noisy]
+    assert bws == sorted(bws, reverse=True) and bws[-1] == 27.8e9
+    assert find_levels([(MiB, 30e9), (64 * MiB, 29e9)]) == [
+        {"name": "DRAM", "up_to": None, "Bps": 30e9}]
 
 
-def test_cache_sizes_fall_back_to_sysconf_then_to_none(tmp_path, monkeypatch):
-    sizes = {"SC_LEVEL2_CACHE_SIZE": 512 * KiB, "SC_LEVEL3_CACHE_SIZE": 16 * MiB,
-             "SC_LEVEL4_CACHE_SIZE": 0}
-    monkeypatch.setattr(os, "sysconf", lambda name: sizes[name])
-    assert read_cache_sizes(tmp_path / "none") == CacheSizes(512 * KiB, 16 * MiB, "sysconf")
+def test_the_profile_fields_come_from_the_measured_levels():
+    from workbench.costmodel.devices import levels_to_fields
 
-    def unknown(name):
-        raise ValueError(name)
-
-    monkeypatch.setattr(os, "sysconf", unknown)
-    assert read_cache_sizes(tmp_path / "none") == CacheSizes(None, None, "cache sizes unknown")
-
-
-def test_this_machines_cache_sizes_have_a_shape():
-    sizes = read_cache_sizes()
-    assert sizes.llc_bytes is None or sizes.llc_bytes > 0
-    assert sizes.l2_bytes is None or 0 < sizes.l2_bytes < sizes.llc_bytes
-
-
-def test_working_sets_fit_their_level():
-    assert working_sets(CacheSizes(MiB, 32 * MiB, "t")) == {
-        "l2": 512 * KiB, "llc": 8 * MiB, "dram": 128 * MiB}
-    # a small LLC: a quarter of it (1 MiB) is raised to four L2s (1 MiB), at most half (2 MiB)
-    assert working_sets(CacheSizes(256 * KiB, 4 * MiB, "t")) == {
-        "l2": 128 * KiB, "llc": MiB, "dram": 128 * MiB}
-    # a 96 MiB LLC: the DRAM copy's arrays are twice its size
-    assert working_sets(CacheSizes(MiB, 96 * MiB, "t"))["dram"] == 384 * MiB
-    assert working_sets(CacheSizes(None, None, "t")) == {"dram": 128 * MiB}
+    f = levels_to_fields([{"name": "L2", "up_to": MiB, "Bps": 1e11},
+                          {"name": "LLC", "up_to": 16 * MiB, "Bps": 6e10},
+                          {"name": "DRAM", "up_to": None, "Bps": 2e10}])
+    assert (f["l2_bytes"], f["llc_bytes"], f["bandwidth_Bps"]) == (MiB, 16 * MiB, 2e10)
+    one = levels_to_fields([{"name": "LLC", "up_to": 8 * MiB, "Bps": 5e10},
+                            {"name": "DRAM", "up_to": None, "Bps": 2e10}])
+    assert one["l2_bytes"] is None and one["llc_bytes"] == 8 * MiB
 
 
 def test_transcendental_cost_from_the_timings():
@@ -256,17 +246,15 @@ def test_transcendental_cost_from_the_timings():
     assert transcendental_flops(1e-6, 1e-6, 2e-6, 1e11) is None
 
 
-def test_the_probe_measures_each_cache_level(monkeypatch):
+def test_the_probe_measures_each_cache_level():
     from workbench.costmodel import devices
 
-    monkeypatch.setattr(devices, "read_cache_sizes",
-                        lambda: CacheSizes(256 * KiB, 4 * MiB, "a test"))
     p, _ = devices.measure_cpu()
-    assert (p.l2_bytes, p.llc_bytes) == (256 * KiB, 4 * MiB)
-    # structure, not speed: every ceiling measured and positive (a cache is not asserted to be
-    # faster than DRAM: on a busy machine it may not measure so)
-    assert [name for name, _, _ in p.memory_levels()] == ["l2", "llc", "dram"]
-    assert all(bw > 1e8 for _, _, bw in p.memory_levels())
+    # structure, not speed: levels found by the sweep, ordered, every ceiling positive (which
+    # cache is where depends on the machine; on a busy one the sweep may find fewer levels)
+    levels = p.memory_levels()
+    assert levels[-1][0] == "dram" and all(bw > 1e8 for _, _, bw in levels)
+    bws = [bw for _, _, bw in levels]
+    assert bws == sorted(bws, reverse=True)
+    assert "levels where their bandwidth drops" in p.source and "sysfs" not in p.source
     assert p.transcendental_flops > 0
-    assert "128.0 KiB copy for the L2" in p.source and "1.0 MiB copy for the LLC" in p.source
-    assert "cache sizes from a test" in p.source

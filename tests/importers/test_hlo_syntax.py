@@ -183,3 +183,24 @@ def test_truncated_empty_and_binary_files(tmp_path, shared_hlo):
         load_bytes(b"HloModule \xff\xfe", "latin.hlo")
     with pytest.raises(InputError, match="cannot read"):
         load_graph(tmp_path / "missing.hlo")
+
+
+def test_a_callee_parameter_must_have_the_type_its_call_site_passes():
+    """Found by bench/bad_inputs.py (dtype-s32-param-mlp): a callee's parameter declared s32
+    while the call passes f32 was inlined as f32, the declaration ignored."""
+    text = """HloModule m
+
+sub {
+  a = s32[4]{0} parameter(0)
+  ROOT n = f32[4]{0} negate(a)
+}
+
+ENTRY main {
+  x = f32[4]{0} parameter(0)
+  ROOT z = f32[4]{0} call(x), to_apply=sub
+}
+"""
+    with pytest.raises(ParseError) as err:
+        parse_hlo(text, "call.hlo")
+    assert (err.value.file, err.value.line) == ("call.hlo", 4)
+    assert "is s32[4], but the call site passes f32[4]" in str(err.value)

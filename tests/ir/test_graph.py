@@ -143,3 +143,12 @@ def test_make_inputs_is_reproducible_and_honours_init():
     a, v = make_inputs(g, seed=3)
     assert np.array_equal(a, make_inputs(g, seed=3)[0])
     assert (v >= 0.5).all() and (v < 1.5).all()
+
+
+def test_make_inputs_gives_a_scalar_parameter_a_0d_array():
+    b = GraphBuilder("scalar_param")
+    x, s = b.parameter("x", (4,)), b.parameter("s", ())
+    g = b.build([b.op("multiply", [x, b.op("broadcast", [s], shape=(4,), dimensions=())])])
+    xs, ss = make_inputs(g)
+    assert xs.shape == (4,) and ss.shape == () and ss.dtype == np.float32
+    assert evaluate(g, [xs, ss])[0] == pytest.approx(xs * ss)

@@ -93,8 +93,19 @@ def test_row_wise_epilogue_is_legal_but_a_global_one_is_not():
                node_id="out")
     g = b.build([out])
     members = [n.id for n in g.nodes if n.op not in ("parameter", "constant")]
-    # A full reduction broadcast back needs every element reduced before any is written.
-    assert_refused(check_group(g, members), "reduction-epilogue")
+    # A reduction to one result recomputes nothing: one row of 4,096 elements is legal ...
+    assert check_group(g, members) is None
+    # ... up to ONE_ROW_MAX_ELEMENTS; beyond, the whole kernel would run as one row.
+    b = GraphBuilder("global_big")
+    x = b.parameter("x", (512, 256))
+    total = b.reduce(x, (0, 1), "add", 0.0)
+    out = b.op("subtract", [x, b.op("broadcast", [total], shape=(512, 256), dimensions=())],
+               node_id="out")
+    g = b.build([out])
+    members = [n.id for n in g.nodes if n.op not in ("parameter", "constant")]
+    r = check_group(g, members)
+    assert_refused(r, "reduction-epilogue")
+    assert "131072 elements" in r.message and "recompute" not in r.message
 
 
 def test_contraction_reads_memory_and_has_one_epilogue_shape():

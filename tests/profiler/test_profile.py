@@ -159,13 +159,19 @@ def test_report_says_when_the_machine_is_busy_or_noisy(report):
                                               "others_cpu_fraction": 0.02, "busy": False},
                                 fused=Timing.of([1e-3] * 5), unfused=Timing.of([2e-3] * 5),
                                 kernels=[dataclasses.replace(
-                                    k, timing=Timing.of([1e-3] * 5)) for k in rep.kernels])
+                                    k, timing=Timing.of([1e-3] * 5), prediction=None)
+                                    for k in rep.kernels])
     assert busy_note(quiet) == ""
     far = dataclasses.replace(quiet, kernels=[dataclasses.replace(
-        quiet.kernels[0], predicted_s=1e-3 / 187, timing=Timing.of([1e-3] * 5))])
-    row = next(ln for ln in format_report(far).splitlines() if ln.startswith("g0 "))
-    assert "min 187x predicted" in row
-    assert "x predicted" not in format_report(quiet)
+        quiet.kernels[0], predicted_s=1e-3 / 187, timing=Timing.of([1e-3] * 5),
+        prediction={"ratio": 187.0, "missed": True,
+                    "text": "187.0x slower than predicted; launch: ..."})])
+    text_far = format_report(far)
+    row = next(ln for ln in text_far.splitlines() if ln.startswith("g0 "))
+    assert "187.00" in row and "MISS" in row
+    assert "prediction g0: 187.0x slower than predicted" in text_far
+    assert "MISS" not in "\n".join(ln for ln in format_report(quiet).splitlines()
+                                     if ln.startswith("g"))
     busy = dataclasses.replace(quiet, machine={"cpus": 2, "load_avg": 2.9,
                                                "others_cpu_fraction": 0.45, "busy": True},
                                fused=Timing.of([1e-3, 3e-3, 3e-3, 3e-3]))

@@ -23,13 +23,15 @@ def create_app(config: AppConfig | None = None):
     dash.Dash
         With ``app.services`` (:class:`~workbench.app.server.Services`) attached for tests.
     """
-    from dash import Dash
+    from dash import Dash, dcc, html
 
-    from workbench.app import (callbacks_cost, callbacks_diff, callbacks_load, callbacks_plan,
-                               callbacks_profile, callbacks_view, callbacks_whatif,
-                               validation)
-    from workbench.app.controller import policies
+    from workbench.app import (callbacks_cost, callbacks_diff, callbacks_exercise,
+                               callbacks_explain, callbacks_learn, callbacks_load,
+                               callbacks_plan, callbacks_profile, callbacks_tour,
+                               callbacks_view, callbacks_whatif, ids, validation)
+    from workbench.app.controller import device_choices, policies
     from workbench.app.layout import UPLOAD_MAX_BYTES, page
+    from workbench.app.learn_layout import learn_page, tour_card
     from workbench.app.security import Guard
 
     config = config or AppConfig()
@@ -37,7 +39,12 @@ def create_app(config: AppConfig | None = None):
     services = Services(config)
     app = Dash(__name__, title="Fusion Workbench", assets_folder=str(ASSETS),
                suppress_callback_exceptions=False, on_error=validation.callback_error)
-    app.layout = page(services.choices(), services.initial_choice(), policies())
+    # the workbench's view at /, the Learn page at /learn (one layout: the session is shared)
+    app.layout = html.Div([
+        dcc.Location(id=ids.URL, refresh=False),
+        html.Div(page(services.choices(), services.initial_choice(), policies()),
+                 id=ids.MAIN_VIEW),
+        learn_page(device_choices()), tour_card()])
     # a backstop behind the browser's check of the upload size (base64 adds a third)
     app.server.config["MAX_CONTENT_LENGTH"] = 2 * UPLOAD_MAX_BYTES
     Guard(config.host, config.port, config.token, config.allow_hosts).install(app.server)
@@ -46,9 +53,13 @@ def create_app(config: AppConfig | None = None):
     callbacks_view.register(app, services)
     callbacks_plan.register(app, services)
     callbacks_cost.register(app, services)
+    callbacks_explain.register(app, services)
     callbacks_profile.register(app, services)
     callbacks_whatif.register(app, services)
     callbacks_diff.register(app, services)
+    callbacks_learn.register(app, services)
+    callbacks_exercise.register(app, services)
+    callbacks_tour.register(app, services, config.tour)
     app.services = services
     return app
 

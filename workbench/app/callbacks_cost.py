@@ -1,4 +1,4 @@
-"""Callbacks of the cost and explain panels."""
+"""Callbacks of the cost panel: the breakdowns, the bar chart and the roofline."""
 
 from __future__ import annotations
 
@@ -9,15 +9,16 @@ from workbench.app import controller, ids
 from workbench.app.figures import (cost_bars, off_the_roofline, roofline, roofline_points,
                                    roofline_trace)
 from workbench.app.fmt import plural
+from workbench.app.glossary_links import label_link
 from workbench.app.profiling import measured_times
-from workbench.app.tables import cost_rows, decision_rows, decision_text, log_styles
-from workbench.errors import WorkbenchError
+from workbench.app.tables import cost_rows
 
 
 def cost_card(title: str, rows) -> list:
     """A titled table of (label, fused, unfused) rows."""
     head = html.Tr([html.Th(""), html.Th("fused"), html.Th("unfused")])
-    body = [html.Tr([html.Th(label), html.Td(f), html.Td(u)]) for label, f, u in rows]
+    body = [html.Tr([html.Th(label_link(label)), html.Td(f), html.Td(u)])
+            for label, f, u in rows]
     return [html.H4(title), html.Table([html.Thead(head), html.Tbody(body)])]
 
 
@@ -34,7 +35,7 @@ def device_dict(device) -> dict:
 
 
 def register(app, services) -> None:
-    """Attach the cost and explain panels' callbacks to ``app``."""
+    """Attach the cost panel's callbacks to ``app``."""
 
     @app.callback(Output(ids.COST_GROUP, "children"), Output(ids.COST_TOTAL, "children"),
                   Output(ids.COST_BARS, "figure"), Output(ids.ROOFLINE, "figure"),
@@ -47,7 +48,7 @@ def register(app, services) -> None:
         ws, graph = s
         from workbench.costmodel.model import get_device
 
-        cost = controller.plan_costs(ws, graph)
+        cost = services.plan_costs(ws, graph)
         groups = [g.to_json() for g in ws.plan.groups]
         group = controller.group_of_node(groups, selected)
         if group:
@@ -78,51 +79,7 @@ def register(app, services) -> None:
         ws, graph = s
         measured = measured_times(services.store.report(version_["sid"]), ws.plan)
         groups = [g.to_json() for g in ws.plan.groups]
-        pts = roofline_points(groups, controller.plan_costs(ws, graph).groups, measured)
+        pts = roofline_points(groups, services.plan_costs(ws, graph).groups, measured)
         patch = Patch()
         patch["data"][2] = roofline_trace("measured", pts if measured else ())
         return patch
-
-    @app.callback(Output(ids.DECISION_LOG, "data"), Output(ids.XLA_AGREEMENT, "children"),
-                  Input(ids.VERSION, "data"), Input(ids.TABS, "value"))
-    def show_log(version_, tab):
-        s = services.session((version_ or {}).get("sid"))
-        if s is None or tab != ids.TAB_EXPLAIN:
-            raise PreventUpdate  # drawn when its tab is shown
-        ws, graph = s
-        rows = decision_rows(ws.plan.decisions)
-        if not controller.has_xla_grouping(graph):
-            return rows, ("XLA's own grouping is available for optimised HLO modules "
-                          "(*.after*.hlo).")
-        try:
-            text = controller.xla_agreement_text(ws, graph, services.propose)
-        except WorkbenchError as exc:
-            text = controller.error_text(exc)
-        return rows, text
-
-    @app.callback(Output(ids.STEP_TEXT, "children"),
-                  Output(ids.DECISION_LOG, "style_data_conditional"),
-                  Input(ids.STEP_SLIDER, "value"), Input(ids.TABS, "value"),
-                  State(ids.VERSION, "data"))
-    def show_step(step, tab, version_):
-        s = services.session((version_ or {}).get("sid"))
-        if s is None or step is None or tab != ids.TAB_EXPLAIN:
-            raise PreventUpdate
-        ws, _ = s
-        status, head, reason = decision_text(ws.plan.decisions, step)
-        label = {"fused": "taken", "refused": "refused"}.get(status, "")
-        return ([html.Span(label + " ", className=status), html.Span(head),
-                 html.Div(reason, className="hint")], log_styles(step))
-
-    @app.callback(Output(ids.STEP_SLIDER, "value", allow_duplicate=True),
-                  Output(ids.DECISION_LOG, "active_cell"),
-                  Output(ids.DECISION_LOG, "selected_cells"),
-                  Input(ids.DECISION_LOG, "active_cell"),
-                  State(ids.DECISION_LOG, "derived_viewport_data"),
-                  prevent_initial_call=True)
-    def jump_to_step(cell, rows):
-        """Clicking decision k in the log shows the plan just after it: slider step k (the
-        click's cell highlight is cleared; the row of the slider's step is highlighted)."""
-        if not cell or not rows or cell.get("row") is None or cell["row"] >= len(rows):
-            raise PreventUpdate
-        return int(rows[cell["row"]]["step"]), None, []

@@ -30,7 +30,7 @@ def stored_times(graph) -> dict:
 def register(app, services) -> None:
     """Attach the Diff tab's callbacks to ``app``."""
 
-    @app.callback(Output(ids.DIFF_SUMMARY, "children"), Output(ids.DIFF_TABLE, "data"),
+    @app.callback(Output(ids.DIFF_SUMMARY, "children"), Output(ids.DIFF_TABLE, "rowData"),
                   Output(ids.DIFF_MSG, "children"), Output(ids.TIME_MEMORY, "figure"),
                   Input(ids.DIFF_A, "value"), Input(ids.DIFF_B, "value"),
                   Input(ids.VERSION, "data"), Input(ids.TABS, "value"))

@@ -198,6 +198,62 @@ def register(app, services, upload_max_bytes: int) -> None:
         if s is None:
             raise PreventUpdate
         ws, graph = s
-        n_ops = sum(1 for n in graph.nodes if n.op not in ("parameter", "constant"))
-        title = f"{graph.name} — {ws.source} · {plural(n_ops, 'op')}"
-        return title, ws.choice, ws.policy, controller.device_options(ws.device), ws.device
+        return (graph_title(graph, ws.source), ws.choice, ws.policy,
+                controller.device_options(ws.device), ws.device)
+
+    @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
+                  Output(ids.LOAD_NOTE, "children", allow_duplicate=True),
+                  Output(ids.LOAD_MSG, "children", allow_duplicate=True),
+                  Input(ids.FOLD_BN, "n_clicks"), State(ids.SESSION, "data"),
+                  prevent_initial_call=True)
+    def fold(_n, sid):
+        """Fold inference batch norms into the weights (``workbench plan --fold-bn``): the
+        folded graph opens, planned, with a line saying what was folded."""
+        s = services.session(sid)
+        if s is None:
+            raise PreventUpdate
+        ws, graph = s
+        try:
+            folded, report = controller.fold_graph(graph)
+        except WorkbenchError as exc:
+            return no_update, "", controller.error_text(exc)
+        if not report.folded:
+            return no_update, "", f"nothing folded: {report.reason or 'no batch norm to fold'}"
+        label = f"{ws.source}, {plural(len(report.folded), 'batch norm')} folded"
+        return (open_graph(services, sid, folded, label, ws.policy, ws.device),
+                controller.fold_text(report), "")
+
+    @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
+                  Input(ids.RELAYOUT, "n_clicks"), State(ids.SESSION, "data"),
+                  prevent_initial_call=True)
+    def relayout(_n, sid):
+        """*Re-layout*: forget the layouts the view kept through the edits; draw afresh."""
+        if services.session(sid) is None:
+            raise PreventUpdate
+        services.forget_layouts(sid)
+        return version(sid)
+
+    @app.callback(Output(ids.HELP, "style"), Output(ids.FIRST_VISIT, "data"),
+                  Input(ids.HELP_CLOSE, "n_clicks"), Input(ids.FIRST_VISIT, "modified_timestamp"),
+                  State(ids.FIRST_VISIT, "data"))
+    def first_visit(n, _ts, seen):
+        """The help box on a first visit, until *Got it* (the browser remembers)."""
+        if ctx.triggered_id == ids.HELP_CLOSE and n:
+            return {"display": "none"}, {"seen": True}
+        return ({"display": "none"} if seen else {}), no_update
+
+
+def graph_title(graph, source: str) -> str:
+    """The header's line about the graph: its name and source, its nodes as ``workbench
+    inspect`` counts them (ops, parameters, constants) and its layers."""
+    from workbench.app.hierarchy import layers_of
+
+    ops = sum(1 for n in graph.nodes if n.op not in ("parameter", "constant"))
+    params = sum(1 for n in graph.nodes if n.op == "parameter")
+    consts = len(graph.nodes) - ops - params
+    text = (f"{graph.name} — {source} · {plural(len(graph.nodes), 'node')}: "
+            f"{plural(ops, 'op')}, {plural(params, 'parameter')}, {plural(consts, 'constant')}")
+    layers = layers_of(graph)
+    if layers.has_layers:
+        text += f" · {plural(len(layers.layers) - 1, 'layer')}"
+    return text

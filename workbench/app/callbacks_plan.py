@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import re
-
 from dash import Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids
 from workbench.app.callbacks_load import version
 from workbench.app.fmt import fmt_seconds, plural
-from workbench.app.tables import group_rows
+from workbench.app.tables import group_rows, top_rows
 from workbench.errors import PlanError, WorkbenchError
 
 #: edit buttons -> controller actions
@@ -18,8 +16,6 @@ EDIT_BUTTONS = {ids.MERGE: "merge", ids.SPLIT: "split", ids.MOVE: "move", ids.FO
                 ids.PIN: "pin", ids.REJECT: "reject"}
 HISTORY_BUTTONS = {ids.UNDO: controller.undo, ids.REDO: controller.redo,
                    ids.RESET: controller.reset}
-#: a group id as the planner makes them (safe inside a table's filter query)
-GROUP_ID = re.compile(r"^g\d+$")
 
 
 def plan_summary(plan, cost) -> str:
@@ -38,23 +34,50 @@ def plan_summary(plan, cost) -> str:
 
 
 def move_options(plan, nodes: list[str]) -> list[dict]:
-    """The *Move to* list: every group but the one the selected node is in already."""
+    """The *Move to* list: every group but the one the selected node is in already. Values
+    are a member of the group (groups are renumbered by edits; a member follows its group)."""
     own = None
     if len(nodes) == 1:
         try:
             own = plan.group_of(nodes[0]).id
         except PlanError:
             own = None  # a node this plan does not know (a stale selection)
-    return [{"label": f"{g.id} ({g.kind}, {plural(g.size, 'op')})", "value": g.id}
-            for g in plan.groups if g.id != own]
+    return [{"label": f"{g.id} ({g.kind}, {plural(g.size, 'op')}: {g.nodes[0]})",
+             "value": g.nodes[0]} for g in plan.groups if g.id != own]
 
 
-def row_styles(gid: str | None) -> list[dict]:
-    """The plan table's conditional styles: the selected group's row highlighted."""
-    if not gid or not GROUP_ID.match(gid):
-        return []
-    return [{"if": {"filter_query": f'{{id}} = "{gid}"'}, "backgroundColor": "#ddf4ff",
-             "fontWeight": "600"}]
+def selection_text(plan, selected: str | None, nodes: list[str]) -> str:
+    """The line about the selection: the selected group, or the groups of the nodes selected
+    on the graph when they are in several."""
+    groups = []
+    for n in nodes:
+        try:
+            gid = plan.group_of(n).id
+        except PlanError:
+            continue
+        if gid not in groups:
+            groups.append(gid)
+    parts = []
+    if len(groups) > 1:
+        parts.append(f"Selected nodes of {plural(len(groups), 'group')}: "
+                     + ", ".join(groups[:8]) + (" …" if len(groups) > 8 else ""))
+    else:
+        group = controller.group_of_node([g.to_json() for g in plan.groups], selected)
+        if group:
+            parts.append(f"Selected group {group['id']} ({group['kind']}, "
+                         f"{plural(len(group['nodes']), 'op')})")
+    if nodes:
+        parts.append(f"selected on the graph: {', '.join(nodes[:8])}"
+                     + (" …" if len(nodes) > 8 else ""))
+    return "; ".join(parts) or "Click a group or a node; shift-click to select several."
+
+
+def selected_ids(rows) -> list[str]:
+    """The ids of a grid's ``selectedRows``: the rows the user picked (a list of row data) or
+    those the app set (``{"ids": [...]}``)."""
+    if isinstance(rows, dict):
+        return [str(x) for x in rows.get("ids", ())]
+    return [str(r.get("id")) for r in rows or () if isinstance(r, dict) and r.get("id")]
 
 
 def run_edit(ws, graph, trigger, nodes, selected, target):
@@ -63,94 +86,94 @@ def run_edit(ws, graph, trigger, nodes, selected, target):
         return HISTORY_BUTTONS[trigger](ws)
     if trigger == ids.ACCEPT_ALL:
         return controller.accept_all(ws, graph)
-    edit = controller.make_edit(EDIT_BUTTONS[trigger], ws.plan, nodes, selected, target)
+    target_gid = None
+    if target:
+        try:
+            target_gid = ws.plan.group_of(target).id
+        except PlanError:
+            raise PlanError(f"the group of {target} is gone; choose the target again") from None
+    edit = controller.make_edit(EDIT_BUTTONS[trigger], ws.plan, nodes, selected, target_gid)
     return controller.apply_user_edit(ws, graph, edit)
 
 
 def register(app, services) -> None:
     """Attach the plan panel's callbacks to ``app``."""
 
-    @app.callback(Output(ids.GROUP_TABLE, "data"), Output(ids.PLAN_SUMMARY, "children"),
-                  Input(ids.VERSION, "data"))
-    def show_plan(version_):
+    def session(version_):
         s = services.session((version_ or {}).get("sid"))
         if s is None:
             raise PreventUpdate
-        ws, graph = s
-        cost = controller.plan_costs(ws, graph)
+        return s
+
+    @app.callback(Output(ids.GROUP_TABLE, "rowData"), Output(ids.PLAN_SUMMARY, "children"),
+                  Input(ids.VERSION, "data"), Input(ids.GROUP_TOP, "value"))
+    def show_plan(version_, top):
+        ws, graph = session(version_)
+        cost = services.plan_costs(ws, graph)
         groups = [g.to_json() for g in ws.plan.groups]
         rows = group_rows(groups, cost.groups, cost.unfused, controller.group_marks(ws.plan))
-        return rows, plan_summary(ws.plan, cost)
+        return top_rows(rows, top, "predicted_s"), plan_summary(ws.plan, cost)
 
-    @app.callback(Output(ids.MOVE_TARGET, "options"), Input(ids.VERSION, "data"),
-                  Input(ids.CYTO, "selectedNodeData"))
-    def show_move_targets(version_, selected_data):
-        s = services.session((version_ or {}).get("sid"))
-        if s is None:
-            raise PreventUpdate
-        return move_options(s[0].plan, controller.selection_nodes(selected_data))
+    @app.callback(Output(ids.MOVE_TARGET, "options"), Output(ids.MOVE_TARGET, "value"),
+                  Input(ids.VERSION, "data"), Input(ids.CYTO, "selectedNodeData"),
+                  State(ids.MOVE_TARGET, "value"))
+    def show_move_targets(version_, selected_data, target):
+        """The list of groups to move into, labelled with today's ids; the chosen target is
+        kept (by a member of it) unless it is the selected node's own group now."""
+        ws, _ = session(version_)
+        options = move_options(ws.plan, controller.selection_nodes(selected_data))
+        keep = target if target in {o["value"] for o in options} else None
+        return options, keep
 
-    @app.callback(Output(ids.SELECTED, "data"), Output(ids.GROUP_TABLE, "active_cell"),
-                  Output(ids.GROUP_TABLE, "selected_cells"),
-                  Input(ids.GROUP_TABLE, "selected_rows"), Input(ids.GROUP_TABLE, "active_cell"),
-                  Input(ids.CYTO, "tapNodeData"), State(ids.GROUP_TABLE, "data"),
+    @app.callback(Output(ids.SELECTED, "data"),
+                  Input(ids.GROUP_TABLE, "selectedRows"), Input(ids.CYTO, "tapNodeData"),
                   State(ids.VERSION, "data"), prevent_initial_call=True)
-    def select(rows, cell, tapped, data, version_):
-        """A group chosen by its radio button, by a click anywhere in its row (the cell's
-        focus is cleared: the row is highlighted instead), or by a click on the graph."""
-        s = services.session((version_ or {}).get("sid"))
-        if s is None:
-            raise PreventUpdate
-        ws, _ = s
-        trigger = ctx.triggered[0]["prop_id"] if ctx.triggered else ""
-        if trigger == f"{ids.GROUP_TABLE}.active_cell":
-            gid = (cell or {}).get("row_id")
+    def select(rows, tapped, version_):
+        """A group chosen by a click on its row, or a node or group clicked on the graph."""
+        ws, _ = session(version_)
+        if ctx.triggered_id == ids.GROUP_TABLE:
+            chosen = selected_ids(rows)
+            gid = chosen[0] if chosen else None
             if gid is None or gid not in {g.id for g in ws.plan.groups}:
                 raise PreventUpdate
-            return ws.plan.group(gid).nodes[0], None, []
-        if trigger == f"{ids.GROUP_TABLE}.selected_rows":
-            if not rows or not data or rows[0] >= len(data):
-                raise PreventUpdate
-            return ws.plan.group(data[rows[0]]["id"]).nodes[0], no_update, no_update
+            return ws.plan.group(gid).nodes[0]
         if not tapped or not tapped.get("gid"):
-            return None, no_update, no_update  # a parameter or constant: nothing to select
-        return tapped.get("node") or tapped.get("rep"), no_update, no_update
+            if tapped and tapped.get("layer"):
+                raise PreventUpdate  # a layer: the view opens it, the selection stays
+            return None  # a parameter or constant: nothing to select
+        return tapped.get("node") or tapped.get("rep")
 
-    @app.callback(Output(ids.SELECTION_INFO, "children"), Output(ids.GROUP_TABLE,
-                                                                 "selected_rows"),
-                  Output(ids.GROUP_TABLE, "style_data_conditional"),
+    @app.callback(Output(ids.SELECTION_INFO, "children"),
+                  Output(ids.GROUP_TABLE, "selectedRows"),
+                  Output(ids.GROUP_TABLE, "scrollTo"),
                   Input(ids.SELECTED, "data"), Input(ids.CYTO, "selectedNodeData"),
-                  Input(ids.GROUP_TABLE, "data"), State(ids.VERSION, "data"),
-                  State(ids.GROUP_TABLE, "selected_rows"))
+                  Input(ids.GROUP_TABLE, "rowData"), State(ids.VERSION, "data"),
+                  State(ids.GROUP_TABLE, "selectedRows"))
     def show_selection(selected, selected_data, rows, version_, current_rows):
-        s = services.session((version_ or {}).get("sid"))
-        if s is None:
-            raise PreventUpdate
-        ws, _ = s
+        ws, _ = session(version_)
         nodes = controller.selection_nodes(selected_data)
         group = controller.group_of_node([g.to_json() for g in ws.plan.groups], selected)
-        parts = []
-        if group:
-            parts.append(f"Selected group {group['id']} ({group['kind']}, "
-                         f"{plural(len(group['nodes']), 'op')})")
-        if nodes:
-            parts.append(f"selected on the graph: {', '.join(nodes[:8])}"
-                         + (" …" if len(nodes) > 8 else ""))
-        ids_ = [r["id"] for r in rows or ()]
-        sel_rows = [ids_.index(group["id"])] if group and group["id"] in ids_ else []
-        if sel_rows == (current_rows or []):
-            sel_rows = no_update  # unchanged: do not trigger the selection callback again
-        return ("; ".join(parts) or "Click a group or a node; shift-click to select several."
-                ), sel_rows, row_styles(group["id"] if group else None)
+        listed = {r["id"] for r in rows or ()}
+        want = [{"id": group["id"]}] if group and group["id"] in listed else []
+        have = [{"id": x} for x in selected_ids(current_rows)]
+        if want == have:
+            return selection_text(ws.plan, selected, nodes), no_update, no_update
+        scroll = {"rowId": group["id"]} if want else no_update
+        return (selection_text(ws.plan, selected, nodes), {"ids": [w["id"] for w in want]},
+                scroll)
 
     @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
                   Output(ids.EDIT_MSG, "children"),
+                  Output(ids.MARKS, "data", allow_duplicate=True),
+                  Output(ids.HOVER_INFO, "children", allow_duplicate=True),
                   *[Input(b, "n_clicks") for b in (*EDIT_BUTTONS, *HISTORY_BUTTONS,
                                                    ids.ACCEPT_ALL)],
                   State(ids.SESSION, "data"), State(ids.CYTO, "selectedNodeData"),
                   State(ids.SELECTED, "data"), State(ids.MOVE_TARGET, "value"),
                   prevent_initial_call=True)
     def edit(*args):
+        """Apply an edit; a refused one changes nothing, says why, and marks the path that
+        makes it illegal (a cycle's way out of the group and back)."""
         sid, selected_data, selected, target = args[-4:]
         with services.lock(sid):
             s = services.session(sid)
@@ -161,6 +184,7 @@ def register(app, services) -> None:
             try:
                 new = run_edit(ws, graph, ctx.triggered_id, nodes, selected, target)
             except WorkbenchError as exc:
-                return no_update, controller.error_text(exc)
+                marks = controller.refusal_marks(graph, ws.plan, nodes, exc)
+                return no_update, controller.error_text(exc), marks, no_update
             services.store.put_workspace(sid, new)
-        return version(sid), ""
+        return version(sid), "", None, ""

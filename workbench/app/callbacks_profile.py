@@ -8,6 +8,7 @@ from dash.exceptions import PreventUpdate
 from workbench.app import controller, ids, profiling
 from workbench.app.figures import empty_figure, profile_bars
 from workbench.app.layout import BACKENDS
+from workbench.app.tables import top_rows
 from workbench.errors import WorkbenchError
 
 DOWNLOADS = (ids.DOWNLOAD_PLAN, ids.DOWNLOAD_SOURCES, ids.DOWNLOAD_TRACE, ids.DOWNLOAD_REPORT)
@@ -119,11 +120,12 @@ def register(app, services) -> None:
             return "", "", "0"
         return "", no_update, no_update
 
-    @app.callback(Output(ids.PROFILE_SUMMARY, "children"), Output(ids.PROFILE_TABLE, "data"),
-                  Output(ids.PROFILE_BARS, "figure"), Output(ids.CORRECTNESS, "data"),
+    @app.callback(Output(ids.PROFILE_SUMMARY, "children"),
+                  Output(ids.PROFILE_TABLE, "rowData"),
+                  Output(ids.PROFILE_BARS, "figure"), Output(ids.CORRECTNESS, "rowData"),
                   Input(ids.PROFILE_VERSION, "data"), Input(ids.VERSION, "data"),
-                  Input(ids.TABS, "value"))
-    def show_report(_pv, version_, tab):
+                  Input(ids.TABS, "value"), Input(ids.PROFILE_TOP, "value"))
+    def show_report(_pv, version_, tab, top):
         sid = (version_ or {}).get("sid")
         s = services.session(sid)
         if s is None or tab != ids.TAB_PROFILE:
@@ -138,7 +140,8 @@ def register(app, services) -> None:
         if record["plan"] != profiling.plan_key(ws.plan):
             summary = "This report is for an earlier plan; profile again. · " + summary
         rows = profiling.kernel_rows(report, ws.plan)
-        return summary, rows, profile_bars(rows), profiling.correctness_rows(report)
+        return (summary, top_rows(rows, top, "measured_s"), profile_bars(rows),
+                profiling.correctness_rows(report))
 
     @app.callback(Output(ids.KERNEL_SOURCE, "children"), Input(ids.SELECTED, "data"),
                   Input(ids.PROFILE_VERSION, "data"), Input(ids.TABS, "value"),

@@ -1,69 +1,28 @@
-"""Callbacks of the graph view: draw, highlight, search, fit, collapse and expand groups."""
+"""Callbacks of the graph view: draw, highlight, search, fit, open and close layers and groups,
+the breadcrumb, the hover line."""
 
 from __future__ import annotations
 
-from dash import ClientsideFunction, Input, Output, Patch, State, ctx, no_update
+from dash import ALL, ClientsideFunction, Input, Output, Patch, State, ctx, html, no_update
 from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids
+from workbench.app import view as views
 from workbench.app.drawing import vertex_ids
 from workbench.app.fmt import plural
-from workbench.app.graph_figure import (HIGHLIGHT_SLOTS, default_collapsed, generation,
-                                        graph_elements, group_node_id, highlight_rules,
-                                        layout_tag, stylesheet, with_prefix)
+from workbench.app.graph_figure import (HIGHLIGHT_SLOTS, generation, highlight_rules,
+                                        layout_tag, stylesheet)
+from workbench.app.hierarchy import ROOT, find_nodes, layers_of
+from workbench.app.scene import group_key
 from workbench.errors import WorkbenchError
 
-
-def collapsed_ids(stored, graph_key: str, graph, groups) -> list[str]:
-    """The ids of the groups to draw collapsed.
-
-    ``stored`` is the browser's record, ``{"graph": key, "nodes": [...]}``: a group is collapsed
-    when one of the recorded nodes (each collapsed group's first member) is in it. For a new
-    graph (or none recorded) big graphs start with every group collapsed.
-    """
-    if not stored or stored.get("graph") != graph_key:
-        return default_collapsed(graph, groups)
-    reps = set(stored.get("nodes", ()))
-    return [g["id"] for g in groups if len(g["nodes"]) > 1 and reps.intersection(g["nodes"])]
-
-
-def collapsed_record(graph_key: str, groups, collapsed) -> dict:
-    """The browser's record of which groups are collapsed (see :func:`collapsed_ids`)."""
-    col = set(collapsed)
-    return {"graph": graph_key, "nodes": [g["nodes"][0] for g in groups if g["id"] in col]}
-
-
-def next_collapsed(action: str, current, groups, selected: str | None) -> set | None:
-    """The groups to draw collapsed after a toolbar button: ``all`` (every multi-op group),
-    ``none``, or ``toggle`` (the group holding the selected node ``selected``); None when
-    there is nothing to toggle (no selection, or a one-op kernel)."""
-    if action == "all":
-        return {g["id"] for g in groups if len(g["nodes"]) > 1}
-    if action == "none":
-        return set()
-    group = controller.group_of_node(groups, selected)
-    if group is None or len(group["nodes"]) < 2:
-        return None
-    return set(current) ^ {group["id"]}
+#: the checklist values of the XLA toggle
+SHOW_XLA, AGREEMENT = "xla", "agree"
 
 
 def triggered_ids() -> set:
     """The ids of every input that triggered the running callback (several can at once)."""
     return {t["prop_id"].split(".")[0] for t in ctx.triggered if t.get("prop_id") != "."}
-
-
-def find_nodes(graph, query: str) -> list[str]:
-    """The ops and inputs ``query`` names, best first: the node with that exact id, then those
-    whose id contains it, then those whose op does (``layer_norm`` finds ``ln1``, ``ln2``);
-    each group in topological order, ignoring case."""
-    q = (query or "").strip().lower()
-    if not q:
-        return []
-    exact = [n for n in graph.topo_order if n.lower() == q]
-    by_id = [n for n in graph.topo_order if q in n.lower() and n not in exact]
-    seen = set(exact + by_id)
-    by_op = [n for n in graph.topo_order if n not in seen and q in graph.node(n).op.lower()]
-    return exact + by_id + by_op
 
 
 def next_match(matches: list[str], current: str | None) -> str | None:
@@ -76,25 +35,53 @@ def next_match(matches: list[str], current: str | None) -> str | None:
     return matches[0]
 
 
-def search_text(query: str, matches: list[str], node: str | None) -> str:
-    """The line beside the search box."""
+def search_text(query: str, matches: list[str], node: str | None, where: str = "") -> str:
+    """The line beside the search box (``where``: the layers the match is in)."""
     if node is None:
-        return f"no node id or op matches {query!r}" if query else ""
+        return f"no node id, op or scope matches {query!r}" if query else ""
+    at = f" in {where}" if where else ""
     if len(matches) == 1:
-        return f"found {node}"
-    return f"found {node} ({matches.index(node) + 1} of {len(matches)}; Enter for the next)"
+        return f"found {node}{at}"
+    return f"found {node}{at} ({matches.index(node) + 1} of {len(matches)}; Enter for the next)"
+
+
+def breadcrumb(layers, lid: str | None) -> list:
+    """The breadcrumb's children: the root's name, then each layer down to ``lid``, each a
+    button that centres the view on that layer."""
+    if not layers.has_layers:
+        return []
+    chain = layers.chain(lid or ROOT)
+    out = []
+    for k, x in enumerate(chain):
+        if k:
+            out.append(html.Span("›", className="crumb-sep"))
+        out.append(html.Button(layers.layers[x].name, id={"type": ids.CRUMB, "layer": x},
+                               n_clicks=0, className="crumb", title="Show this layer"))
+    return out
+
+
+def mode_flags(xla_value) -> tuple[bool, bool]:
+    """(draw XLA's grouping, colour by agreement) from the XLA checklist's value."""
+    value = set(xla_value or ())
+    return SHOW_XLA in value, AGREEMENT in value
 
 
 def register(app, services) -> None:
     """Attach the graph view's callbacks to ``app``."""
 
-    def view_of(version, step, xla):
+    def session(version):
         s = services.session((version or {}).get("sid"))
         if s is None:
             raise PreventUpdate
-        ws, graph = s
-        view = controller.current_view(ws, graph, step, bool(xla))
-        return ws, graph, view
+        return s
+
+    def view_of(ws, graph, step, xla_value):
+        show, agree = mode_flags(xla_value)
+        xp = services.xla_plan(graph, ws.device) if controller.has_xla_grouping(graph) else None
+        replayer = None
+        if step is not None:
+            replayer = services.replay_index(ws.plan, graph).groups_at
+        return controller.current_view(ws, graph, step, show, replayer, agree, xp)
 
     @app.callback(Output(ids.XLA_TOGGLE, "value"), Output(ids.XLA_TOGGLE, "options"),
                   Output(ids.HOVER_INFO, "children"),
@@ -107,100 +94,170 @@ def register(app, services) -> None:
         """Another graph (or a reload): the view starts afresh. XLA's grouping is unticked
         (and offered only for a graph that has one), the hover line, search and selection
         are cleared; ``draw`` waits for this (its inputs include the toggle)."""
-        s = services.session((version or {}).get("sid"))
-        if s is None or not version.get("graph"):
+        _, graph = session(version)
+        if not version.get("graph"):
             raise PreventUpdate
-        options = ([{"label": " Show XLA's own grouping", "value": "xla"}]
-                   if controller.has_xla_grouping(s[1]) else [])
+        options = ([{"label": " Show XLA's own grouping", "value": SHOW_XLA},
+                    {"label": " Colour fusions by agreement with XLA", "value": AGREEMENT}]
+                   if controller.has_xla_grouping(graph) else [])
         return [], options, "", "", None, None, ""
 
     @app.callback(Output(ids.CYTO, "elements"), Output(ids.CYTO, "layout"),
-                  Output(ids.BANNER, "children"), Output(ids.STEP_SLIDER, "max"),
-                  Output(ids.STEP_SLIDER, "value"),
-                  Input(ids.VERSION, "data"), Input(ids.COLLAPSED, "data"),
-                  Input(ids.STEP_SLIDER, "value"), Input(ids.XLA_TOGGLE, "value"))
-    def draw(version, stored, step, xla):
-        s = services.session((version or {}).get("sid"))
-        if s is None:
-            raise PreventUpdate
-        ws, graph = s
-        n = len(ws.plan.decisions)
+                  Output(ids.CYTO, "minZoom"), Output(ids.BANNER, "children"),
+                  Input(ids.VERSION, "data"), Input(ids.VIEW_STATE, "data"),
+                  Input(ids.REPLAY_STEP, "data"), Input(ids.XLA_TOGGLE, "value"))
+    def draw(version, record, step, xla_value):
+        ws, graph = session(version)
+        view = view_of(ws, graph, step, xla_value)
+        layers = layers_of(graph)
+        record = views.record_for(record, ws.graph_key, graph, layers, view.groups)
+        canvas = services.canvas_for(version["sid"], ws.graph_key, graph, view.groups, record,
+                                     view.mode)
+        salt = f"{ws.graph_key}|{view.mode}|{layout_tag(canvas.layout)}"
+        elements = generation_prefixed(canvas.elements, view.groups, record, salt)
+        banner = " · ".join(x for x in (view.banner, canvas.layout.note) if x)
         triggers = triggered_ids()
-        if not triggers or ids.VERSION in triggers:
-            step = n  # a new plan: show it, not an old replay step
-        view = controller.current_view(ws, graph, step, bool(xla))
-        collapsed = collapsed_ids(stored, ws.graph_key, graph, view.groups)
-        drawing, layout = services.drawing_for(ws, graph, view.groups, collapsed)
-        salt = f"{ws.graph_key}|{view.mode}|{layout_tag(layout)}"
-        elements = with_prefix(graph_elements(graph, view.groups, drawing, layout),
-                               generation(view.groups, collapsed, salt))
-        banner = " · ".join(x for x in (view.banner, layout.note) if x)
-        fit = not triggers or bool({ids.COLLAPSED, ids.XLA_TOGGLE} & triggers) or (
+        fit = not triggers or ids.XLA_TOGGLE in triggers or (
             ids.VERSION in triggers and bool(version.get("graph")))
-        return elements, {"name": "preset", "fit": fit, "padding": 20}, banner, n, step
+        return (elements, {"name": "preset", "fit": fit, "padding": 20}, canvas.min_zoom,
+                banner)
 
-    @app.callback(Output(ids.COLLAPSED, "data"),
+    def generation_prefixed(elements, groups, record, salt):
+        from workbench.app.graph_figure import with_prefix
+
+        tag = generation(groups, record.get("nodes", ()), salt + repr(record.get("open")))
+        return with_prefix(elements, tag)
+
+    @app.callback(Output(ids.VIEW_STATE, "data"), Output(ids.FOUND, "data",
+                                                          allow_duplicate=True),
+                  Output(ids.SEARCH_MSG, "children", allow_duplicate=True),
                   Input(ids.COLLAPSE_ALL, "n_clicks"), Input(ids.EXPAND_ALL, "n_clicks"),
-                  Input(ids.TOGGLE_GROUP, "n_clicks"), State(ids.VERSION, "data"),
-                  State(ids.COLLAPSED, "data"), State(ids.SELECTED, "data"),
-                  State(ids.STEP_SLIDER, "value"), State(ids.XLA_TOGGLE, "value"),
+                  Input(ids.TOGGLE_GROUP, "n_clicks"), Input(ids.CLOSE_LAYER, "n_clicks"),
+                  Input(ids.CYTO, "tapNodeData"), Input({"type": ids.CRUMB, "layer": ALL},
+                                                        "n_clicks"),
+                  State(ids.VERSION, "data"), State(ids.VIEW_STATE, "data"),
+                  State(ids.SELECTED, "data"), State(ids.REPLAY_STEP, "data"),
+                  State(ids.XLA_TOGGLE, "value"), State(ids.CRUMB_LAYER, "data"),
                   prevent_initial_call=True)
-    def collapse(_a, _b, _c, version, stored, selected, step, xla):
-        ws, graph, view = view_of(version, step, xla)
-        current = collapsed_ids(stored, ws.graph_key, graph, view.groups)
-        action = {ids.COLLAPSE_ALL: "all", ids.EXPAND_ALL: "none"}.get(ctx.triggered_id,
-                                                                       "toggle")
-        new = next_collapsed(action, current, view.groups, selected)
-        if new is None:
+    def open_close(_a, _b, _c, _d, tapped, _crumbs, version, record, selected, step, xla_value,
+                   crumb):
+        ws, graph = session(version)
+        view = view_of(ws, graph, step, xla_value)
+        layers = layers_of(graph)
+        record = views.record_for(record, ws.graph_key, graph, layers, view.groups)
+        _, placement = services.drawing_for(ws.graph_key, graph, view.groups)
+        trigger = ctx.triggered_id
+        focus = no_update
+        if trigger == ids.COLLAPSE_ALL:
+            new = views.everything(record, layers, view.groups, False)
+        elif trigger == ids.EXPAND_ALL:
+            new = views.everything(record, layers, view.groups, True)
+        elif trigger == ids.TOGGLE_GROUP:
+            group = controller.group_of_node(view.groups, selected)
+            if group is None or len(group["nodes"]) < 2:
+                return no_update, no_update, "select a group of two or more ops to collapse " \
+                                             "or expand it"
+            new = views.toggle_group(record, group)
+            focus = group_key(group["nodes"], vertex_ids(graph))
+        elif trigger == ids.CLOSE_LAYER:
+            lid = crumb if crumb in layers.layers else innermost_layer(
+                layers, placement, view.groups, selected)
+            if lid == ROOT or lid not in set(record.get("open", ())):
+                return no_update, no_update, "click an open layer (or an op in it) to close it"
+            new = views.toggle_layer(record, lid, layers, view.groups, placement)
+            focus = lid
+        elif isinstance(trigger, dict):          # a breadcrumb: show that layer
+            lid = trigger.get("layer")
+            if lid not in layers.layers or not ctx.triggered[0].get("value"):
+                raise PreventUpdate
+            return no_update, lid if lid != ROOT else no_update, ""
+        else:                                     # a click on the canvas: open a closed box
+            if not tapped or "layer" not in tapped or tapped.get("gid"):
+                raise PreventUpdate
+            key = tapped.get("vid") or tapped["layer"]
+            opened = set(record.get("open", ()))
+            if key in opened or key == ROOT:
+                raise PreventUpdate
+            new = views.toggle_layer(record, key, layers, view.groups, placement)
+            focus = key
+        if new == record:
             raise PreventUpdate
-        return collapsed_record(ws.graph_key, view.groups, new)
+        return new, focus, ""
+
+    def innermost_layer(layers, placement, groups, selected):
+        group = controller.group_of_node(groups, selected)
+        if group is None:
+            return placement.source_layer.get(selected, ROOT) if selected else ROOT
+        gi = next(i for i, g in enumerate(groups) if g is group)
+        return placement.group_layer[gi]
 
     @app.callback(Output(ids.CYTO, "stylesheet"), Input(ids.SELECTED, "data"),
-                  Input(ids.FOUND, "data"), Input(ids.VERSION, "data"),
-                  Input(ids.STEP_SLIDER, "value"), Input(ids.XLA_TOGGLE, "value"))
-    def highlight(selected, found, version, step, xla):
+                  Input(ids.FOUND, "data"), Input(ids.MARKS, "data"), Input(ids.VERSION, "data"),
+                  Input(ids.REPLAY_STEP, "data"), Input(ids.XLA_TOGGLE, "value"))
+    def highlight(selected, found, marks, version, step, xla_value):
         try:
-            _, _, view = view_of(version, step, xla)
-            group = controller.group_of_node(view.groups, selected)
+            ws, graph = session(version)
+            group = controller.group_of_node(view_of(ws, graph, step, xla_value).groups,
+                                             selected)
         except WorkbenchError:
             group = None
+        marked = [(marks or {}).get(k, ()) for k in ("step", "before", "after")]
         patch = Patch()  # only the highlight rules change
-        for k, rule in enumerate(highlight_rules(group["id"] if group else None, found)):
-            patch[len(stylesheet()) - HIGHLIGHT_SLOTS + k] = rule
+        n = len(stylesheet())
+        for k, rule in enumerate(highlight_rules(group["id"] if group else None, found,
+                                                 marked)):
+            patch[n - HIGHLIGHT_SLOTS + k] = rule
         return patch
 
     @app.callback(Output(ids.FOUND, "data"), Output(ids.SELECTED, "data", allow_duplicate=True),
-                  Output(ids.SEARCH_MSG, "children"), Input(ids.SEARCH, "n_submit"),
-                  Input(ids.SEARCH, "value"), State(ids.VERSION, "data"),
-                  State(ids.COLLAPSED, "data"), State(ids.STEP_SLIDER, "value"),
-                  State(ids.XLA_TOGGLE, "value"), State(ids.SELECTED, "data"),
-                  prevent_initial_call=True)
-    def search(_n, query, version, stored, step, xla, selected):
-        ws, graph, view = view_of(version, step, xla)
-        matches = find_nodes(graph, query)
+                  Output(ids.SEARCH_MSG, "children"),
+                  Output(ids.VIEW_STATE, "data", allow_duplicate=True),
+                  Input(ids.SEARCH, "n_submit"), Input(ids.SEARCH, "value"),
+                  State(ids.VERSION, "data"), State(ids.VIEW_STATE, "data"),
+                  State(ids.REPLAY_STEP, "data"), State(ids.XLA_TOGGLE, "value"),
+                  State(ids.SELECTED, "data"), prevent_initial_call=True)
+    def search(_n, query, version, record, step, xla_value, selected):
+        """Find a node by id, op or scope; open the layers and the group that hold it."""
+        ws, graph = session(version)
+        view = view_of(ws, graph, step, xla_value)
+        layers = layers_of(graph)
+        matches = find_nodes(graph, query, layers)
         again = f"{ids.SEARCH}.value" not in ctx.triggered_prop_ids  # Enter on the same text
         node = next_match(matches, selected if again else None)
         if node is None:
-            return None, no_update, search_text(query, matches, None)
-        owner = next((g["id"] for g in view.groups if node in g["nodes"]), None)
-        collapsed = collapsed_ids(stored, ws.graph_key, graph, view.groups)
-        target = group_node_id(owner) if owner in collapsed else vertex_ids(graph)[node]
-        return target, node, search_text(query, matches, node)
+            return None, no_update, search_text(query, matches, None), no_update
+        record = views.record_for(record, ws.graph_key, graph, layers, view.groups)
+        _, placement = services.drawing_for(ws.graph_key, graph, view.groups)
+        new = views.reveal(record, [node], layers, view.groups, placement)
+        where = layers.path_text(layers.node_layer.get(node) or placement.source_layer.get(
+            node, ROOT))
+        return (vertex_ids(graph)[node], node, search_text(query, matches, node, where),
+                new if new != record else no_update)
+
+    @app.callback(Output(ids.BREADCRUMB, "children"), Output(ids.CRUMB_LAYER, "data"),
+                  Input(ids.SELECTED, "data"), Input(ids.CYTO, "tapNodeData"),
+                  Input(ids.VERSION, "data"))
+    def show_breadcrumb(selected, tapped, version):
+        """The layers down to the clicked layer or the selected op's layer; the last one is
+        what *Close layer* closes."""
+        ws, graph = session(version)
+        layers = layers_of(graph)
+        lid = ROOT
+        if ctx.triggered_id == ids.CYTO and tapped and tapped.get("layer"):
+            lid = str(tapped["layer"]).split(":", 1)[0]
+        elif selected in layers.node_layer:
+            lid = layers.node_layer[selected]
+        lid = lid if lid in layers.layers else ROOT
+        return breadcrumb(layers, lid), lid
 
     @app.callback(Output(ids.HOVER_INFO, "children", allow_duplicate=True),
                   Input(ids.CYTO, "mouseoverNodeData"), State(ids.VERSION, "data"),
                   prevent_initial_call=True)
     def hover(data, version):
-        s = services.session((version or {}).get("sid"))
-        if s is None or not data:
+        _, graph = session(version)
+        if not data:
             raise PreventUpdate
-        _, graph = s
-        node = data.get("node")
-        if node is None or node not in graph:
-            return (f"group {data.get('gid')} ({data.get('kind')}, "
-                    f"{plural(data.get('n_ops') or 0, 'op')})")
-        where = f" — group {data['gid']} ({data['kind']})" if data.get("gid") else ""
-        return graph.node(node).text() + where
+        return hover_text(graph, data)
 
     app.clientside_callback(ClientsideFunction("workbench", "fit"),
                             Output(ids.FIT, "title"), Input(ids.FIT, "n_clicks"),
@@ -208,3 +265,29 @@ def register(app, services) -> None:
     app.clientside_callback(ClientsideFunction("workbench", "center"),
                             Output(ids.SEARCH, "title"), Input(ids.FOUND, "data"),
                             State(ids.CYTO, "id"), prevent_initial_call=True)
+
+
+def hover_text(graph, data: dict) -> str:
+    """The line under the canvas about the element under the pointer: an op's text, group
+    and layers; a group's size; a layer's path and size."""
+    layers = layers_of(graph)
+    node = data.get("node")
+    if data.get("layer") and not data.get("gid") and not node:
+        lid = str(data["layer"]).split(":", 1)[0]
+        if lid not in layers.layers:
+            return ""
+        if data.get("inputs"):
+            return f"inputs of {layers.path_text(lid) or layers.layers[lid].name}: " \
+                   f"{plural(int(data['inputs']), 'input')} (click to open)"
+        return (f"layer {layers.path_text(lid)}: {plural(layers.ops_in[lid], 'op')}"
+                " (click a closed layer to open it)")
+    if node is None or node not in graph:
+        name = f" ({data['name']})" if data.get("name") else ""
+        return (f"group {data.get('gid')}{name} ({data.get('kind')}, "
+                f"{plural(data.get('n_ops') or 0, 'op')})")
+    where = f" — group {data['gid']} ({data['kind']})" if data.get("gid") else ""
+    scope = graph.node(node).meta.get("scope")
+    at = f" — {scope}" if scope else (f" — in {layers.path_text(layers.node_layer[node])}"
+                                      if node in layers.node_layer and layers.has_layers
+                                      else "")
+    return graph.node(node).text() + where + at

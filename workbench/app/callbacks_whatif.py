@@ -69,8 +69,8 @@ def register(app, services) -> None:
 
         return [st["value"] for st in slider_state(get_device(s[0].device))]
 
-    @app.callback(Output(ids.WHATIF_SUMMARY, "children"), Output(ids.WHATIF_FLIPS, "data"),
-                  Output(ids.WHATIF_GROUPS, "data"), Output(ids.WHATIF_MSG, "children"),
+    @app.callback(Output(ids.WHATIF_SUMMARY, "children"), Output(ids.WHATIF_FLIPS, "rowData"),
+                  Output(ids.WHATIF_GROUPS, "rowData"), Output(ids.WHATIF_MSG, "children"),
                   *[Input(i, "value") for i in SLIDER_IDS], Input(ids.VERSION, "data"),
                   Input(ids.TABS, "value"))
     def show_whatif(*args):
@@ -130,8 +130,8 @@ def register(app, services) -> None:
             points = []
         return sweep_figure(knob, [p.to_json() for p in points])
 
-    @app.callback(Output(ids.TUNE_SUMMARY, "children"), Output(ids.TUNE_TABLE, "data"),
-                  Output(ids.TUNE_HISTORY, "data"),
+    @app.callback(Output(ids.TUNE_SUMMARY, "children"), Output(ids.TUNE_TABLE, "rowData"),
+                  Output(ids.TUNE_HISTORY, "rowData"),
                   Output(ids.VERSION, "data", allow_duplicate=True),
                   Input(ids.TUNE_RUN, "n_clicks"), State(ids.TUNE_BUDGET, "value"),
                   State(ids.SESSION, "data"), prevent_initial_call=True)
@@ -159,7 +159,7 @@ def register(app, services) -> None:
                     new_version = version(sid)
         return tune_summary(result), trial_rows(result), history_rows(graph), new_version
 
-    @app.callback(Output(ids.TUNE_HISTORY, "data", allow_duplicate=True),
+    @app.callback(Output(ids.TUNE_HISTORY, "rowData", allow_duplicate=True),
                   Input(ids.TABS, "value"), State(ids.SESSION, "data"),
                   prevent_initial_call=True)
     def show_history(tab, sid):

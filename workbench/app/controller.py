@@ -141,9 +141,22 @@ def reset(ws: Workspace) -> Workspace:
     return push(ws, ws.proposal)
 
 
-def relayout(ws: Workspace) -> Workspace:
-    """Lay the graph view out afresh for the current grouping."""
-    return ws.replace(layout_plan=ws.plan)
+def fold_graph(graph: Graph):
+    """``graph`` with its inference batch norms folded into the weights
+    (``workbench.transforms.fold_batch_norms``): (new graph, FoldReport)."""
+    from workbench.transforms import fold_batch_norms
+
+    return fold_batch_norms(graph)
+
+
+def fold_text(report) -> str:
+    """What folding did: each batch norm and the op it was folded into, what runs offline."""
+    what = ", ".join(f"{f.norm} into {f.conv}" for f in report.folded)
+    text = f"folded {what}; the weight and bias computations run once, offline " \
+           f"({plural(len(report.offline), 'op')}); choose the graph again to unfold"
+    if report.skipped:
+        text += "; not folded: " + ", ".join(f"{n} ({r})" for n, r in report.skipped)
+    return text
 
 
 # ----- what the graph view shows -------------------------------------------------------------
@@ -155,10 +168,12 @@ class View:
     groups: list
     banner: str
     mode: str  # "plan", "replay" or "xla"
+    step: int | None = None
 
 
 def current_view(ws: Workspace, graph: Graph, step: int | None = None,
-                 show_xla: bool = False) -> View:
+                 show_xla: bool = False, replayer=None, agreement: bool = False,
+                 xla=None) -> View:
     """The groups to draw: the current plan, a step of the planner's replay, or XLA's grouping.
 
     Always a view of ``graph``: asked for XLA's grouping of a graph without XLA fusion tags
@@ -171,23 +186,66 @@ def current_view(ws: Workspace, graph: Graph, step: int | None = None,
         the planner's, then the user's edits); None, or the number of decisions, draws the
         current plan.
     show_xla : bool
-        Draw XLA's own grouping (an optimised HLO module only).
+        Draw XLA's own grouping (an optimised HLO module only), each group named by its XLA
+        fusion.
+    replayer : callable, optional
+        ``replayer(step) -> member sets`` (the app's :class:`~workbench.app.replay.ReplayIndex`
+        ``.groups_at``); by default :func:`workbench.planner.plan.replay`.
+    agreement : bool
+        Mark each drawn group as ``both`` (XLA has the same fusion), ``ours`` or ``xla``
+        (only one of the two has it): the ``xla`` key of the group dicts.
+    xla : Plan, optional
+        XLA's grouping (:func:`~workbench.planner.plan.xla_plan`), if already made.
     """
     banner = ""
-    if show_xla and has_xla_grouping(graph):
-        xp = xla_plan(graph, ws.device)
-        return View(grouping_from_plan(xp),
-                    f"XLA's own grouping: {plural(xp.num_kernels, 'kernel')}", "xla")
+    tagged = has_xla_grouping(graph)
+    if show_xla and tagged:
+        xp = xla if xla is not None else xla_plan(graph, ws.device)
+        groups = xla_groups(graph, xp, ws.plan if agreement else None)
+        return View(groups, f"XLA's own grouping: {plural(xp.num_kernels, 'kernel')}, named "
+                    "by XLA's fusions", "xla")
     if show_xla:
         banner = (f"graph {graph.name!r} has no XLA fusion tags (only an optimised module, "
                   "*.after*.hlo, has them): showing the plan")
     n = len(ws.plan.decisions)
     if step is not None and 0 <= step < n:
-        sets = replay(ws.plan, graph, step)
+        sets = (replayer or (lambda k: replay(ws.plan, graph, k)))(step)
         return View(grouping_from_sets(graph, sets),
                     f"Planner replay: step {step} of {n} ({plural(len(sets), 'kernel')})",
-                    "replay")
-    return View(grouping_from_plan(ws.plan, group_marks(ws.plan)), banner, "plan")
+                    "replay", step)
+    groups = grouping_from_plan(ws.plan, group_marks(ws.plan))
+    if agreement and tagged:
+        xp = xla if xla is not None else xla_plan(graph, ws.device)
+        mark_agreement(groups, {frozenset(g.nodes) for g in xp.groups if g.size > 1}, "ours")
+    return View(groups, banner, "plan")
+
+
+def xla_fusion_name(graph: Graph, nodes) -> str | None:
+    """The XLA fusion (``meta['xla_fusion']``) most of ``nodes`` came from, or None."""
+    names = [graph.node(n).meta.get("xla_fusion") for n in nodes]
+    names = [x for x in names if x]
+    return max(set(names), key=names.count) if names else None
+
+
+def xla_groups(graph: Graph, xp: Plan, ours: Plan | None = None) -> list[dict]:
+    """XLA's grouping as drawable groups, each named by XLA's fusion (``name``); with
+    ``ours``, each marked ``both`` or ``xla`` (:func:`mark_agreement`)."""
+    groups = grouping_from_plan(xp)
+    for g in groups:
+        name = xla_fusion_name(graph, g["nodes"])
+        if name:
+            g["name"] = name
+    if ours is not None:
+        mark_agreement(groups, {frozenset(g.nodes) for g in ours.groups if g.size > 1}, "xla")
+    return groups
+
+
+def mark_agreement(groups: list[dict], other: set, alone: str) -> None:
+    """Set each multi-op group's ``xla`` key: ``both`` when ``other`` (member sets of the
+    plan compared with) has exactly its members, else ``alone`` (``ours`` or ``xla``)."""
+    for g in groups:
+        if len(g["nodes"]) > 1:
+            g["xla"] = "both" if frozenset(g["nodes"]) in other else alone
 
 
 def group_marks(plan: Plan) -> dict[str, str]:
@@ -341,7 +399,55 @@ def plan_costs(ws: Workspace, graph: Graph, plan: Plan | None = None):
     return plan_cost(graph, plan or ws.plan, get_device(ws.device))
 
 
-def xla_agreement_text(ws: Workspace, graph: Graph, planner=make_proposal) -> str:
+def offending_path(graph: Graph, members) -> list[str]:
+    """A shortest path that leaves the node set ``members`` and comes back into it (why a
+    merge of them would make a kernel that depends on itself): the member it leaves, the
+    ops outside, the member it re-enters. Empty when there is none."""
+    from collections import deque
+
+    inside = set(members)
+    prev: dict[str, str] = {}
+    queue = deque()
+    for m in graph.topo_order:
+        if m in inside:
+            for u in graph.users(m):
+                if u not in inside and u not in prev:
+                    prev[u] = m
+                    queue.append(u)
+    while queue:
+        n = queue.popleft()
+        for u in graph.users(n):
+            if u in inside:
+                path = [u, n]
+                while path[-1] not in inside:
+                    path.append(prev[path[-1]])
+                return path[::-1]
+            if u not in prev:
+                prev[u] = n
+                queue.append(u)
+    return []
+
+
+def refusal_marks(graph: Graph, plan: Plan, nodes: list[str], exc) -> dict | None:
+    """What the canvas marks for a refused edit: for a merge refused as a cycle, the path out
+    of the would-be group and back (``step``: drawing ids); else nothing."""
+    from workbench.app.drawing import vertex_ids
+
+    if getattr(exc, "reason", None) != "cycle" or len(nodes) < 2:
+        return None
+    members = set()
+    for n in nodes:
+        try:
+            members.update(plan.group_of(n).nodes)
+        except PlanError:
+            return None
+    path = offending_path(graph, members)
+    vid = vertex_ids(graph)
+    return {"step": [vid[n] for n in path if n in vid], "before": [], "after": [],
+            "path": path} if path else None
+
+
+def xla_agreement_text(ws: Workspace, graph: Graph, planner=make_proposal, xla=None) -> str:
     """How far the current plan agrees with XLA's own fusions
     (``planner.compare.compare_with_xla``), saying which plan that is; and, unless it is the
     xla-cpu policy's proposal already, the same for that proposal: the figure
@@ -354,12 +460,10 @@ def xla_agreement_text(ws: Workspace, graph: Graph, planner=make_proposal) -> st
     a = compare_with_xla(graph, ws.plan)
     edited = "" if ws.plan == ws.proposal else ", with your edits"
     text = (f"Agreement with XLA's fusions (pairs of ops in one kernel) of the current plan "
-            f"(policy {ws.plan.policy}{edited}): precision {a.precision:.3f}, recall "
-            f"{a.recall:.3f}, F1 {a.f1:.3f}; {len(a.extra_pairs)} pairs only this plan fuses, "
-            f"{len(a.missing_pairs)} only XLA fuses.")
+            f"(policy {ws.plan.policy}{edited}): {a.score_text()}; {len(a.extra_pairs)} pairs "
+            f"only this plan fuses, {len(a.missing_pairs)} only XLA fuses.")
     if ws.plan.policy != XLA_POLICY or edited:
         x = compare_with_xla(graph, planner(graph, XLA_POLICY, ws.device, None))
         text += (f" The {XLA_POLICY} policy's plan (what `workbench compare-xla` reports by "
-                 f"default): F1 {x.f1:.3f} (precision {x.precision:.3f}, recall "
-                 f"{x.recall:.3f}).")
+                 f"default): {x.score_text()}.")
     return text

@@ -10,51 +10,49 @@ reads it: inside a group from the group's own copy, across groups from the value
 Scalar constants are not drawn: kernels take them as immediates, and the op that reads one shows
 its value in its label (see :func:`scalar_constant`). Array constants are drawn like parameters.
 
-Vertex ids are made here (``v12``, ``v12@1f0c2a9e``), never taken from the input file, so that they can
-be passed to Graphviz and used as cytoscape ids without escaping.
+Vertex ids are made here (``v12``, ``v12@1f0c2a9e``), never taken from the input file, so that they
+can be used as cytoscape ids and in selectors without escaping. What of a drawing is visible
+(layers and groups open or closed) is :mod:`.scene`'s business.
 """
 
 from __future__ import annotations
 
 import hashlib
+import threading
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from workbench.ir.graph import Graph
 
 
-@dataclass(frozen=True)
-class Vertex:
+class Vertex(NamedTuple):
     """One drawn node: an op (or a source) as computed by one group.
 
     Parameters
     ----------
     id : str
         Drawing id: ``v12`` for the op's home copy; ``v12@<tag>`` for its copy in another group
-        (:func:`group_tag`); ``c3`` for group 3 drawn collapsed, as one box.
+        (:func:`group_tag`).
     node : str
         The graph node's id (from the input file: text, never code).
     group : int or None
         Index of the group (in the grouping) that draws it; None for parameters and constants.
     copy : bool
         True for a duplicated producer's extra copy.
-    box : bool
-        True for a collapsed group (``node`` is then its first member).
     """
 
     id: str
     node: str
     group: int | None
     copy: bool = False
-    box: bool = False
 
 
-@dataclass(frozen=True)
-class Edge:
+class Edge(NamedTuple):
     """A tensor flowing from one drawn vertex to another; ``nbytes`` is its size in bytes.
 
-    ``producer`` is the drawing id of the vertex that computes the value (``source`` too, unless
-    that vertex was collapsed into a box).
+    ``producer`` is the drawing id of the vertex that computes the value.
     """
 
     source: str
@@ -64,7 +62,7 @@ class Edge:
     producer: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Drawing:
     """The vertices and edges of one graph under one grouping (see the module docstring)."""
 
@@ -83,9 +81,20 @@ def scalar_constant(graph: Graph, node_id: str) -> bool:
     return node.op == "constant" and getattr(node.type, "size", 2) <= 1
 
 
+_VIDS: "weakref.WeakKeyDictionary[Graph, dict]" = weakref.WeakKeyDictionary()
+_VIDS_LOCK = threading.Lock()
+
+
 def vertex_ids(graph: Graph) -> dict[str, str]:
-    """The drawing id of each node's home vertex: ``v<k>`` with k its topological position."""
-    return {nid: f"v{k}" for k, nid in enumerate(graph.topo_order)}
+    """The drawing id of each node's home vertex: ``v<k>`` with k its topological position
+    (made once per graph; do not change the dict)."""
+    with _VIDS_LOCK:
+        hit = _VIDS.get(graph)
+    if hit is None:
+        hit = {nid: f"v{k}" for k, nid in enumerate(graph.topo_order)}
+        with _VIDS_LOCK:
+            _VIDS[graph] = hit
+    return hit
 
 
 def group_tag(members, vid: dict) -> str:
@@ -121,81 +130,31 @@ def build_drawing(graph: Graph, groups: Sequence[Iterable[str]]) -> Drawing:
     -------
     Drawing
     """
+    from workbench.ir.index import graph_index
+
+    ix = graph_index(graph)
+    ids, operands, nbytes = ix.ids, ix.operands, ix.nbytes
+    scalar = [op == "constant" and ix.elements[i] <= 1 for i, op in enumerate(ix.ops)]
     sets = tuple(frozenset(g) for g in groups)
     vid = vertex_ids(graph)
     home = home_groups(graph, sets)
-    pos = {nid: k for k, nid in enumerate(graph.topo_order)}
-    vertices: list[Vertex] = []
-    for nid in graph.topo_order:
-        if scalar_constant(graph, nid):
-            continue
-        vertices.append(Vertex(vid[nid], nid, home.get(nid)))  # None: a source
+    pos = ix.pos
+    vertices: list[Vertex] = [Vertex(vid[nid], nid, home.get(nid), False)  # None: a source
+                              for i, nid in enumerate(ids) if not scalar[i]]
     tag = [group_tag(s, vid) for s in sets]
     for gi, members in enumerate(sets):
         for nid in sorted(members, key=pos.__getitem__):
             if home.get(nid) != gi:
-                vertices.append(Vertex(f"{vid[nid]}@{tag[gi]}", nid, gi, copy=True))
-
-    def provider(value: str, reader_group: int | None) -> str:
-        if reader_group is not None and value in sets[reader_group]:
-            if home[value] != reader_group:
-                return f"{vid[value]}@{tag[reader_group]}"
-        return vid[value]
-
+                vertices.append(Vertex(f"{vid[nid]}@{tag[gi]}", nid, gi, True))
     edges: list[Edge] = []
     for v in vertices:
-        node = graph.node(v.node)
-        for o in dict.fromkeys(node.operands):
-            if scalar_constant(graph, o):
+        group = v.group
+        members = sets[group] if group is not None else ()
+        for oi in operands[pos[v.node]]:
+            if scalar[oi]:
                 continue
-            t = graph.node(o).type
-            src = provider(o, v.group)
-            edges.append(Edge(src, v.id, o, int(getattr(t, "nbytes", 0)), src))
+            o = ids[oi]
+            src = (f"{vid[o]}@{tag[group]}" if o in members and home[o] != group
+                   else vid[o])
+            edges.append(Edge(src, v.id, o, nbytes[oi], src))
     return Drawing(tuple(vertices), tuple(edges), sets)
-
-
-def _sole_reader_group(drawing: Drawing) -> dict[str, int | None]:
-    """For each source vertex: the group of its readers if they are all in one group."""
-    groups_of = {v.id: v.group for v in drawing.vertices}
-    readers: dict[str, set] = {}
-    for e in drawing.edges:
-        if groups_of.get(e.source, 0) is None:
-            readers.setdefault(e.source, set()).add(groups_of[e.target])
-    return {s: next(iter(g)) if len(g) == 1 else None for s, g in readers.items()}
-
-
-def collapse(drawing: Drawing, collapsed: Iterable[int]) -> Drawing:
-    """The drawing with each group in ``collapsed`` (indices) replaced by one box vertex.
-
-    Edges into and out of a box are kept once per (source, target, value); edges inside it go.
-    A parameter (or array constant) read only by one collapsed group goes into its box too.
-    """
-    collapsed = set(collapsed)
-    if not collapsed:
-        return drawing
-    sole = _sole_reader_group(drawing)
-    first: dict[int, str] = {}
-    for v in drawing.vertices:
-        if v.group is not None:
-            first.setdefault(v.group, v.node)
-    drawn_as: dict[str, str] = {}
-    vertices: list[Vertex] = []
-    boxes: set[str] = set()
-    for v in drawing.vertices:
-        group = v.group if v.group is not None else sole.get(v.id)
-        if group in collapsed:
-            box = f"c{group}"
-            if box not in boxes:
-                boxes.add(box)
-                vertices.append(Vertex(box, first[group], group, box=True))
-            drawn_as[v.id] = box
-        else:
-            vertices.append(v)
-            drawn_as[v.id] = v.id
-    edges, seen = [], set()
-    for e in drawing.edges:
-        s, t = drawn_as[e.source], drawn_as[e.target]
-        if s != t and (s, t, e.value) not in seen:
-            seen.add((s, t, e.value))
-            edges.append(Edge(s, t, e.value, e.nbytes, e.producer))
-    return Drawing(tuple(vertices), tuple(edges), drawing.groups)

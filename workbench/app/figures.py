@@ -32,32 +32,63 @@ def empty_figure(message: str) -> go.Figure:
     return fig
 
 
+#: a bar chart shows at most this many kernels, the slowest; the others are one "rest" bar
+BAR_LIMIT = 40
+#: the roofline labels this many points, the slowest kernels
+LABELLED_POINTS = 12
+
+
+def _top(ids: list, weights: list, limit: int) -> tuple[list, list]:
+    """Indices of the ``limit`` largest ``weights`` (in their original order), and the rest."""
+    if len(ids) <= limit:
+        return list(range(len(ids))), []
+    order = sorted(range(len(ids)), key=lambda k: -weights[k])
+    keep = sorted(order[:limit - 1])
+    return keep, sorted(order[limit - 1:])
+
+
 def cost_bars(groups: Sequence[Mapping], costs: Mapping, unfused: Mapping,
-              selected: str | None = None) -> go.Figure:
+              selected: str | None = None, limit: int = BAR_LIMIT) -> go.Figure:
     """Predicted time per group, stacked: roofline time (memory- or compute-bound) + launch.
 
-    A marker shows what the same ops cost unfused. ``selected`` is outlined.
+    A marker shows what the same ops cost unfused. ``selected`` is outlined. With more than
+    ``limit`` groups the slowest ``limit - 1`` are drawn (in launch order; the selected one
+    always) and the others summed into one bar, ``rest (N kernels)``.
     """
     ids = [g["id"] for g in groups]
     c = [as_dict(costs.get(i)) for i in ids]
     u = [as_dict(unfused.get(i)) for i in ids]
+    keep, rest = _top(ids, [x.get("predicted_s", 0.0) for x in c], limit)
+    if selected in ids and ids.index(selected) in rest:
+        k = ids.index(selected)
+        rest.remove(k)
+        keep = sorted(keep + [k])
     roof = [max(x.get("memory_s", 0.0), x.get("compute_s", 0.0)) * US for x in c]
     mem = [r if x.get("memory_s", 0) >= x.get("compute_s", 0) else 0 for r, x in zip(roof, c)]
     comp = [r - m for r, m in zip(roof, mem)]
     launch = [x.get("launch_overhead_s", 0.0) * US for x in c]
-    line = [2 if i == selected else 0 for i in ids]
+    base = [x.get("predicted_s", 0.0) * US for x in u]
+    names = [ids[k] for k in keep]
+    series = [[v[k] for k in keep] for v in (mem, comp, launch, base)]
+    if rest:
+        names.append(f"rest ({len(rest)} kernels)")
+        for v, out in zip((mem, comp, launch, base), series):
+            out.append(sum(v[k] for k in rest))
+    line = [2 if n == selected else 0 for n in names]
     fig = go.Figure()
-    fig.add_bar(x=ids, y=mem, name="memory-bound time", marker_color="#4C78A8",
-                marker_line_width=line, marker_line_color=SELECT_COLOR)
-    fig.add_bar(x=ids, y=comp, name="compute-bound time", marker_color="#F58518",
-                marker_line_width=line, marker_line_color=SELECT_COLOR)
-    fig.add_bar(x=ids, y=launch, name="launch overhead", marker_color="#BAB0AC",
-                marker_line_width=line, marker_line_color=SELECT_COLOR)
-    fig.add_scatter(x=ids, y=[x.get("predicted_s", 0.0) * US for x in u], mode="markers",
-                    name="same ops unfused", marker=dict(symbol="line-ew-open", size=14,
-                                                         color="#1f2328", line_width=2))
-    fig.update_layout(barmode="stack", title="Predicted time per kernel (µs)", **_LAYOUT)
-    fig.update_xaxes(type="category", tickangle=-60 if len(ids) > 12 else 0)
+    for (label, color), ys in zip((("memory-bound time", "#4C78A8"),
+                                   ("compute-bound time", "#F58518"),
+                                   ("launch overhead", "#BAB0AC")), series[:3]):
+        fig.add_bar(x=names, y=ys, name=label, marker_color=color, marker_line_width=line,
+                    marker_line_color=SELECT_COLOR)
+    fig.add_scatter(x=names, y=series[3], mode="markers", name="same ops unfused",
+                    marker=dict(symbol="line-ew-open", size=14, color="#1f2328",
+                                line_width=2))
+    title = "Predicted time per kernel (µs)"
+    if rest:
+        title += f": the {len(keep)} slowest of {len(ids)}, the rest summed"
+    fig.update_layout(barmode="stack", title=title, **_LAYOUT)
+    fig.update_xaxes(type="category", tickangle=-60 if len(names) > 12 else 0)
     fig.update_yaxes(title_text="µs")
     return fig
 
@@ -76,7 +107,9 @@ def roofline_points(groups: Sequence[Mapping], costs: Mapping,
         if not c.get("flops") or not t or not moved:
             continue
         pts.append({"id": g["id"], "kind": g["kind"], "ai": c["flops"] / moved,
-                    "flops_per_s": c["flops"] / t})
+                    "flops_per_s": c["flops"] / t, "flops": c["flops"], "time_s": t,
+                    "launch_s": c.get("launch_overhead_s") or 0.0,
+                    "bound": c.get("bound", "")})
     return pts
 
 
@@ -116,6 +149,7 @@ def roofline(device: Mapping, predicted: Sequence[Mapping],
                     hovertemplate="intensity %{x:.3g} FLOP/B<br>%{y:.3g} FLOP/s<extra></extra>")
     fig.add_trace(roofline_trace("predicted", predicted))
     fig.add_trace(roofline_trace("measured", measured))
+    fig.add_trace(launch_trace(predicted, lambda ai: min(peak, ai * bw)))
     for cache in device.get("caches", ()):       # after the three traces the app patches
         cbw = float(cache["bandwidth_Bps"])
         fig.add_scatter(x=[lo, peak / cbw], y=[lo * cbw, peak], mode="lines",
@@ -129,8 +163,12 @@ def roofline(device: Mapping, predicted: Sequence[Mapping],
                         name=f"one core ({fmt_count(core, 'FLOP/s')})",
                         line=dict(color="#8c959f", dash="dot"),
                         hovertemplate=f"one core: {fmt_count(core, 'FLOP/s')}<extra></extra>")
-    fig.update_layout(title=f"Roofline ({device.get('name', '')}: {fmt_count(bw, 'B/s')}, "
-                            f"{fmt_count(peak, 'FLOP/s')})", **_LAYOUT)
+    launch_bound = sum(1 for p in predicted if p.get("bound") == "launch")
+    title = (f"Roofline ({device.get('name', '')}: {fmt_count(bw, 'B/s')}, "
+             f"{fmt_count(peak, 'FLOP/s')})")
+    if launch_bound:
+        title += f"<br><sup>{launch_bound} of {len(predicted)} kernels launch-bound</sup>"
+    fig.update_layout(title=title, **dict(_LAYOUT, height=380))
     if left_out:
         names = ", ".join(left_out[:8]) + (f" and {len(left_out) - 8} more"
                                            if len(left_out) > 8 else "")
@@ -147,16 +185,39 @@ def roofline(device: Mapping, predicted: Sequence[Mapping],
 def roofline_trace(label: str, pts: Sequence[Mapping]) -> go.Scatter:
     """The roofline's points for ``label`` (``predicted`` or ``measured``; may be empty).
 
-    The roofline figure always holds three traces: the roof, predicted, measured; the app
-    replaces the third in place when a profile arrives.
+    The roofline figure always holds the roof, predicted, measured, launch ceilings in that
+    order; the app replaces the third in place when a profile arrives. The slowest
+    :data:`LABELLED_POINTS` predicted points carry their group's id.
     """
     symbol = "circle" if label == "predicted" else "diamond-open"
+    slow = sorted(pts, key=lambda p: -p.get("time_s", 0.0))[:LABELLED_POINTS]
+    named = {p["id"] for p in slow} if label == "predicted" else set()
     return go.Scatter(
-        x=[p["ai"] for p in pts], y=[p["flops_per_s"] for p in pts], mode="markers",
-        name=label, text=[p["id"] for p in pts], visible=True if pts else "legendonly",
+        x=[p["ai"] for p in pts], y=[p["flops_per_s"] for p in pts], mode="markers+text",
+        name=label, customdata=[p["id"] for p in pts],
+        text=[p["id"] if p["id"] in named else "" for p in pts], textposition="top center",
+        textfont=dict(size=9, color="#57606a"), visible=True if pts else "legendonly",
         marker=dict(symbol=symbol, size=9, line_width=1.5,
                     color=[KIND_COLORS.get(p.get("kind"), "#1f2328") for p in pts]),
-        hovertemplate="%{text}: %{x:.3g} FLOP/B, %{y:.3g} FLOP/s<extra>" + label + "</extra>")
+        hovertemplate="%{customdata}: %{x:.3g} FLOP/B, %{y:.3g} FLOP/s<extra>" + label
+                      + "</extra>")
+
+
+def launch_trace(pts: Sequence[Mapping], roof=None) -> go.Scatter:
+    """Each kernel's launch-overhead ceiling: its FLOPs over the launch overhead, the most
+    FLOP/s it can reach however fast its loop (a tick above its point; a point on its tick is
+    launch-bound, as every small kernel on a GPU profile is). Only ceilings below the roof
+    at the kernel's intensity (``roof(ai)``, FLOP/s) are drawn: the others bind nothing."""
+    pts = [p for p in pts if p.get("launch_s")
+           and (roof is None or p["flops"] / p["launch_s"] < roof(p["ai"]))]
+    return go.Scatter(
+        x=[p["ai"] for p in pts], y=[p["flops"] / p["launch_s"] for p in pts],
+        mode="markers", name="launch ceiling (FLOPs / launch overhead)",
+        customdata=[[p["id"], p["launch_s"] * 1e6] for p in pts],
+        visible=True if pts else "legendonly",
+        marker=dict(symbol="line-ew", size=12, line=dict(width=2, color="#cf222e")),
+        hovertemplate="%{customdata[0]}: at most %{y:.3g} FLOP/s with a "
+                      "%{customdata[1]:.3g} µs launch<extra>launch ceiling</extra>")
 
 
 def time_unit(seconds: Sequence[float]) -> tuple[float, str]:
@@ -164,27 +225,38 @@ def time_unit(seconds: Sequence[float]) -> tuple[float, str]:
     return (1e3, "ms") if max(seconds, default=0.0) > 1e-2 else (US, "µs")
 
 
-def profile_bars(rows: Sequence[Mapping]) -> go.Figure:
+def profile_bars(rows: Sequence[Mapping], limit: int = BAR_LIMIT) -> go.Figure:
     """Measured vs predicted time per kernel, grouped bars (µs, or ms for slow kernels).
 
     ``rows``: dicts with ``group``, ``measured_s`` and ``predicted_s``, and optionally
     ``spread_s`` (drawn as an error bar on the measured time) and ``noisy`` (the bar hatched).
+    With more than ``limit`` kernels, the slowest ``limit - 1`` (by measured time) are drawn
+    and the others summed into one bar, ``rest (N kernels)``.
     """
-    ids = [r["group"] for r in rows]
-    measured = [r.get("measured_s") or 0.0 for r in rows]
-    predicted = [r.get("predicted_s") or 0.0 for r in rows]
+    keep, rest = _top([r["group"] for r in rows], [r.get("measured_s") or 0.0 for r in rows],
+                      limit)
+    shown = [rows[k] for k in keep]
+    if rest:
+        shown.append({"group": f"rest ({len(rest)} kernels)",
+                      "measured_s": sum(rows[k].get("measured_s") or 0.0 for k in rest),
+                      "predicted_s": sum(rows[k].get("predicted_s") or 0.0 for k in rest)})
+    ids = [r["group"] for r in shown]
+    measured = [r.get("measured_s") or 0.0 for r in shown]
+    predicted = [r.get("predicted_s") or 0.0 for r in shown]
     scale, unit = time_unit(measured + predicted)
-    spread = [(r.get("spread_s") or 0.0) * scale for r in rows]
+    spread = [(r.get("spread_s") or 0.0) * scale for r in shown]
     fig = go.Figure()
     fig.add_bar(x=ids, y=[t * scale for t in measured], name="measured", marker_color="#1f883d",
-                marker_pattern_shape=["/" if r.get("noisy") else "" for r in rows],
+                marker_pattern_shape=["/" if r.get("noisy") else "" for r in shown],
                 error_y=dict(type="data", array=spread, visible=any(spread), color="#57606a",
                              thickness=1),
                 hovertemplate="%{x}: %{y:.3g} " + unit + "<extra>measured (bar: spread)</extra>")
     fig.add_bar(x=ids, y=[t * scale for t in predicted], name="predicted",
                 marker_color="#8c959f")
     title = f"Measured vs predicted time per kernel ({unit})"
-    if any(r.get("noisy") for r in rows):
+    if rest:
+        title += f": the {len(keep)} slowest of {len(rows)}, the rest summed"
+    if any(r.get("noisy") for r in shown):
         title += "; hatched: noisy"
     fig.update_layout(barmode="group", title=title, **_LAYOUT)
     fig.update_xaxes(type="category", tickangle=-60 if len(ids) > 12 else 0)

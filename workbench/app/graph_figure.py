@@ -1,13 +1,14 @@
 """The graph view as data: cytoscape elements and stylesheet (pure functions, no Dash).
 
 Ops are nodes labelled with their id, op and result type; tensors are edges whose width grows with
-their size in bytes (and whose label, shown when zoomed in, is that size). Each fusion group of two
-or more drawn ops is a compound node coloured by its fusion kind; a one-op group is the op alone,
-its border in the kind's colour. A duplicated producer is drawn in every group that recomputes it
-(dashed border). Opaque ops are dark octagons. A collapsed group is one box.
+their size in bytes (and whose label, shown when zoomed in, is that size). Layers of the name
+stack are light boxes titled with their name, or, closed, one grey box with its size. Each fusion
+group of two or more drawn ops is a compound node coloured by its fusion kind; a one-op group is
+the op alone, its border in the kind's colour. A duplicated producer is drawn in every group that
+recomputes it (dashed border). Opaque ops are dark octagons. A collapsed group is one box.
 
 Groups come in as plain dicts (``id``, ``kind``, ``nodes``, optional ``pinned``, ``pattern``,
-``role``, ``mark``):
+``role``, ``mark``, ``name`` (XLA's fusion name), ``xla`` (``both``, ``ours``, ``xla``)):
 :meth:`FusionGroup.to_json` gives them for a plan, :func:`grouping_from_sets` for a replay step.
 """
 
@@ -17,10 +18,12 @@ import hashlib
 import math
 from collections.abc import Iterable, Sequence
 
-from workbench.app.drawing import Drawing, scalar_constant
-from workbench.app.fmt import fmt_bytes, plural
-from workbench.app.graph_layout import (DRAWN_BOX, DRAWN_OP, DRAWN_SOURCE, GROUP_PADDING, Layout,
-                                        position_of)
+from workbench.app.drawing import scalar_constant
+from workbench.app.fmt import fmt_bytes, fmt_count, plural
+from workbench.app.hierarchy import ROOT, Layers
+from workbench.app.scene import (GROUP_BOX, GROUP_PAD, LAYER_BOX, LAYER_PAD, OP_SIZE,
+                                 SOURCE_SIZE, Scene)
+from workbench.app.scene_layout import SceneLayout
 from workbench.ir.graph import Graph
 from workbench.ir.ops import Category, get_op
 from workbench.planner.plan import group_kind
@@ -28,7 +31,7 @@ from workbench.planner.plan import group_kind
 #: fill colour of each fusion kind (Tableau 10 palette, colour-blind safer than defaults)
 KIND_COLORS = {
     "loop": "#4C78A8",
-    "input": "#54A24B",
+    "input": "#2E9C9C",
     "output": "#F58518",
     "multi-output": "#B279A2",
     "opaque": "#7F7F7F",
@@ -40,12 +43,16 @@ ROLE_HELP = {
 }
 KIND_HELP = {
     "loop": "elementwise and data movement",
-    "input": "a reduction with what feeds it",
+    "input": "XLA's name for a reduction fusion: a reduction with what feeds it (not a graph "
+             "input)",
     "output": "a matmul or convolution with its epilogue",
     "multi-output": "writes several values",
     "opaque": "an op the workbench cannot look inside",
 }
-#: groups larger than this many ops start collapsed on big graphs
+#: what the legend calls each kind (XLA's "input" fusion is a reduction, not a graph input)
+KIND_LABELS = {"loop": "loop", "input": "input (reduction)", "output": "output (matmul/conv)",
+               "multi-output": "multi-output", "opaque": "opaque"}
+#: with more ops than this a graph opens with its layers closed and its groups collapsed
 COLLAPSE_ABOVE_OPS = 300
 #: the longest id or pattern name a label shows whole (the hover line and tables show all)
 LABEL_CHARS = 20
@@ -53,11 +60,6 @@ LABEL_CHARS = 20
 #: fusion kind's colour, nor the red of a duplicated producer)
 SELECT_COLOR = "#0969da"
 FOUND_COLOR = "#bf8700"
-
-
-def group_node_id(gid: str) -> str:
-    """The cytoscape id of a group's compound (or collapsed) node."""
-    return f"grp-{gid}"
 
 
 def grouping_from_plan(plan, marks: dict | None = None) -> list[dict]:
@@ -136,115 +138,148 @@ def _vertex_classes(graph: Graph, node_id: str, copy: bool, dup: bool) -> list[s
     return classes
 
 
-def _position(layout: Layout, vid: str) -> dict:
-    """The vertex's position (:func:`~workbench.app.graph_layout.position_of`) for cytoscape."""
-    x, y = position_of(layout, vid)
-    return {"x": x, "y": y}
-
-
 def _mark_classes(g: dict) -> list[str]:
-    """Classes for a group's edit state: ``pinned``, ``rejected`` (``mark``), its ``role``."""
+    """Classes for a group's edit state: ``pinned``, ``rejected`` (``mark``), its ``role``,
+    and ``xla-<status>`` (``both``, ``ours``, ``xla``) when compared with XLA."""
     classes = ["pinned"] if g.get("pinned") or g.get("mark") == "pinned" else []
     if g.get("mark") == "rejected":
         classes.append("rejected")
     if g.get("role"):
         classes.append(f"role-{g['role']}")  # offline (folded weights) or dead
+    if g.get("xla"):
+        classes.append(f"xla-{g['xla']}")
     return classes
 
 
-def _group_data(g: dict, collapsed: bool = False) -> tuple[dict, list[str]]:
+def group_title(g: dict) -> str:
+    """A group's title: its id (or XLA's fusion name), kind and pattern."""
+    name = short(g.get("name") or g["id"], 40)
+    pattern = short(g["pattern"]) if g.get("pattern") else ""
+    return f"{name} · {g['kind']}" + (f" · {pattern}" if pattern else "")
+
+
+def _group_data(g: dict, item, collapsed: bool) -> tuple[dict, list[str]]:
     """A group node's data and classes; a collapsed group's label has its size, on lines of
     their own so that the box's width does not cut its id off."""
-    gid, kind = g["id"], g["kind"]
-    pattern = short(g["pattern"]) if g.get("pattern") else ""
+    kind = g["kind"]
     if collapsed:
-        label = "\n".join([f"{gid} · {kind}"] + ([pattern] if pattern else [])
-                          + [plural(len(g["nodes"]), "op")])
+        pattern = short(g["pattern"]) if g.get("pattern") else ""
+        label = "\n".join([f"{short(g.get('name') or g['id'])} · {kind}"]
+                          + ([pattern] if pattern else []) + [plural(len(g["nodes"]), "op")])
     else:
-        label = f"{gid} · {kind}" + (f" · {pattern}" if pattern else "")
+        label = group_title(g)
     classes = ["group", f"kind-{kind}"] + _mark_classes(g)
-    data = {"id": group_node_id(gid), "gid": gid, "kind": kind, "n_ops": len(g["nodes"]),
+    data = {"id": item.key, "gid": g["id"], "kind": kind, "n_ops": len(g["nodes"]),
             "rep": g["nodes"][0], "label": label}
+    if g.get("name"):
+        data["name"] = g["name"]
     return data, classes
 
 
-def graph_elements(graph: Graph, groups: Sequence[dict], drawing: Drawing,
-                   layout: Layout) -> list[dict]:
-    """Cytoscape elements for ``graph`` drawn as ``drawing`` under ``groups``, placed by ``layout``.
+def _layer_data(item, layers: Layers, scene: Scene) -> tuple[dict, list[str]]:
+    """A layer's (or a layer's inputs box's) data and classes."""
+    lid = item.ref
+    if item.kind == "inputs":
+        label = f"inputs · {plural(item.n_vertices, 'input')}"
+        return ({"id": item.key, "layer": lid, "inputs": item.n_vertices, "label": label},
+                ["layer", "inputs"] + (["closed"] if item.box else []))
+    name = short(layers.layers[lid].name, 40)
+    kernels = _kernels_in(item)
+    if item.box:
+        label = "\n".join([name, f"{fmt_count(layers.ops_in[lid])} ops"
+                           + (f" · {plural(kernels, 'kernel')}" if kernels else "")])
+    else:
+        label = name
+    return ({"id": item.key, "layer": lid, "n_ops": layers.ops_in[lid], "label": label},
+            ["layer"] + (["closed"] if item.box else []))
+
+
+def _kernels_in(item) -> int:
+    """Multi-op groups drawn inside an open layer (for a closed one: unknown here, 0)."""
+    return sum(1 for it in item.walk() if it.kind == "group")
+
+
+def scene_elements(graph: Graph, groups: Sequence[dict], scene: Scene, layout: SceneLayout,
+                   layers: Layers) -> list[dict]:
+    """Cytoscape elements for a scene (:mod:`.scene`) placed by ``layout``.
 
     Parameters
     ----------
-    graph : Graph
     groups : sequence of dict
-        ``id``, ``kind``, ``nodes`` (and optional ``pinned``, ``pattern``), in plan order: the
-        groups ``drawing`` was built for.
-    drawing : Drawing
-        From :func:`~workbench.app.drawing.build_drawing`, possibly with some groups collapsed
-        (:func:`~workbench.app.drawing.collapse`).
-    layout : Layout
-        Positions by drawing vertex id.
+        ``id``, ``kind``, ``nodes`` (optional ``pinned``, ``pattern``, ``role``, ``mark``,
+        ``name``, ``xla``), in the order the scene's drawing was built for.
 
     Returns
     -------
     list of dict
-        Group nodes first (cytoscape needs parents before children), then ops, then edges.
+        Containers first, parents before children (cytoscape needs them so), then leaves,
+        then titles, then edges.
     """
-    counts: dict[int, int] = {}
-    for v in drawing.vertices:
-        if v.group is not None:
-            counts[v.group] = counts.get(v.group, 0) + 1
-    dup_nodes = {v.node for v in drawing.vertices if v.copy}
-    elements: list[dict] = []
-    ops: list[dict] = []
-    rename: dict[str, str] = {}
-    for v in drawing.vertices:
-        g = groups[v.group] if v.group is not None else None
-        if v.box:
-            data, classes = _group_data(g, collapsed=True)
-            rename[v.id] = data["id"]
-            elements.append({"data": data, "position": _position(layout, v.id),
-                             "classes": " ".join(classes + ["collapsed"])})
+    dup_nodes = {it.ref.node for it in scene.items.values()
+                 if it.kind == "vertex" and it.ref.copy}
+    containers, leaves, titles = [], [], []
+    for it in scene.root.walk():
+        if it.key == ROOT:
             continue
-        data = {"id": v.id, "node": v.node, "label": _op_label(graph, v.node)}
-        classes = _vertex_classes(graph, v.node, v.copy, v.node in dup_nodes)
-        if g is not None:
-            data.update(gid=g["id"], kind=g["kind"])
-            if counts[v.group] > 1:
-                data["parent"] = group_node_id(g["id"])
-                classes += [f"role-{g['role']}"] if g.get("role") else []
-            else:
-                classes += ["single", f"kind-{g['kind']}"] + _mark_classes(g)
-        ops.append({"data": data, "position": _position(layout, v.id),
-                    "classes": " ".join(classes)})
-    titles = []
-    for gi, n in sorted(counts.items()):
-        if n > 1:
-            data, classes = _group_data(groups[gi])
-            elements.append({"data": data, "classes": " ".join(classes)})
-            titles.append(_title(groups[gi], data["label"], [
-                position_of(layout, v.id) for v in drawing.vertices if v.group == gi]))
-    return elements + ops + titles + _edges(drawing, rename)
+        parent = it.parent.key if it.parent is not None and it.parent.key != ROOT else None
+        if it.kind == "vertex":
+            el = _vertex_element(graph, groups, it, dup_nodes)
+        elif it.kind == "group":
+            data, classes = _group_data(groups[it.ref], it, it.box)
+            el = {"data": data, "classes": " ".join(classes + (["collapsed"] if it.box else []))}
+        else:
+            data, classes = _layer_data(it, layers, scene)
+            el = {"data": data, "classes": " ".join(classes)}
+        if parent:
+            el["data"]["parent"] = parent
+        if it.leaf:
+            x, y = layout.positions.get(it.key, (0.0, 0.0))
+            el["position"] = {"x": x, "y": y}
+            leaves.append(el)
+        else:
+            containers.append(el)
+            titles.append(_title(it, el, layout, parent))
+    return containers + leaves + titles + _edges(scene)
 
 
-#: a group title's distance above its box's top edge (pixels, to the label's centre line)
-TITLE_RISE = 10.0
+def _vertex_element(graph: Graph, groups, it, dup_nodes) -> dict:
+    v = it.ref
+    data = {"id": v.id, "node": v.node, "label": _op_label(graph, v.node)}
+    classes = _vertex_classes(graph, v.node, v.copy, v.node in dup_nodes)
+    g = groups[v.group] if v.group is not None else None
+    if g is not None:
+        data.update(gid=g["id"], kind=g["kind"])
+        if it.parent is not None and it.parent.kind == "group":
+            classes += [f"role-{g['role']}"] if g.get("role") else []
+        else:
+            classes += ["single", f"kind-{g['kind']}"] + _mark_classes(g)
+    return {"data": data, "classes": " ".join(classes)}
 
 
-def _title(g: dict, label: str, member_xy) -> dict:
-    """The title of an expanded group: a label-only node just above the group's box.
+#: a title's distance from the top of its container's rectangle (pixels, to its centre line)
+TITLE_DROP = {"group": 10.0, "layer": 12.0, "inputs": 12.0}
+
+
+def _title(it, el: dict, layout: SceneLayout, parent: str | None) -> dict:
+    """The title of an open container: a label-only node in the band above its box.
 
     A compound node's own label is drawn beneath the edges that cross it (cytoscape draws a
-    parent before its children and their edges); a separate node drawn on top keeps the id and
-    kind readable. It takes no pointer events (clicks reach the box beneath), carries no
-    ``gid`` (the selection highlight is for the box and its ops) and sits where cytoscape puts
-    the box: the members' bounding box plus the compound padding.
+    parent before its children and their edges); a separate node drawn on top keeps the name
+    readable. It takes no pointer events (clicks reach the box beneath) and carries no
+    ``gid`` (the selection highlight is for the box and its ops). A layer's title starts at
+    its box's left edge; a group's is centred.
     """
-    xs = [x for x, _ in member_xy]
-    top = min(y for _, y in member_xy) - DRAWN_OP[1] / 2 - GROUP_PADDING
-    return {"data": {"id": f"ttl-{g['id']}", "title_of": g["id"], "label": label},
-            "position": {"x": (min(xs) + max(xs)) / 2, "y": top - TITLE_RISE},
-            "classes": " ".join(["title", f"kind-{g['kind']}"] + (
-                [f"role-{g['role']}"] if g.get("role") else []))}
+    x0, y0, x1, _ = layout.rects.get(it.key, (0.0, 0.0, 0.0, 0.0))
+    data = {"id": f"ttl-{it.key}", "title_of": it.key, "label": el["data"]["label"]}
+    if parent:
+        data["parent"] = parent
+    kind = el["data"].get("kind")
+    left = it.kind != "group"
+    classes = ["title"] + ([f"kind-{kind}"] if kind else []) + (["left"] if left else [])
+    classes += [c for c in el["classes"].split() if c.startswith(("role-", "xla-"))]
+    x = x0 + 6.0 if left else (x0 + x1) / 2.0
+    return {"data": data, "position": {"x": x, "y": y0 + TITLE_DROP[it.kind]},
+            "classes": " ".join(classes)}
 
 
 def generation(groups: Sequence[dict], collapsed: Iterable[str], salt: str = "") -> str:
@@ -263,7 +298,7 @@ def generation(groups: Sequence[dict], collapsed: Iterable[str], salt: str = "")
     return hashlib.sha256(key.encode()).hexdigest()[:8] + ":"
 
 
-def layout_tag(layout: Layout) -> str:
+def layout_tag(layout: SceneLayout) -> str:
     """A short tag of a layout's positions (for :func:`generation`'s ``salt``)."""
     return hashlib.sha256(repr(sorted(layout.positions.items())).encode()).hexdigest()[:8]
 
@@ -283,42 +318,34 @@ def with_prefix(elements: list[dict], prefix: str) -> list[dict]:
     return out
 
 
-def _edges(drawing: Drawing, rename: dict) -> list[dict]:
-    """Edge elements; an edge's id names its ends and its value's producer vertex, so an id
-    is never reused for other ends when the drawing changes (cytoscape cannot move an edge)."""
+def _edges(scene: Scene) -> list[dict]:
+    """Edge elements, one per pair of visible leaves; an edge's id names its ends, so an id is
+    never reused for other ends when the drawing changes (cytoscape cannot move an edge)."""
     out = []
-    for e in drawing.edges:
-        s, t = rename.get(e.source, e.source), rename.get(e.target, e.target)
-        out.append({"data": {"id": f"{s}>{t}>{e.producer}", "source": s, "target": t,
-                             "value": e.value, "bytes": e.nbytes, "label": fmt_bytes(e.nbytes),
-                             "width": edge_width(e.nbytes)}})
+    for s, t, nbytes, values in scene.edges:
+        out.append({"data": {"id": f"{s}>{t}", "source": s, "target": t,
+                             "value": ", ".join(values), "bytes": nbytes,
+                             "label": fmt_bytes(nbytes), "width": edge_width(nbytes)}})
     return out
 
 
-def default_collapsed(graph: Graph, groups: Sequence[dict],
-                      threshold: int = COLLAPSE_ABOVE_OPS) -> list[str]:
-    """Groups to collapse when a graph is first shown: every multi-op group above ``threshold`` ops."""
-    n_ops = sum(1 for n in graph.nodes if n.op not in ("parameter", "constant"))
-    if n_ops <= threshold:
-        return []
-    return [g["id"] for g in groups if len(g["nodes"]) > 1]
+def stylesheet(selected_gid: str | None = None, found: str | None = None,
+               marked: Sequence[str] = ()) -> list[dict]:
+    """The cytoscape stylesheet; highlights group ``selected_gid``, vertex ``found`` and the
+    drawn ids in ``marked`` (see :func:`highlight_rules`).
 
-
-def stylesheet(selected_gid: str | None = None, found: str | None = None) -> list[dict]:
-    """The cytoscape stylesheet; highlights group ``selected_gid`` and vertex ``found``.
-
-    Both are ids made by the workbench (group ids, drawing ids), safe inside a selector.
+    All are ids made by the workbench (group ids, drawing ids), safe inside a selector.
     """
     rules = [
         {"selector": "node", "style": {
             "label": "data(label)", "text-wrap": "wrap", "text-valign": "center",
             "text-halign": "center", "font-size": 11, "font-family": "Inter, Helvetica, sans-serif",
-            "width": DRAWN_OP[0], "height": DRAWN_OP[1], "shape": "round-rectangle",
-            "text-max-width": DRAWN_OP[0] - 4, "background-color": "#ffffff",
+            "width": OP_SIZE[0], "height": OP_SIZE[1], "shape": "round-rectangle",
+            "text-max-width": OP_SIZE[0] - 4, "background-color": "#ffffff",
             "border-width": 1, "border-color": "#8a8f98", "color": "#1f2328",
-            "min-zoomed-font-size": 5}},
+            "min-zoomed-font-size": 5, "compound-sizing-wrt-labels": "exclude"}},
         {"selector": "node.source", "style": {
-            "shape": "ellipse", "width": DRAWN_SOURCE[0], "height": DRAWN_SOURCE[1],
+            "shape": "ellipse", "width": SOURCE_SIZE[0], "height": SOURCE_SIZE[1],
             "background-color": "#eef1f4", "font-size": 9, "color": "#57606a",
             "border-color": "#c5cad1"}},
         {"selector": "node.const", "style": {"border-style": "dotted"}},
@@ -328,19 +355,29 @@ def stylesheet(selected_gid: str | None = None, found: str | None = None) -> lis
         {"selector": "node.dup", "style": {"border-style": "dashed", "border-width": 2,
                                            "border-color": "#c0392b"}},
         {"selector": "node.graph-output", "style": {"border-width": 3, "border-color": "#1f2328"}},
+        {"selector": "node.layer", "style": {
+            "shape": "round-rectangle", "background-color": "#f3f4f6", "background-opacity": 0.6,
+            "border-width": 1, "border-style": "dashed", "border-color": "#8c959f",
+            "label": "", "padding": LAYER_PAD}},
+        {"selector": "node.layer.closed", "style": {
+            "label": "data(label)", "width": LAYER_BOX[0], "height": LAYER_BOX[1],
+            "background-color": "#e6e9ee", "background-opacity": 1, "border-style": "solid",
+            "border-width": 2, "font-size": 12, "font-weight": "bold",
+            "text-max-width": LAYER_BOX[0] - 8, "padding": 0}},
         {"selector": "node.group", "style": {
             "shape": "round-rectangle", "background-opacity": 0.12, "border-width": 2,
-            "label": "", "padding": GROUP_PADDING}},  # titled by a node of its own (_title)
+            "label": "", "padding": GROUP_PAD}},  # titled by a node of its own (_title)
         {"selector": "node.group.collapsed", "style": {
-            "label": "data(label)", "width": DRAWN_BOX[0], "height": DRAWN_BOX[1],
+            "label": "data(label)", "width": GROUP_BOX[0], "height": GROUP_BOX[1],
             "background-opacity": 0.85, "font-size": 12, "font-weight": "bold",
-            "text-valign": "center", "text-max-width": DRAWN_BOX[0] - 6}},
+            "text-valign": "center", "text-max-width": GROUP_BOX[0] - 6, "padding": 0}},
         {"selector": "node.title", "style": {
             "width": 1, "height": 1, "background-opacity": 0, "border-width": 0,
             "font-size": 14, "font-weight": "bold", "text-max-width": 600,
             "text-background-color": "#ffffff", "text-background-opacity": 0.9,
             "text-background-padding": 2, "min-zoomed-font-size": 4, "events": "no",
-            "z-compound-depth": "top", "z-index": 10}},
+            "z-compound-depth": "top", "z-index": 10, "color": "#57606a"}},
+        {"selector": "node.title.left", "style": {"text-halign": "right", "font-size": 13}},
         {"selector": "edge", "style": {
             "width": "data(width)", "curve-style": "bezier", "target-arrow-shape": "triangle",
             "arrow-scale": 0.8, "line-color": "#9aa3ad", "target-arrow-color": "#9aa3ad",
@@ -359,32 +396,61 @@ def stylesheet(selected_gid: str | None = None, found: str | None = None) -> lis
         rules.append({"selector": f"node.single.kind-{kind}",
                       "style": {"border-color": color, "border-width": 3}})
         rules.append({"selector": f"node.title.kind-{kind}", "style": {"color": color}})
+    for status, color in XLA_COLORS.items():
+        rules.append({"selector": f"node.group.xla-{status}",
+                      "style": {"background-color": color, "border-color": color,
+                                "color": color, "border-width": 3}})
+        rules.append({"selector": f"node.title.xla-{status}", "style": {"color": color}})
     rules += [
         {"selector": "node.group.collapsed", "style": {"color": "#ffffff"}},
         {"selector": "node.pinned", "style": {"border-style": "double", "border-width": 6}},
         {"selector": "node.rejected", "style": {"border-style": "dotted", "border-width": 3,
                                                 "border-color": "#57606a"}},
     ]
-    return rules + highlight_rules(selected_gid, found)
+    return rules + highlight_rules(selected_gid, found, marked)
 
 
-#: the highlight rules are the stylesheet's last two entries (patched in place by the app)
-HIGHLIGHT_SLOTS = 2
+#: colours of the XLA comparison: a fusion both plans have, only ours, only XLA's
+XLA_COLORS = {"both": "#1a7f37", "ours": "#bc4c00", "xla": "#8250df"}
+XLA_HELP = {"both": "the same fusion in both plans", "ours": "only in our plan",
+            "xla": "only in XLA's"}
 
 
-def highlight_rules(selected_gid: str | None, found: str | None) -> list[dict]:
-    """The two highlight rules: the selected group (a solid blue border on its box and ops),
-    the vertex found by search (an amber glow); neither looks like the red dashes of a
+#: the highlight rules are the stylesheet's last entries (patched in place by the app)
+HIGHLIGHT_SLOTS = 4
+#: colours of a replay step's marks: the decision's nodes, the groups before it, after it
+STEP_COLOR, BEFORE_COLOR, AFTER_COLOR = "#cf222e", "#9a6700", "#1a7f37"
+
+
+def _id_selector(ids_: Sequence[str]) -> str:
+    return ", ".join(f'node[vid = "{i}"]' for i in ids_) or "node.none"
+
+
+def highlight_rules(selected_gid: str | None, found: str | None,
+                    marked: Sequence = ()) -> list[dict]:
+    """The highlight rules: the selected group (a solid blue border on its box and ops), the
+    vertex found by search (an amber glow), and a replay step's marks: ``marked`` is
+    ``(step, before, after)``, three lists of drawn ids (``vid``) — the decision's own nodes
+    (filled light red, red border), and the groups it replaced or made (a thick green border);
+    an illegal edit's path is passed as ``step``. Neither looks like the red dashes of a
     duplicated producer.
 
-    ``found`` is an unprefixed drawing id (``v12``, ``grp-g3``: the elements' ``vid``). An
-    unused slot gets a selector that matches nothing, so the stylesheet keeps its length and
+    ``found`` is an unprefixed drawing id (``v12``, ``G:1f0c2a9e``: the elements' ``vid``).
+    An unused slot gets a selector that matches nothing, so the stylesheet keeps its length and
     the app can replace just these entries (``dash.Patch``).
     """
+    step, before, after = (list(marked) + [(), (), ()])[:3]
+    # marks change colours and borders, never a node's size much: a compound's box is sized
+    # from its children's bounds, and a glow there would push it over its neighbours
     return [
         {"selector": f'node[gid = "{selected_gid}"]' if selected_gid else "node.none",
          "style": {"border-width": 4, "border-color": SELECT_COLOR, "border-style": "solid"}},
         {"selector": f'node[vid = "{found}"]' if found else "node.none",
-         "style": {"underlay-color": FOUND_COLOR, "underlay-opacity": 0.45,
-                   "underlay-padding": 10}},
+         "style": {"underlay-color": FOUND_COLOR, "underlay-opacity": 0.55,
+                   "underlay-padding": 3}},
+        {"selector": _id_selector(list(before) + list(after)),
+         "style": {"border-width": 5, "border-color": AFTER_COLOR, "border-style": "solid"}},
+        {"selector": _id_selector(step),
+         "style": {"background-color": "#ffd8d3", "border-color": STEP_COLOR,
+                   "border-width": 3}},
     ]

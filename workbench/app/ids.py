@@ -5,8 +5,11 @@ SESSION = "session-key"          #: dcc.Store (session storage): the server-side
 VERSION = "state-version"        #: dcc.Store: bumped after every change to the session's state
 PROFILE_VERSION = "profile-version"  #: dcc.Store: bumped when a profile report arrives
 SELECTED = "selected-group"      #: dcc.Store: id of the selected group (or None)
-COLLAPSED = "collapsed-groups"   #: dcc.Store: ids of the groups drawn as one box
-FOUND = "found-vertex"           #: dcc.Store: drawing id of the vertex found by search
+VIEW_STATE = "view-state"        #: dcc.Store: open layers, collapsed groups (app/view.py)
+FOUND = "found-vertex"           #: dcc.Store: drawing id to centre the view on (search, replay)
+REPLAY_STEP = "replay-step"      #: dcc.Store: the replay step drawn (None: the plan)
+MARKS = "step-marks"             #: dcc.Store: drawing ids a replay step or a refusal marks
+FIRST_VISIT = "first-visit"      #: dcc.Store (local storage): the help was dismissed
 APP_MSG = "app-message"          #: a request the server could not handle, in one line
 
 # ----- header: load and choose ----------------------------------------------------------------
@@ -32,7 +35,14 @@ COLLAPSE_ALL = "collapse-all"
 EXPAND_ALL = "expand-all"
 TOGGLE_GROUP = "toggle-group"    #: collapse or expand the selected group
 RELAYOUT = "relayout-button"
+CLOSE_LAYER = "close-layer"      #: close the innermost open layer of the selection
+BREADCRUMB = "breadcrumb"        #: the layers of the selection, outermost first
+CRUMB_LAYER = "crumb-layer"      #: dcc.Store: the breadcrumb's last layer (what Close layer closes)
+CRUMB = "crumb"                  #: pattern-matching id type of a breadcrumb's buttons
+OVERVIEW = "overview"            #: the overview map (a canvas drawn by assets/workbench.js)
 HOVER_INFO = "hover-info"        #: one line about the node under the pointer
+HELP = "first-help"              #: the first-visit help box
+HELP_CLOSE = "first-help-close"
 LEGEND = "kind-legend"
 
 # ----- tabs -----------------------------------------------------------------------------------
@@ -41,7 +51,8 @@ TAB_PLAN, TAB_COST, TAB_EXPLAIN, TAB_PROFILE = "tab-plan", "tab-cost", "tab-expl
 
 # ----- plan panel -----------------------------------------------------------------------------
 PLAN_SUMMARY = "plan-summary"
-GROUP_TABLE = "group-table"      #: dash_table.DataTable, one row per group
+GROUP_TABLE = "group-table"      #: dash_ag_grid.AgGrid, one row per group
+GROUP_TOP = "group-top"          #: dropdown: how many groups the table lists (by time)
 SELECTION_INFO = "selection-info"
 ACCEPT_ALL = "accept-all"
 REJECT = "reject-group"
@@ -64,9 +75,12 @@ ROOFLINE = "roofline"
 
 # ----- explain panel --------------------------------------------------------------------------
 STEP_SLIDER = "step-slider"
-STEP_TEXT = "step-decision"      #: the decision at the slider's step and its reason
-DECISION_LOG = "decision-log"
-XLA_TOGGLE = "xla-toggle"
+STEP_TEXT = "step-decision"      #: the decision at the slider's step, its reason and numbers
+STEP_JUMPS = "step-jumps"        #: pattern-matching id type of the jump buttons
+REASON_FILTER = "reason-filter"  #: dropdown: decisions of one reason (jumps and the log)
+DECISION_LOG = "decision-log"    #: dash_ag_grid.AgGrid: the decisions around the step
+LOG_NOTE = "decision-log-note"   #: which decisions the log shows
+XLA_TOGGLE = "xla-toggle"        #: checklist: XLA's grouping; colour by agreement
 XLA_AGREEMENT = "xla-agreement"
 
 # ----- profile panel --------------------------------------------------------------------------
@@ -79,8 +93,10 @@ PROFILE_STATUS = "profile-status"
 PROFILE_MSG = "profile-message"  #: compile errors and mismatches
 PROFILE_SUMMARY = "profile-summary"
 PROFILE_TABLE = "profile-table"
+PROFILE_TOP = "profile-top"      #: dropdown: how many kernels the table and chart show
 PROFILE_BARS = "profile-bars"
 CORRECTNESS = "correctness"
+FOLD_BN = "fold-batch-norms"     #: header button: fold inference batch norms into the weights
 KERNEL_SOURCE = "kernel-source"
 DOWNLOAD_PLAN = "download-plan"
 DOWNLOAD_SOURCES = "download-sources"
@@ -117,3 +133,62 @@ DIFF_SUMMARY = "diff-summary"
 DIFF_TABLE = "diff-table"            #: table: one row per difference
 DIFF_MSG = "diff-message"
 TIME_MEMORY = "time-memory"          #: dcc.Graph: plans on time vs peak memory
+
+# ----- pages, tour, learn (issue 16: teaching) ------------------------------------------------
+URL = "url"                      #: dcc.Location: "/" the workbench, "/learn" the Learn page
+MAIN_VIEW = "main-view"          #: the workbench's own view (hidden on /learn)
+LEARN_VIEW = "learn-view"        #: the Learn page
+LEARN_LINK = "learn-link"        #: the header's link to /learn
+TOUR_OPEN = "tour-open"          #: header button: take the tour again
+TOUR = "tour"                    #: the tour's card
+TOUR_STEP = "tour-step"          #: dcc.Store: the tour's step (None: closed)
+TOUR_SEEN = "tour-seen"          #: dcc.Store (local storage): the tour was closed once
+TOUR_TITLE, TOUR_TEXT, TOUR_COUNT = "tour-title", "tour-text", "tour-count"
+TOUR_BACK, TOUR_NEXT, TOUR_CLOSE = "tour-back", "tour-next", "tour-close"
+TOUR_TARGET = "tour-target"      #: dcc.Store: the element id the tour points at
+LEARN_NAV = "learn-nav"          #: the list of lessons, exercises, questions
+LEARN_ITEM = "learn-item"        #: dcc.Store: {"kind": lesson|exercise|question|term, "id"}
+LEARN_SECTIONS = {k: f"learn-{k}" for k in ("home", "lesson", "exercise", "question", "term")}
+# lesson
+LESSON_TITLE = "lesson-title"
+LESSON_TEXT = "lesson-text"
+LESSON_STAGE = "lesson-stage"    #: dcc.Slider over the lesson's stages
+LESSON_PREV, LESSON_NEXT = "lesson-prev", "lesson-next"
+LESSON_STAGE_TEXT = "lesson-stage-text"
+LESSON_CYTO = "lesson-graph"     #: the lesson's canvas
+LESSON_STAGE_TABLE = "lesson-stage-table"   #: this stage against unfused
+LESSON_KERNELS = "lesson-kernels"           #: this stage's kernels
+LESSON_MEASURED = "lesson-measured"         #: predicted against measured
+LESSON_CLAIMS = "lesson-claims"
+LESSON_MEASURE_POLL = "lesson-measure-poll"  #: dcc.Interval: follows the measurement job
+LESSON_MEASURE_AGAIN = "lesson-measure-again"
+LESSON_MEASURE_STATUS = "lesson-measure-status"
+LESSON_MEASURE_PROGRESS = "lesson-measure-progress"
+LESSON_MEASURE_MSG = "lesson-measure-message"
+LESSON_MEASURED_VERSION = "lesson-measured-version"  #: dcc.Store: bumped when figures arrive
+LESSON_OPEN_MAIN = "lesson-open-main"       #: open the lesson's graph in the workbench
+LESSON_QUESTIONS = "lesson-questions"
+# exercise
+EX_TITLE = "exercise-title"
+EX_PROMPT = "exercise-prompt"
+EX_CYTO = "exercise-graph"
+EX_GROUP = "exercise-group"      #: put the selected nodes in one group (a Merge edit)
+EX_UNGROUP = "exercise-ungroup"  #: split the selected node's group
+EX_RESET = "exercise-reset"
+EX_CHECK = "exercise-check"
+EX_SHOW = "exercise-show"        #: radio: your answer, the planner's plan, XLA's fusions
+EX_MSG = "exercise-message"      #: the legality checker's reason for a refused group
+EX_STATE = "exercise-state"      #: your groups, as a line
+EX_SCORE = "exercise-score"
+EX_DIFFS = "exercise-differences"
+EX_VERSION = "exercise-version"  #: dcc.Store: bumped after every change of an answer
+EX_PROGRESS = "exercise-progress"
+# what-if
+Q_TITLE = "question-title"
+Q_TEXT = "question-text"
+Q_DEVICE = "question-device"
+Q_KNOB = "question-knob"         #: slider: log10 of the knob's value
+Q_CHART = "question-chart"
+Q_ANSWER = "question-answer"
+# glossary
+GLOSSARY = "glossary"

@@ -102,11 +102,16 @@ class _Worker:
             return 0
 
     def kill(self) -> None:
+        """End the process and close the pipe; safe to call from two threads at once (the
+        pool's thread and :meth:`WorkerPool.close`: the second close of the pipe is a no-op)."""
         try:
             self.proc.kill()
             self.proc.join(5)
         finally:
-            self.conn.close()
+            try:
+                self.conn.close()
+            except OSError:      # closed by the other thread between its check and ours
+                pass
 
 
 class WorkerPool:

@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+import dash_ag_grid as dag
 import dash_cytoscape as cyto
-from dash import dash_table, dcc, html
+from dash import dcc, html
 
 from workbench.app import ids
 from workbench.app.controller import DEFAULT_DEVICE, DEFAULT_POLICY, device_choices
-from workbench.app.graph_figure import KIND_COLORS, KIND_HELP, ROLE_HELP, stylesheet
+from workbench.app.glossary_links import kind_link, term_link
+from workbench.app.graph_figure import (KIND_COLORS, KIND_HELP, KIND_LABELS, ROLE_HELP,
+                                        XLA_COLORS, XLA_HELP, stylesheet)
 from workbench.app.layout_whatif import diff_tab, whatif_tab
-from workbench.app.tables import LOG_STYLES
+from workbench.app.tables import TOP_CHOICES
+from workbench.teaching.glossary import BOUND_TERMS, KIND_TERMS, TERMS
 
 #: code generator backends offered (docs/architecture.md: compile_plan's backends)
 BACKENDS = ("auto", "cpu", "cuda")
+#: the plan table's header tooltips: the glossary's words for kinds and bounds
+KIND_TOOLTIPS = {
+    "kind": "The fusion kind: " + "; ".join(f"{k}: {TERMS[t].short}"
+                                            for k, t in KIND_TERMS.items()),
+    "bound": "What bounds the kernel's predicted time: " + "; ".join(
+        f"{b}: {TERMS[t].short}" for b, t in BOUND_TERMS.items()),
+}
 #: the upload size cap (bytes); the importers' own cap is larger (64 MiB)
 UPLOAD_MAX_BYTES = 16 << 20
 
@@ -26,11 +37,16 @@ def header(choices: list[dict], initial_choice: str | None, policies: tuple) -> 
     """Title, graph chooser, upload, planner policy and device profile, re-plan."""
     return html.Div(className="header", children=[
         html.Div([html.Span("Fusion Workbench", className="brand"),
-                  html.Span(id=ids.GRAPH_TITLE, className="graph-title")], className="brand-row"),
+                  html.Span(id=ids.GRAPH_TITLE, className="graph-title"),
+                  dcc.Link("Learn", href="/learn", id=ids.LEARN_LINK, className="nav-link",
+                           title="Lessons, exercises, what-if questions and the glossary"),
+                  html.Button("Tour", id=ids.TOUR_OPEN, n_clicks=0, className="btn",
+                              title="A short tour of the panels")],
+                 className="brand-row"),
         html.Div(className="controls", children=[
             dcc.Dropdown(id=ids.GRAPH_CHOICE, options=choices, value=initial_choice,
                          clearable=False, placeholder="Choose a graph…",
-                         className="graph-choice"),
+                         className="graph-choice", optionHeight=30),
             dcc.Upload(id=ids.UPLOAD, multiple=False,
                        className="upload", children=html.Div(
                            ["Drop or ", html.A("upload"), " a .json / .hlo graph or a saved plan"],
@@ -44,6 +60,9 @@ def header(choices: list[dict], initial_choice: str | None, policies: tuple) -> 
                          clearable=False, className="small-dd"),
             _button(ids.REPLAN, "Re-plan", "Run the planner again, keeping forbidden pairs "
                     "and pinned groups"),
+            _button(ids.FOLD_BN, "Fold batch norms", "Fold each inference batch norm after a "
+                    "convolution or matmul into its weights (opens the folded graph; the "
+                    "command line's workbench plan --fold-bn)"),
         ]),
         html.Div([html.Div(id=ids.APP_MSG, className="msg error", role="alert"),
                   html.Div(id=ids.LOAD_MSG, className="msg error", role="alert"),
@@ -54,51 +73,124 @@ def header(choices: list[dict], initial_choice: str | None, policies: tuple) -> 
 
 def legend() -> html.Div:
     """The fusion-kind colours and the marks used on the graph."""
-    items = [html.Span([html.Span(className="swatch", style={"background": c}), k],
-                       title=KIND_HELP[k], className="legend-item")
+    items = [html.Span([html.Span(className="swatch", style={"background": c}),
+                        kind_link(k, KIND_LABELS[k])], title=KIND_HELP[k],
+                       className="legend-item")
              for k, c in KIND_COLORS.items()]
-    items += [html.Span([html.Span(className="swatch dup"), "duplicated"],
+    items += [html.Span([html.Span(className="swatch dup"), term_link("duplicated",
+                                                                     "duplication")],
                         title="recomputed in every group that lists it",
                         className="legend-item"),
               html.Span([html.Span(className="swatch out"), "graph output"],
+                        className="legend-item"),
+              html.Span([html.Span(className="swatch layer"), "layer (click a closed one)"],
+                        title="a layer of the model's name stack (HLO metadata op_name)",
                         className="legend-item")]
     items += [html.Span([html.Span(className=f"swatch role-{role}"), role], title=text,
                         className="legend-item") for role, text in ROLE_HELP.items()]
+    items += [html.Span([html.Span(className="swatch", style={"background": c}),
+                         f"XLA: {XLA_HELP[s]}"], className="legend-item xla-legend",
+                        title="shown when fusions are coloured by agreement with XLA")
+              for s, c in XLA_COLORS.items()]
     return html.Div(items, id=ids.LEGEND, className="legend")
 
 
+def first_help() -> html.Div:
+    """What a first-time visitor needs to know, shown until dismissed (remembered by the
+    browser)."""
+    return html.Div(id=ids.HELP, className="first-help", style={"display": "none"}, children=[
+        html.B("Welcome. "),
+        "The canvas shows the model's layers (from the name stack JAX writes) and, inside "
+        "them, the planner's fusion groups: each box is one kernel. Click a closed layer to "
+        "open it; Find searches ids, ops and scopes and opens what it finds; Fit shows "
+        "everything, and the map at the bottom right shows where you are. Select nodes "
+        "(shift-click for several) and use the Plan tab to merge, split or move them; the "
+        "Explain tab replays the planner's decisions one by one; Compile & profile runs the "
+        "kernels on this machine.",
+        html.Button("Got it", id=ids.HELP_CLOSE, n_clicks=0, className="btn")])
+
+
 def graph_panel() -> html.Div:
-    """The canvas with its toolbar, banner, legend and hover line."""
+    """The canvas with its toolbar, breadcrumb, banner, overview map, legend and hover line."""
     toolbar = html.Div(className="toolbar", children=[
-        dcc.Input(id=ids.SEARCH, type="search", debounce=True, placeholder="Find node by name",
-                  className="search"),
-        _button(ids.FIT, "Fit", "Zoom to fit the whole graph"),
-        _button(ids.COLLAPSE_ALL, "Collapse all", "Draw every group as one box"),
-        _button(ids.EXPAND_ALL, "Expand all", "Draw every op"),
-        _button(ids.TOGGLE_GROUP, "Collapse/expand selected", "Collapse or expand the selected "
+        dcc.Input(id=ids.SEARCH, type="search", debounce=True,
+                  placeholder="Find: id, op or scope", className="search"),
+        _button(ids.FIT, "Fit", "Zoom to fit the whole drawing"),
+        _button(ids.COLLAPSE_ALL, "Collapse all", "Close every layer, collapse every group"),
+        _button(ids.EXPAND_ALL, "Expand all", "Open every layer, expand every group"),
+        _button(ids.TOGGLE_GROUP, "Collapse/expand group", "Collapse or expand the selected "
                 "group"),
-        _button(ids.RELAYOUT, "Re-layout", "Lay the graph out again for the current groups"),
+        _button(ids.CLOSE_LAYER, "Close layer", "Close the breadcrumb's last layer (click an "
+                "open layer's background, or an op in it)"),
+        _button(ids.RELAYOUT, "Re-layout", "Lay the graph out afresh (edits keep every other "
+                "node in place until then)"),
         html.Span(id=ids.SEARCH_MSG, className="msg"),
     ])
     canvas = cyto.Cytoscape(
         id=ids.CYTO, elements=[], stylesheet=stylesheet(), layout={"name": "preset", "fit": True},
         minZoom=0.05, maxZoom=3.0, boxSelectionEnabled=True, responsive=True,
         style={"width": "100%", "height": "100%"})
+    overview = html.Canvas(id=ids.OVERVIEW, className="overview", width=200, height=150,
+                           title="Overview: the whole drawing; the box is what the canvas "
+                                 "shows. Click or drag to move there.")
     return html.Div(className="graph-panel", children=[
-        toolbar, html.Div(id=ids.BANNER, className="banner"),
-        html.Div(canvas, className="canvas"), legend(),
+        toolbar, html.Div(id=ids.BREADCRUMB, className="breadcrumb"),
+        html.Div(id=ids.BANNER, className="banner"),
+        html.Div([canvas, overview], className="canvas"), legend(),
         html.Div(id=ids.HOVER_INFO, className="hover-info")])
 
 
-def _table(id_, columns, **kw) -> dash_table.DataTable:
-    return dash_table.DataTable(
-        id=id_, columns=[{"name": n, "id": i} for i, n in columns], data=[],
-        style_table={"overflowY": "auto", "maxHeight": kw.pop("height", "320px")},
-        style_cell={"fontFamily": "Inter, Helvetica, sans-serif", "fontSize": 12,
-                    "padding": "3px 6px", "textAlign": "left", "maxWidth": 340,
-                    "overflow": "hidden", "textOverflow": "ellipsis"},
-        style_header={"fontWeight": "600", "backgroundColor": "#f3f4f6"},
-        page_action="native", page_size=kw.pop("page_size", 40), **kw)
+def grid(id_, columns, height="320px", row_ids: bool = True, **kw) -> dag.AgGrid:
+    """An AG Grid: sortable, resizable columns (``(field, header, extra column options)``;
+    a column with ``sort_by`` sorts by that numeric field and shows this one). Every row has
+    an ``id`` (the grid's row id) unless ``row_ids`` is false."""
+    defs = []
+    for field_, name, *extra in columns:
+        opts = dict(extra[0]) if extra else {}
+        by = opts.pop("sort_by", None)
+        col = {"field": by or field_, "headerName": name, **opts}
+        if by:  # numbers sort, their text shows
+            col["valueFormatter"] = {"function": f"params.data ? params.data.{field_} : ''"}
+            col["type"] = "numericColumn"
+        defs.append(col)
+    return dag.AgGrid(
+        id=id_, columnDefs=defs, rowData=[], columnSize="autoSize",
+        defaultColDef={"sortable": True, "resizable": True, "minWidth": 60,
+                       "cellStyle": {"fontSize": "12px"}},
+        **({"getRowId": "params.data.id"} if row_ids else {}),
+        dashGridOptions={"rowHeight": 26, "headerHeight": 28, "animateRows": False,
+                         "tooltipShowDelay": 300, **kw.pop("options", {})},
+        className="ag-theme-alpine grid", style={"height": height, "width": "100%"}, **kw)
+
+
+def _table(id_, columns, height="320px", style_data_conditional=(),
+           style_cell_conditional=(), **kw) -> dag.AgGrid:
+    """A table of ``(field, header)`` columns as an AG Grid (:func:`grid`), for the panels that
+    name their columns so (the What-if and Diff tabs); a DataTable-style conditional style of
+    one column (``{"if": {"column_id": c}, ...}``) becomes that column's cell style, and
+    ``whiteSpace: normal`` wraps its text."""
+    styles: dict = {}
+    for rule in list(style_data_conditional) + list(style_cell_conditional):
+        col = (rule.get("if") or {}).get("column_id")
+        if col:
+            styles.setdefault(col, {}).update({k: v for k, v in rule.items() if k != "if"})
+    cols = []
+    for field_, name in columns:
+        extra = {}
+        style = styles.get(field_, {})
+        if style.get("whiteSpace") == "normal":
+            extra.update(wrapText=True, autoHeight=True, flex=2)
+        css = {k: v for k, v in style.items() if k in ("backgroundColor", "fontWeight", "color")}
+        if css:
+            extra["cellStyle"] = css
+        cols.append((field_, name, extra))
+    return grid(id_, cols, height=height, row_ids=False, **kw)
+
+
+def top_choice(id_) -> dcc.Dropdown:
+    """A table's *show* list: all rows, or the top N by time."""
+    return dcc.Dropdown(id=id_, options=[{"label": label, "value": n} for label, n in TOP_CHOICES],
+                        value=0, clearable=False, className="small-dd")
 
 
 def plan_tab() -> html.Div:
@@ -109,7 +201,7 @@ def plan_tab() -> html.Div:
         _button(ids.SPLIT, "Split", "Split the selected group: its ops become one-op kernels"),
         _button(ids.MOVE, "Move to", "Move the selected node into the chosen group"),
         dcc.Dropdown(id=ids.MOVE_TARGET, placeholder="group", clearable=True,
-                     className="small-dd"),
+                     className="move-dd"),
         _button(ids.FORBID, "Forbid", "Forbid the two selected nodes ever sharing a group"),
         _button(ids.PIN, "Pin", "Keep the selected group as it is when re-planning"),
         _button(ids.REJECT, "Reject", "Reject the selected group: its ops run alone"),
@@ -125,10 +217,20 @@ def plan_tab() -> html.Div:
         html.Div(id=ids.SELECTION_INFO, className="selection"),
         edits, history,
         html.Div(id=ids.EDIT_MSG, className="msg error", role="alert"),
-        _table(ids.GROUP_TABLE, [("id", "group"), ("kind", "kind"), ("state", "state"),
-                                 ("n_ops", "ops"), ("predicted", "predicted"),
-                                 ("bound", "bound"), ("saving", "saving"), ("ops", "members")],
-               row_selectable="single", height="420px", sort_action="native"),
+        html.Div([html.Span("Groups:", className="bar-label wide"), top_choice(ids.GROUP_TOP),
+                  html.Span("click a column to sort; top N: the slowest by predicted time",
+                            className="hint")], className="edit-bar"),
+        grid(ids.GROUP_TABLE, [
+            ("id", "group", {"comparator": {"function": "groupOrder"}, "width": 80}),
+            ("kind", "kind", {"headerTooltip": KIND_TOOLTIPS["kind"]}),
+            ("state", "state", {"width": 90}),
+            ("n_ops", "ops", {"type": "numericColumn", "width": 70}),
+            ("predicted", "predicted", {"sort_by": "predicted_s"}),
+            ("bound", "bound", {"width": 90, "headerTooltip": KIND_TOOLTIPS["bound"]}),
+            ("saving", "saving", {"sort_by": "saving_s"}),
+            ("ops", "members", {"tooltipField": "ops"})],
+            height="420px", options={"rowSelection": {"mode": "singleRow", "checkboxes": False,
+                                                      "enableClickSelection": True}}),
     ])
 
 
@@ -139,28 +241,52 @@ def cost_tab() -> html.Div:
             html.Div(id=ids.COST_GROUP, className="cost-card"),
             html.Div(id=ids.COST_TOTAL, className="cost-card")]),
         dcc.Graph(id=ids.COST_BARS, config={"displaylogo": False}, className="chart"),
-        dcc.Graph(id=ids.ROOFLINE, config={"displaylogo": False}, className="chart"),
+        html.Div(["Reading it: ", term_link("roofline", "roofline"), ", ",
+                  term_link("arithmetic intensity", "arithmetic-intensity"), ", ",
+                  term_link("memory-bound", "memory-bound"), " and ",
+                  term_link("compute-bound", "compute-bound"), "."], className="hint"),
+        dcc.Graph(id=ids.ROOFLINE, config={"displaylogo": False}, className="chart tall"),
     ])
+
+
+def _jump(label, direction, taken, title):
+    return html.Button(label, id={"type": ids.STEP_JUMPS, "dir": direction, "taken": taken},
+                       n_clicks=0, className="btn", title=title)
 
 
 def explain_tab() -> html.Div:
     """The planner's decision log and the step-through slider; XLA's grouping for comparison."""
+    jumps = html.Div(className="edit-bar", children=[
+        _jump("◀ taken", "prev", "yes", "The previous decision that fused"),
+        _jump("taken ▶", "next", "yes", "The next decision that fused"),
+        _jump("◀ refused", "prev", "no", "The previous decision that was refused"),
+        _jump("refused ▶", "next", "no", "The next decision that was refused"),
+        _jump("◀ any", "prev", "any", "The previous decision"),
+        _jump("any ▶", "next", "any", "The next decision"),
+        dcc.Dropdown(id=ids.REASON_FILTER, placeholder="any reason", clearable=True,
+                     className="reason-dd"),
+    ])
     return html.Div(className="tab-body", children=[
-        html.Div("Step through the planner, from every op alone to its final plan:",
-                 className="hint"),
+        html.Div(["Step through the planner, from every op alone to its final plan (each step "
+                  "is a ", term_link("decision record", "decision"), "; the canvas follows "
+                  "each step):"], className="hint"),
         dcc.Slider(id=ids.STEP_SLIDER, min=0, max=0, step=1, value=0, marks=None,
                    tooltip={"placement": "bottom", "always_visible": False},
                    updatemode="mouseup"),
+        jumps,
         html.Div(id=ids.STEP_TEXT, className="step-text"),
         dcc.Checklist(id=ids.XLA_TOGGLE, options=[], value=[], className="xla-toggle"),
         html.Div(id=ids.XLA_AGREEMENT, className="summary"),
-        _table(ids.DECISION_LOG, [("step", "step"), ("action", "action"), ("fused", "taken"),
-                                  ("reason", "reason"), ("message", "why"),
-                                  ("nodes", "nodes")],
-               height="420px", page_size=25, style_data_conditional=LOG_STYLES,
-               style_cell_conditional=[
-                   {"if": {"column_id": "message"}, "whiteSpace": "normal",
-                    "minWidth": 260, "height": "auto"}]),
+        html.Div(id=ids.LOG_NOTE, className="hint"),
+        grid(ids.DECISION_LOG, [
+            ("step", "step", {"type": "numericColumn", "width": 80}),
+            ("action", "action", {"width": 90}), ("fused", "taken", {"width": 70}),
+            ("reason", "reason", {"width": 130}),
+            ("message", "why", {"tooltipField": "message", "flex": 3}),
+            ("nodes", "nodes", {"tooltipField": "nodes"})],
+            height="420px", options={"rowClassRules": {
+                "log-current": "params.data && params.data.current",
+                "log-refused": "params.data && params.data.fused === 'no'"}}),
     ])
 
 
@@ -180,15 +306,27 @@ def profile_tab() -> html.Div:
             html.Span(id=ids.PROFILE_STATUS, className="status")]),
         html.Div(id=ids.PROFILE_MSG, className="msg error", role="alert"),
         html.Div(id=ids.PROFILE_SUMMARY, className="summary"),
+        html.Div([html.Span("Kernels:", className="bar-label wide"), top_choice(ids.PROFILE_TOP),
+                  html.Span("top N: the slowest measured; the chart adds the rest as one bar",
+                            className="hint")], className="edit-bar"),
         dcc.Graph(id=ids.PROFILE_BARS, config={"displaylogo": False}, className="chart"),
-        _table(ids.PROFILE_TABLE, [("group", "kernel"), ("kind", "kind"),
-                                   ("measured", "measured"), ("predicted", "predicted"),
-                                   ("ratio", "measured/predicted"), ("gbps", "GB/s"),
-                                   ("note", "note")], height="260px"),
+        grid(ids.PROFILE_TABLE, [
+            ("group", "kernel", {"comparator": {"function": "groupOrder"}, "width": 80}),
+            ("kind", "kind"), ("measured", "measured", {"sort_by": "measured_s"}),
+            ("predicted", "predicted", {"sort_by": "predicted_s"}),
+            ("ratio", "measured / predicted", {"sort_by": "ratio_x"}),
+            ("dominant", "dominant term"),
+            ("gbps", "GB/s", {"sort_by": "gbps_x"}),
+            ("note", "note", {"tooltipField": "note", "flex": 2})], height="300px",
+             # a kernel outside [0.5, 2] x its prediction is flagged (issue 11)
+             getRowStyle={"styleConditions": [{"condition": "params.data.missed",
+                                               "style": {"backgroundColor": "#fde8e8"}}]}),
         html.H4("Correctness against the reference interpreter"),
-        _table(ids.CORRECTNESS, [("output", "output"), ("max_abs_error", "max abs error"),
-                                 ("max_rel_error", "max rel error"), ("ok", "ok")],
-               height="160px"),
+        grid(ids.CORRECTNESS, [("output", "output", {"flex": 2}),
+                               ("max_abs_error", "max abs error"),
+                               ("max_rel_error", "max rel error"),
+                               ("nonfinite", "NaN / inf"), ("ok", "ok")],
+             height="160px"),
         html.H4("Generated source of the selected group's kernel"),
         html.Pre(id=ids.KERNEL_SOURCE, className="source"),
         html.Div(className="downloads", children=[
@@ -205,8 +343,10 @@ def page(choices: list[dict], initial_choice: str | None, policies: tuple) -> ht
     stores = [dcc.Store(id=ids.SESSION, storage_type="session"),
               dcc.Store(id=ids.UPLOAD_LIMIT, data=UPLOAD_MAX_BYTES), dcc.Store(id=ids.UPLOAD_CHECKED),
               dcc.Store(id=ids.VERSION), dcc.Store(id=ids.PROFILE_VERSION),
-              dcc.Store(id=ids.SELECTED), dcc.Store(id=ids.COLLAPSED, data=None),
-              dcc.Store(id=ids.FOUND)]
+              dcc.Store(id=ids.SELECTED), dcc.Store(id=ids.VIEW_STATE, data=None),
+              dcc.Store(id=ids.FOUND), dcc.Store(id=ids.REPLAY_STEP, data=None),
+              dcc.Store(id=ids.MARKS), dcc.Store(id=ids.FIRST_VISIT, storage_type="local"),
+              dcc.Store(id=ids.CRUMB_LAYER)]
     tabs = dcc.Tabs(id=ids.TABS, value=ids.TAB_PLAN, className="tabs", children=[
         dcc.Tab(plan_tab(), label="Plan", value=ids.TAB_PLAN),
         dcc.Tab(cost_tab(), label="Cost", value=ids.TAB_COST),
@@ -215,6 +355,6 @@ def page(choices: list[dict], initial_choice: str | None, policies: tuple) -> ht
         dcc.Tab(whatif_tab(_button, _table), label="What-if", value=ids.TAB_WHATIF),
         dcc.Tab(diff_tab(_button, _table), label="Diff", value=ids.TAB_DIFF)])
     return html.Div(className="app", children=stores + [
-        header(choices, initial_choice, policies),
+        header(choices, initial_choice, policies), first_help(),
         html.Div(className="main", children=[graph_panel(),
                                              html.Div(tabs, className="side-panel")])])

@@ -116,28 +116,69 @@ def kernel_rows(report: dict, plan) -> list[dict]:
     rows = []
     for k in report.get("kernels", ()):
         measured, predicted = _num(k.get("median_s")), _num(k.get("predicted_s"))
-        ratio = measured / predicted if measured and predicted else None
+        check = k.get("prediction") or {}
+        ratio = _num(check.get("ratio"))
+        if ratio is None:
+            ratio = measured / predicted if measured and predicted else None
         note = "numpy fallback" if k.get("fallback") else ("cached" if k.get("cached") else "")
         if noisy(k):
             note = " · ".join(x for x in (f"noisy: spread {fmt_seconds(k['spread_s'])}, "
                                           f"min {fmt_seconds(k['min_s'])}", note) if x)
-        rows.append({"group": k.get("group_id"), "kind": k.get("kind", "?"),
+        if check.get("missed"):
+            note = " · ".join(x for x in (f"MISS: {check.get('text')}", note) if x)
+        rows.append({"id": k.get("group_id"), "group": k.get("group_id"),
+                     "kind": k.get("kind", "?"),
                      "measured_s": measured, "predicted_s": predicted,
                      "spread_s": _num(k.get("spread_s")), "noisy": noisy(k),
                      "measured": fmt_seconds(measured), "predicted": fmt_seconds(predicted),
-                     "ratio": f"{ratio:.2f}" if ratio else "-",
+                     "ratio": f"{ratio:.2f}" if ratio else "-", "ratio_x": ratio,
+                     "missed": bool(check.get("missed")),
+                     "dominant": k.get("dominant") or "-",
                      "gbps": f"{k['gbps']:.2f}" if _num(k.get("gbps")) else "-",
+                     "gbps_x": _num(k.get("gbps")),
                      "note": note})
     return rows
 
 
+def accuracy_text(report: dict) -> str:
+    """How many of the fused plan's kernels ran within [0.5, 2] x their prediction, and which
+    missed (``""`` without predictions)."""
+    checks = [(k.get("group_id"), k["prediction"]) for k in report.get("kernels", ())
+              if k.get("prediction")]
+    if not checks:
+        return ""
+    missed = [g for g, c in checks if c.get("missed")]
+    text = (f"predictions: {len(checks) - len(missed)} of {plural(len(checks), 'kernel')} "
+            "within [0.5, 2] x their prediction")
+    if missed:
+        text += f"; missed (flagged in the table, with the term that was wrong): " \
+                f"{', '.join(missed)}"
+    return text
+
+
 def correctness_rows(report: dict) -> list[dict]:
     """Rows of the correctness table: each output's largest errors against the reference."""
-    return [{"output": f"out{o.get('index')} {o.get('node')}",
+    return [{"id": f"out{o.get('index')}", "output": f"out{o.get('index')} {o.get('node')}",
              "max_abs_error": f"{_num(o.get('max_abs_error')) or 0:.3g}",
              "max_rel_error": f"{_num(o.get('max_rel_error')) or 0:.3g}",
+             "nonfinite": nonfinite_text(o),
              "ok": "yes" if o.get("ok") else f"NO ({o.get('mismatches')} elements)"}
             for o in report.get("outputs", ())]
+
+
+def nonfinite_text(output: dict) -> str:
+    """An output's non-finite mismatches in the report's words (NaN, inf, a finite value where
+    the reference has neither, and the first position), ``"none"`` when there are none."""
+    from workbench.codegen.check import OutputCheck
+
+    fields = ("nan_count", "inf_count", "finite_count")
+    if not any(output.get(k) for k in fields):
+        return "none"
+    first = output.get("first_nonfinite")
+    check = OutputCheck(0, "", "", (), 0.0, 0.0, 0.0, 0.0, 0, False,
+                        **{k: int(output.get(k) or 0) for k in fields},
+                        first_nonfinite=tuple(first) if first is not None else None)
+    return check.nonfinite_text()
 
 
 def backend_text(report: dict, requested: str = "auto") -> str:
@@ -170,6 +211,9 @@ def summary_text(report: dict, requested: str = "auto") -> str:
     if what:
         text += (f" · noisy: {' and '.join(what)} vary widely from run to run (spread above "
                  "the fastest run), as on a busy machine; profile again to compare")
+    accuracy = accuracy_text(report)
+    if accuracy:
+        text += " · " + accuracy
     notes = report.get("notes") or ()
     if notes:
         text += " · " + " ".join(str(n) for n in notes)
@@ -182,7 +226,9 @@ def mismatch_text(report: dict) -> str:
     bad = [o for o in report.get("outputs", ()) if not o.get("ok")]
     if bad and not errors:
         errors = [f"output {o.get('node')} differs from the reference (max abs error "
-                  f"{o.get('max_abs_error')})" for o in bad]
+                  f"{o.get('max_abs_error')}"
+                  + (f"; {nonfinite_text(o)}" if nonfinite_text(o) != "none" else "") + ")"
+                  for o in bad]
     return "; ".join(errors)
 
 
@@ -208,9 +254,10 @@ def trace_file(record: dict) -> str:
 
 def download(what: str, record: dict) -> tuple[str, str]:
     """(file name suffix, text) of a download from a stored report: ``sources`` (every kernel's
-    source), ``trace`` (Perfetto JSON) or ``report`` (the report JSON)."""
+    source), ``trace`` (Perfetto JSON) or ``report`` (the report JSON). The kernel sources are
+    a ``.txt`` file: browsers flag a downloaded ``.py`` as dangerous (it could be run)."""
     if what == "sources":
-        return "kernels.py", sources_file(record)
+        return "kernels.py.txt", sources_file(record)
     if what == "trace":
         return "trace.json", trace_file(record)
     return "report.json", json.dumps(record["report"], indent=1)

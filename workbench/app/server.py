@@ -15,12 +15,12 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.app.drawing import build_drawing, collapse
-from workbench.app.graph_layout import (LruCache, boxes_tell_the_truth, compute_layout,
-                                        grouping_key)
+from workbench.app.cache import LruCache, grouping_key
+from workbench.app.drawing import build_drawing
+from workbench.app.hierarchy import layers_of, place
 from workbench.app.jobs import WorkerPool
 from workbench.app.state import (MAX_SESSIONS, SESSION_BUDGET_BYTES, SessionStore, Workspace,
-                                 graph_bytes, graph_key, plan_bytes)
+                                 graph_key, plan_bytes)
 from workbench.errors import InputError
 from workbench.importers import load_graph
 from workbench.ir.graph import Graph
@@ -60,8 +60,9 @@ class AppConfig:
     session_budget_bytes, max_sessions : int
         Bounds of the session store (:class:`~workbench.app.state.SessionStore`).
     profile_workers, max_jobs, jobs_per_session : int
-        Compile & profile worker processes (jobs running at once), jobs queued or running in
-        all, and per session.
+        Compile & profile worker processes (jobs running at once; they also measure the
+        Learn page's lessons), jobs queued or running in all, and per session (a lesson's
+        measurement is owned by its lesson, so one runs per lesson whoever asked).
     job_timeout_s : float
         A compile & profile job running longer than this is stopped (seconds).
     job_memory_bytes : int
@@ -75,6 +76,8 @@ class AppConfig:
     input_limits : Limits or None
         The limits uploads and chosen files are read under
         (:mod:`workbench.importers.limits`; None: the defaults).
+    tour : bool
+        Open the tour of the main view on a browser's first visit.
     """
 
     initial: str | None = None
@@ -94,6 +97,7 @@ class AppConfig:
     load_address_space: int = 4 << 30
     profile_options: dict = field(default_factory=dict)
     input_limits: object = None
+    tour: bool = True
 
 
 #: a chooser key: ``sample:NAME`` or ``file:N`` (ASCII digits only)
@@ -101,6 +105,13 @@ _FILE_CHOICE = re.compile(r"file:([0-9]{1,6})")
 #: bounds of the caches shared between sessions (graph nodes, plan estimates in bytes)
 MAX_CACHED_NODES = 400_000
 MAX_CACHED_PLAN_BYTES = 256 << 20
+
+
+def layout_weight(value) -> int:
+    """A remembered layout's weight for the layouts cache: the items it places (a value is a
+    layout, a (graph key, record key, layout) entry, or an epoch number)."""
+    layout = value[-1] if isinstance(value, tuple) else value
+    return len(getattr(layout, "rects", ()) or ()) + len(getattr(layout, "positions", ()) or ())
 
 
 def graph_files_in(directory) -> list[str]:
@@ -114,6 +125,11 @@ def files_near(path: str) -> list[str]:
     return [str(path)] + [f for f in graph_files_in(Path(path).parent) if f != str(path)]
 
 
+def decisions_key(decisions) -> int:
+    """A key of a decision log's content (what each step did, in order)."""
+    return hash(tuple((d.action, d.fused, d.reason, d.nodes) for d in decisions))
+
+
 class Services:
     """Configuration, graph choices, the session store and the layout cache of one app."""
 
@@ -125,13 +141,20 @@ class Services:
         self.files = [str(Path(f)) for f in files]
         self.samples = sample_names()
         self.store = SessionStore(config.session_budget_bytes, config.max_sessions)
-        self.layouts = LruCache(max_entries=128, max_weight=MAX_CACHED_NODES,
-                                weight=lambda v: len(getattr(v, "positions", ()) or ()))
+        nodes = dict(max_weight=MAX_CACHED_NODES)
+        self.drawings = LruCache(max_entries=32, weight=lambda v: len(v[0].vertices), **nodes)
+        #: the graph view's last layouts, by (session, view mode) and by (session, mode,
+        #: grouping, record) for undo: in memory, bounded (a restarted server starts afresh)
+        self.layouts = LruCache(max_entries=512, weight=layout_weight, **nodes)
         self.proposals = LruCache(max_weight=MAX_CACHED_PLAN_BYTES, weight=plan_bytes)
-        self.graphs = LruCache(max_entries=16, max_weight=MAX_CACHED_NODES,
-                               weight=lambda v: len(v[0].nodes))
+        self.replays = LruCache(max_entries=8, max_weight=MAX_CACHED_PLAN_BYTES,
+                                weight=lambda v: v.nbytes())
+        self.xla_plans = LruCache(max_entries=8, max_weight=MAX_CACHED_PLAN_BYTES,
+                                  weight=plan_bytes)
+        self.costs = LruCache(max_entries=8)   # a dict per (graph, device), filled on use
+        self.graphs = LruCache(max_entries=16, weight=lambda v: len(v[0].nodes), **nodes)
         self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
-        self.jobs = WorkerPool("profile", ("profile",), workers=config.profile_workers,
+        self.jobs = WorkerPool("profile", ("profile", "lesson"), workers=config.profile_workers,
                                max_queued=config.max_jobs, per_owner=config.jobs_per_session,
                                timeout_s=config.job_timeout_s,
                                memory_bytes=config.job_memory_bytes)
@@ -153,16 +176,18 @@ class Services:
 
     def _job_finished(self, task) -> None:
         """A profile job ended: keep its report in the session (whether or not the browser
-        is still there to fetch it)."""
-        if task.state == "done":
+        is still there to fetch it). A lesson's measurement keeps its own records, on disk
+        per machine (:mod:`workbench.teaching.measure`)."""
+        if task.state == "done" and task.kind == "profile":
             record = task.result
             self.store.put_report(task.owner, record, size=len(json.dumps(record)))
 
     # ----- graph choices ---------------------------------------------------------------------
 
     def choices(self) -> list[dict]:
-        """Options for the graph chooser: the given files, then the samples."""
-        opts = [{"label": f"file: {Path(f).name}", "value": f"file:{i}"}
+        """Options for the graph chooser: the given files (with the name of their folder, not
+        the server's path), then the samples."""
+        opts = [{"label": f"file: {Path(f).parent.name}/{Path(f).name}", "value": f"file:{i}"}
                 for i, f in enumerate(self.files)]
         opts += [{"label": f"sample: {s}", "value": f"sample:{s}"} for s in self.samples]
         return opts
@@ -220,6 +245,27 @@ class Services:
         self.proposals.put((graph_key(graph), policy, device, None), plan)
         return graph
 
+    def warm(self, graph: Graph | None = None) -> Graph:
+        """Load and plan the graph the app opens on before the first browser asks for it (the
+        proposal, its drawing and costs are cached), so that the first page draws as fast as
+        any later one: planning a 40,000-node module takes a minute. ``graph`` is the initial
+        file already loaded (by ``workbench serve``'s check). Returns the graph."""
+        from workbench.app.controller import DEFAULT_DEVICE, DEFAULT_POLICY
+        from workbench.app.graph_figure import grouping_from_plan
+        from workbench.app.scene import drawing_index
+
+        choice = self.initial_choice()
+        if graph is not None and choice.startswith("file:"):
+            path = self.path_of(choice)
+            st = os.stat(path)
+            self.graphs.put((path, st.st_mtime_ns, st.st_size), (graph,))
+        graph, _ = self.load_choice(choice)
+        gkey = graph_key(graph)
+        plan = self.propose(graph, DEFAULT_POLICY, DEFAULT_DEVICE, None)
+        drawing, _ = self.drawing_for(gkey, graph, grouping_from_plan(plan))
+        drawing_index(graph, drawing)
+        return graph
+
     # ----- sessions --------------------------------------------------------------------------
 
     def lock(self, sid) -> threading.Lock:
@@ -244,30 +290,74 @@ class Services:
         key = (graph_key(graph), policy, device, constraints)
         return self.proposals.get(key, lambda: make_proposal(graph, policy, device, constraints))
 
-    def drawing_for(self, ws: Workspace, graph: Graph, groups: list, collapsed) -> tuple:
-        """The drawing of ``groups`` (dicts) with the groups ``collapsed`` (ids) as boxes, and
-        its positions.
+    def replay_index(self, plan, graph: Graph):
+        """The :class:`~workbench.app.replay.ReplayIndex` of ``plan``'s decision log (cached
+        by the log's content)."""
+        from workbench.app.replay import ReplayIndex
 
-        With nothing collapsed, positions come from the layout made for ``ws.layout_plan`` (the
-        planner's proposal, until the user asks for a re-layout), so that an edit moves no
-        node, as long as the group boxes drawn at those positions tell the truth
-        (:func:`~workbench.app.graph_layout.boxes_tell_the_truth`: no box covers an op outside
-        it or another box); otherwise (a replay step, XLA's grouping, an edit that a box could
-        not follow) the drawing is laid out for ``groups`` themselves. With groups collapsed,
-        the collapsed drawing itself is laid out. Layouts are cached.
-        """
+        key = (graph_key(graph), decisions_key(plan.decisions))
+        return self.replays.get(key, lambda: ReplayIndex(plan, graph))
+
+    def xla_plan(self, graph: Graph, device: str = "cpu"):
+        """XLA's grouping of an optimised module (:func:`~workbench.planner.plan.xla_plan`),
+        cached."""
+        from workbench.planner.plan import xla_plan
+
+        return self.xla_plans.get((graph_key(graph), device), lambda: xla_plan(graph, device))
+
+    def plan_costs(self, ws: Workspace, graph: Graph, plan=None):
+        """The cost model's breakdown of a plan (the current one by default) on the session's
+        device; each group's cost is kept (by members, per graph and device), so an edit
+        costs only the groups it changed."""
+        from workbench.costmodel.model import get_device, plan_cost
+
+        cache = self.costs.get((ws.graph_key, ws.device), dict)
+        return plan_cost(graph, plan or ws.plan, get_device(ws.device), cache)
+
+    def forget_layouts(self, sid: str) -> None:
+        """Drop the layouts the graph view remembers for session ``sid`` (*Re-layout*)."""
+        for mode in ("plan", "replay", "xla"):
+            self.layouts.put((sid, mode), None)
+        self.layouts.put((sid, "epoch"), (self.layouts.peek((sid, "epoch")) or 0) + 1)
+
+    def drawing_for(self, gkey: str, graph: Graph, groups: list) -> tuple:
+        """The drawing of ``groups`` (dicts) of the graph stored under ``gkey`` and where its
+        groups and inputs sit in the graph's layers (:func:`~workbench.app.hierarchy.place`);
+        cached by content."""
         sets = [g["nodes"] for g in groups]
-        drawing = build_drawing(graph, sets)
-        boxes = {i for i, g in enumerate(groups) if g["id"] in set(collapsed)}
-        own = (graph.fingerprint, grouping_key(sets))
-        if boxes:
-            drawing = collapse(drawing, boxes)
-            key = own + (grouping_key(sets[i] for i in boxes),)
-            return drawing, self.layouts.get(key, lambda: compute_layout(drawing))
-        basis = [g.nodes for g in ws.layout_plan.groups]
-        kept = (graph.fingerprint, grouping_key(basis))
-        layout = self.layouts.get(kept, lambda: compute_layout(build_drawing(graph, basis)))
-        if kept != own and not self.layouts.get(
-                ("fits",) + own + kept[1:], lambda: boxes_tell_the_truth(drawing, layout)):
-            layout = self.layouts.get(own, lambda: compute_layout(drawing))
-        return drawing, layout
+        key = (gkey, grouping_key(sets))
+
+        def make():
+            drawing = build_drawing(graph, sets)
+            return drawing, place(layers_of(graph), graph, drawing.groups)
+        return self.drawings.get(key, make)
+
+    def canvas_for(self, sid: str, gkey: str, graph: Graph, groups: list, record: dict,
+                   mode: str):
+        """The canvas of ``groups`` under the view ``record`` for session ``sid``'s ``mode``
+        (``plan``, ``replay``, ``xla``); ``gkey`` is the graph's key in the store.
+
+        The layout starts from the one this session's ``mode`` drew last (a replay step or
+        XLA's grouping, drawn first, from the plan's): with the same record (an edit, a step)
+        everything that stayed keeps its place; a grouping and record drawn before (undo) get
+        the layout they had (until *Re-layout*, :meth:`forget_layouts`).
+        """
+        from workbench.app.view import draw_canvas, view_state
+
+        layers = layers_of(graph)
+        drawing, placement = self.drawing_for(gkey, graph, groups)
+        state = view_state(record, layers, groups)
+        grouping = grouping_key(drawing.groups)
+        rkey = repr((record.get("open"), record.get("nodes")))
+        epoch = self.layouts.peek((sid, "epoch")) or 0
+        seen = self.layouts.peek((sid, mode, gkey, grouping, rkey, epoch))
+        last = self.layouts.peek((sid, mode)) or (self.layouts.peek((sid, "plan"))
+                                                  if mode != "plan" else None)
+        if last is not None and last[0] != gkey:
+            last = None
+        prev = seen or (last[2] if last else None)
+        edit = seen is not None or (last is not None and last[1] == rkey)
+        canvas = draw_canvas(graph, groups, drawing, layers, placement, state, prev, edit)
+        self.layouts.put((sid, mode), (gkey, rkey, canvas.layout))
+        self.layouts.put((sid, mode, gkey, grouping, rkey, epoch), canvas.layout)
+        return canvas

@@ -3,7 +3,8 @@
 The browser holds only a session key (a random token in a ``dcc.Store`` with
 ``storage_type='session'``, so each tab has its own). Everything else lives here, under that key:
 the graph (stored once per graph content, shared by the sessions that opened it), the planner's
-proposal, the edit history, the choices made, and the last profile report.
+proposal, the edit history, the choices made, the last profile report, and the Learn page's
+progress (exercise answers and scores).
 
 Two sessions never share an entry: a session's entries are found only by its key, a token of 32
 random bytes (``secrets.token_urlsafe``). The store is bounded: at most ``max_sessions``
@@ -154,6 +155,8 @@ class _Session:
     ws_bytes: int
     report: dict | None = None
     report_bytes: int = 0
+    learning: dict | None = None
+    learning_bytes: int = 0
 
 
 class SessionStore:
@@ -261,6 +264,27 @@ class SessionStore:
             s.report, s.report_bytes = report, (size if report is not None else 0)
             self._evict(keep=sid)
 
+    # ----- learning: lesson and exercise progress (the Learn page) ----------------------------
+
+    def learning(self, sid) -> dict:
+        """The session's learning state (exercise answers, scores, best scores), or ``{}``
+        for an unknown, expired or evicted session."""
+        with self._lock:
+            s = self._live(sid)
+            return dict(s.learning or {}) if s else {}
+
+    def put_learning(self, sid: str, doc: dict, size: int = 0) -> bool:
+        """Store the session's learning state (JSON-ready), counted in the budget as ``size``
+        bytes (its JSON's length); returns False, storing nothing, for a session the store
+        no longer holds."""
+        with self._lock:
+            s = self._sessions.get(sid) if valid_session_id(sid) else None
+            if s is None:
+                return False
+            s.learning, s.learning_bytes = dict(doc), int(size)
+            self._evict(keep=sid)
+            return True
+
     def gone(self, sid) -> str | None:
         """Why the store no longer holds the session ``sid``: ``"evicted"`` (to stay within
         its bounds) or ``"expired"`` (unused for ``expire_s``); None if it never held it or
@@ -279,7 +303,8 @@ class SessionStore:
         return len(self._sessions)
 
     def _used(self) -> int:
-        return (sum(s.ws_bytes + s.report_bytes for s in self._sessions.values())
+        return (sum(s.ws_bytes + s.report_bytes + s.learning_bytes
+                    for s in self._sessions.values())
                 + sum(b for _, b, _ in self._graphs.values()))
 
     def _drop(self, sid: str, why: str) -> None:

@@ -19,6 +19,7 @@ import logging
 import re
 
 from workbench.app import ids
+from workbench.app.tables import TOP_CHOICES
 from workbench.app.whatif import DIFF_CHOICES, SLIDER_KNOBS, SLIDERS
 
 log = logging.getLogger("workbench.app")
@@ -119,9 +120,23 @@ def bounded_json(v, depth: int = MAX_DEPTH, max_string: int = MAX_STRING) -> boo
     return True
 
 
-def _cell(v) -> bool:
-    return record({"row": integer(0), "column": integer(0)},
-                  {"column_id": string(200), "row_id": lambda x: scalar(x)})(v)
+#: the values of the tables' *show* lists (app/tables.py's TOP_CHOICES)
+TOP_VALUES = tuple(n for _, n in TOP_CHOICES)
+#: what a replay step or a refused edit marks (callbacks_explain.step_marks,
+#: controller.refusal_marks): lists of drawing ids or node ids
+MARK_KINDS = ("step", "after", "before", "path")
+
+
+def _clicked_cell(v) -> bool:
+    """An AG Grid ``cellClicked``: the cell's value, column, row index and id, a time."""
+    return record({}, {"value": scalar, "colId": string(200), "rowIndex": opt(integer(0)),
+                       "rowId": scalar, "timestamp": number})(v)
+
+
+def _selected_rows(v) -> bool:
+    """An AG Grid's ``selectedRows``: row records (the user's pick) or ``{"ids": [...]}`` (as
+    the app sets it)."""
+    return list_of(flat_record)(v) or record({"ids": list_of(string(200))})(v)
 
 
 def schemas(upload_max_bytes: int) -> dict:
@@ -154,16 +169,23 @@ def schemas(upload_max_bytes: int) -> dict:
         (ids.CYTO, "id"): string(200),
         (ids.SELECTED, "data"): opt(string()),
         (ids.FOUND, "data"): opt(string()),
-        (ids.COLLAPSED, "data"): opt(record({"graph": string(200)},
-                                            {"nodes": list_of(string())})),
+        (ids.VIEW_STATE, "data"): opt(record({"graph": string(200)},
+                                             {"open": list_of(string(64), 200_000),
+                                              "nodes": list_of(string())})),
         (ids.STEP_SLIDER, "value"): opt(integer(0, 10_000_000)),
         (ids.XLA_TOGGLE, "value"): opt(list_of(string(16), 4)),
         (ids.SEARCH, "value"): opt(string(1000)),
-        (ids.GROUP_TABLE, "data"): opt(list_of(flat_record)),
-        (ids.GROUP_TABLE, "selected_rows"): opt(list_of(integer(0))),
-        (ids.GROUP_TABLE, "active_cell"): opt(_cell),
-        (ids.DECISION_LOG, "active_cell"): opt(_cell),
-        (ids.DECISION_LOG, "derived_viewport_data"): opt(list_of(flat_record)),
+        (ids.GROUP_TABLE, "rowData"): opt(list_of(flat_record)),
+        (ids.GROUP_TABLE, "selectedRows"): opt(_selected_rows),
+        (ids.GROUP_TOP, "value"): opt(one_of(*TOP_VALUES)),
+        (ids.PROFILE_TOP, "value"): opt(one_of(*TOP_VALUES)),
+        (ids.DECISION_LOG, "cellClicked"): opt(_clicked_cell),
+        (ids.REASON_FILTER, "value"): opt(string(200)),
+        (ids.REPLAY_STEP, "data"): opt(integer(0, 10_000_000)),
+        (ids.CRUMB_LAYER, "data"): opt(string(64)),
+        (ids.MARKS, "data"): opt(record({}, {k: list_of(string()) for k in MARK_KINDS})),
+        (ids.FIRST_VISIT, "data"): opt(record({}, {"seen": one_of(True, False)})),
+        (ids.FIRST_VISIT, "modified_timestamp"): opt(integer(-1)),
         (ids.TABS, "value"): opt(one_of(ids.TAB_PLAN, ids.TAB_COST, ids.TAB_EXPLAIN,
                                         ids.TAB_PROFILE, ids.TAB_WHATIF, ids.TAB_DIFF)),
         (ids.WHATIF_SWEEP_KNOB, "value"): opt(one_of(*SLIDER_KNOBS)),
@@ -171,6 +193,34 @@ def schemas(upload_max_bytes: int) -> dict:
         (ids.DIFF_A, "value"): opt(one_of(*DIFF_CHOICES)),
         (ids.DIFF_B, "value"): opt(one_of(*DIFF_CHOICES)),
         **{(ids.knob_id(k.knob), "value"): opt(_knob_value(k)) for k in SLIDERS},
+        **learn_schemas(),
+    }
+
+
+def learn_schemas() -> dict:
+    """The Learn page's and the tour's inputs and states (:mod:`~workbench.app.callbacks_learn`,
+    :mod:`~workbench.app.callbacks_exercise`, :mod:`~workbench.app.callbacks_tour`)."""
+    from workbench.app.callbacks_tour import STEPS
+    from workbench.app.learn_view import KINDS
+
+    short = opt(string(200))
+    return {
+        (ids.URL, "pathname"): opt(string(2000)),
+        (ids.URL, "search"): opt(string(2000)),
+        (ids.LEARN_ITEM, "data"): opt(record({"kind": one_of("home", *KINDS)},
+                                             {"id": string(200)})),
+        (ids.LESSON_STAGE, "value"): opt(integer(0, 10_000)),
+        (ids.LESSON_STAGE, "max"): opt(integer(0, 10_000)),
+        (ids.LESSON_MEASURED_VERSION, "data"): opt(record({"lesson": string(200),
+                                                           "t": integer(0)})),
+        (ids.EX_VERSION, "data"): opt(record({"exercise": string(200), "n": integer(0)})),
+        (ids.EX_SHOW, "value"): opt(one_of("answer", "planner", "xla")),
+        (ids.EX_CYTO, "selectedNodeData"): opt(list_of(flat_record)),
+        (ids.Q_DEVICE, "value"): opt(string(64)),
+        (ids.Q_KNOB, "value"): opt(lambda v: number(v) and abs(v) <= 30),
+        (ids.TOUR_STEP, "data"): opt(integer(0, len(STEPS) - 1)),
+        (ids.TOUR_SEEN, "data"): opt(one_of(True, False)),
+        (ids.TOUR_TARGET, "data"): short,
     }
 
 
@@ -186,16 +236,57 @@ def _registered(spec) -> list:
     return [(d.get("id"), d.get("property")) for d in spec]
 
 
+def _pattern(cid: str) -> dict | None:
+    """A pattern-matching id as registered (``'{"type":"crumb","layer":["ALL"]}'``): its keys
+    and values, wildcards as lists; None for a plain id."""
+    import json
+
+    if not cid.startswith("{"):
+        return None
+    try:
+        spec = json.loads(cid)
+    except ValueError:
+        return None
+    return spec if isinstance(spec, dict) else None
+
+
+def _matches(spec: dict, value) -> bool:
+    """Whether a concrete id (an object) fits a registered pattern: the same keys, the fixed
+    values equal, the wildcard ones scalars."""
+    return (isinstance(value, dict) and set(value) == set(spec)
+            and all(scalar(value[k]) and (isinstance(w, list) or value[k] == w)
+                    for k, w in spec.items()))
+
+
+def _check_pattern(item, spec: dict, prop: str, table: dict) -> bool:
+    """One input of a pattern-matching id: ``ALL`` and ``ALLSMALLER`` send a list of {id,
+    property, value} (one per matching component), ``MATCH`` one."""
+    many = any(isinstance(w, list) and w and w[0] in ("ALL", "ALLSMALLER")
+               for w in spec.values())
+    if isinstance(item, list) != many:
+        return False
+    items = item if many else [item]
+    check = table.get(("*", prop)) or bounded_json
+    return len(items) <= 10_000 and all(
+        isinstance(x, dict) and x.get("property") == prop and _matches(spec, x.get("id"))
+        and check(x.get("value")) for x in items)
+
+
 def check_values(items, registered, table: dict, what: str) -> str | None:
     """Check a request's ``inputs`` or ``state`` against the callback's registered ones;
     the reason, or None when they pass."""
     if not isinstance(items, list) or len(items) != len(registered):
         return f"{what}: expected {len(registered)} entries"
     for item, (cid, prop) in zip(items, registered):
+        spec = _pattern(cid) if isinstance(cid, str) else None
+        if spec is not None:
+            if not _check_pattern(item, spec, prop, table):
+                return f"{what}: a bad value for {str(cid)[:60]}.{str(prop)[:40]}"
+            continue
         if not isinstance(item, dict) or (item.get("id"), item.get("property")) != (cid, prop):
             return f"{what}: expected {cid}.{prop} here"
         if not isinstance(cid, str):
-            ok = bounded_json(item.get("value"))   # a pattern-matching id: generic bounds
+            ok = bounded_json(item.get("value"))   # not a Dash id: generic bounds
         else:
             check = table.get((cid, prop)) or table.get(("*", prop))
             ok = check(item.get("value")) if check else bounded_json(item.get("value"))

@@ -9,6 +9,8 @@ Dash. The tasks:
 - ``load``: read a graph from bytes (an upload) or a path the server chose, and plan it with
   the default policy: ``(graph, plan)``. Parsing untrusted input happens here, under the
   worker's address-space limit and the task's time-out, never on a request thread.
+- ``lesson``: measure a lesson's stages on this machine (:func:`lesson_task`); the records go
+  to the per-machine lesson cache on disk, where the server reads them.
 - ``profile``: compile & profile a plan (:func:`workbench.app.profiling.run_profile`) and return
   the record the app stores (:func:`workbench.app.profiling.report_record`), which names no
   file of the server.
@@ -101,6 +103,45 @@ def profile_task(graph, plan, backend: str, options: dict, progress=None):
     return report_record(plan, report, backend)
 
 
+def lesson_task(lesson_id: str, again: bool = False, progress=None) -> dict:
+    """Measure a lesson's stages on this machine (:func:`workbench.teaching.measure.
+    measure_lesson`: each measured stage compiled and profiled against its unfused
+    baseline, the records stored in the per-machine lesson cache, which the server then
+    reads); ``again`` measures even the stages that have a record.
+
+    Returns
+    -------
+    dict
+        ``{"lesson": id, "stages": [stage ids measured or found], "backend": name}``.
+
+    Raises
+    ------
+    InputError
+        If no lesson has the id ``lesson_id``.
+    WorkbenchError
+        A compile error, or a mismatch against the reference (nothing is stored then).
+    """
+    from workbench.app.profiling import progress_text
+    from workbench.errors import InputError
+    from workbench.teaching import LESSONS_BY_ID, measure
+    from workbench.teaching.lesson import open_lesson
+
+    lesson = LESSONS_BY_ID.get(lesson_id)
+    if lesson is None:
+        raise InputError(f"no lesson named {str(lesson_id)[:60]!r}")
+    backend, device = measure.measuring()
+
+    def on_progress(stage, k, n, message=""):
+        if progress:
+            progress(k, max(n, 1), "measuring… " + progress_text(stage, k, n, message))
+
+    if progress:
+        progress(0, 1, "measuring… (compiling the plans)")
+    done = measure.measure_lesson(open_lesson(lesson, device), backend, on_progress,
+                                  again=bool(again))
+    return {"lesson": lesson.id, "stages": sorted(done), "backend": backend}
+
+
 def _preload_load() -> None:
     import workbench.importers  # noqa: F401
     import workbench.planner  # noqa: F401
@@ -111,10 +152,16 @@ def _preload_profile() -> None:
     import workbench.profiler  # noqa: F401
 
 
+def _preload_lesson() -> None:
+    _preload_profile()
+    import workbench.teaching  # noqa: F401
+
+
 #: kind -> (function, what to import when the worker starts rather than at its first task)
 TASKS = {
     "load": (load_task, _preload_load),
     "profile": (profile_task, _preload_profile),
+    "lesson": (lesson_task, _preload_lesson),
 }
 
 
@@ -164,4 +211,5 @@ def worker_main(conn, kinds: tuple, address_space: int | None = None) -> None:
             conn.send(("error", task_id, error_dict(exc)))
 
 
-__all__ = ["worker_main", "TASKS", "error_dict", "rebuild_error", "load_task", "profile_task"]
+__all__ = ["worker_main", "TASKS", "error_dict", "rebuild_error", "load_task", "profile_task",
+           "lesson_task"]

@@ -5,7 +5,8 @@ One module per command group, each with a ``register(subparsers)`` function:
 ``compare-xla``, ``devices``), :mod:`~workbench.cli.diff` (``diff``), :mod:`~workbench.cli.run`
 (``run``), :mod:`~workbench.cli.tune` (``tune``, ``sweep``), :mod:`~workbench.cli.export`
 (``export``), :mod:`~workbench.cli.capture` (``capture``, ``dump``), :mod:`~workbench.cli.serve`
-(``serve``). A command parses its arguments, calls the core's public functions and formats their
+(``serve``), :mod:`~workbench.cli.learn` (``learn``). A command parses its arguments, calls the
+core's public functions and formats their
 values for the terminal (:mod:`~workbench.cli.plan_text`, :mod:`~workbench.cli.report_text`).
 Nothing imports this package but ``workbench/__main__.py`` and the ``workbench`` script.
 
@@ -18,12 +19,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from workbench.cli import capture, diff, export, graph, plan, run, serve, tune
+from workbench.cli import capture, diff, export, graph, learn, plan, run, serve, tune
 from workbench.cli.common import READS_GRAPHS, add_limit_args, limits_of, one_line_errors
 from workbench.errors import WorkbenchError
 
 #: the command groups, in the order ``workbench --help`` lists their commands
-COMMAND_GROUPS = (graph, plan, diff, run, tune, export, capture, serve)
+COMMAND_GROUPS = (graph, plan, diff, run, tune, export, capture, serve, learn)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -7,6 +7,7 @@ import json
 
 from workbench.cli.common import (check_out_path, int_at_least, load_graph_arg, max_bytes, mib,
                                   write_file)
+from workbench.errors import WorkbenchError
 from workbench.fmt import fmt_bytes, plural
 
 
@@ -63,7 +64,11 @@ def cmd_eval(args) -> int:
         check_out_path(out, "the outputs")
     graph = load_graph_arg(args.file)
     cap = max_bytes(args.max_memory_mib)
-    check_memory(graph, cap)                 # before any input is allocated
+    try:
+        check_memory(graph, cap)             # before any input is allocated
+    except WorkbenchError as exc:            # the file too: the node alone names no place
+        exc.file = exc.file or str(args.file)
+        raise
     inputs = (load_inputs(args.inputs, graph, cap) if args.inputs
               else make_inputs(graph, seed=args.seed, max_bytes=cap))
     outs = evaluate(graph, inputs, max_bytes=cap)

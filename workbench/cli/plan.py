@@ -4,6 +4,7 @@ costs, agreement with XLA's own fusions, the cost model's device profiles (docs/
 from __future__ import annotations
 
 import json
+import sys
 
 from workbench.cli.common import check_out_path, int_at_least, write_file
 from workbench.cli.common import load_graph_arg as _load
@@ -96,7 +97,7 @@ def knob_setting(text: str):
 
 
 def cmd_compare_xla(args) -> int:
-    from workbench.planner.compare import compare_with_xla, difference_summary
+    from workbench.planner.compare import compare_with_xla, difference_summary, fusion_summary
     from workbench.costmodel.devices import get_device
     from workbench.planner.heuristics import plan_graph
 
@@ -115,8 +116,9 @@ def cmd_compare_xla(args) -> int:
     if args.policy != "xla-cpu":
         print("  (the priority and greedy policies weigh costs, so the device changes their "
               "answer; xla-cpu follows XLA:CPU's rules and does not depend on it)")
-    print(f"precision {agreement.precision:.3f}  recall {agreement.recall:.3f}  "
-          f"F1 {agreement.f1:.3f}")
+    print(agreement.score_text())
+    for line in fusion_summary(agreement, limit=args.limit):
+        print(line)
     if agreement.dropped:
         ops = sorted({graph.node(n).op for n in agreement.dropped})
         shown = ", ".join(agreement.dropped[:args.limit])
@@ -129,12 +131,23 @@ def cmd_compare_xla(args) -> int:
     return 0
 
 
+def _progress_line(stage, k, n, message) -> None:
+    if k in (1, n):
+        print(f"  {stage} {k}/{n}: {message}", file=sys.stderr)
+
+
 def cmd_devices(args) -> int:
     from workbench.costmodel.devices import all_profiles, cpu_profile_path
-    from workbench.costmodel.text import core_text, memory_ceilings
+    from workbench.costmodel.text import calibration_lines, core_text, memory_ceilings
     from workbench.fmt import fmt_rate, fmt_time
 
-    profiles = all_profiles(refresh=args.refresh)
+    if args.refresh:
+        from workbench.profiler.calibrate import refresh_cpu_profile
+
+        print("measuring the cpu profile: a quick probe, then micro-kernels of the CPU backend "
+              "(about a minute the first time, while they compile)", file=sys.stderr)
+        refresh_cpu_profile(_progress_line)
+    profiles = all_profiles()
     if args.json:
         print(json.dumps({"cpu_cache": str(cpu_profile_path()),
                           "profiles": [p.to_json() for p in profiles]}, indent=1))
@@ -151,6 +164,8 @@ def cmd_devices(args) -> int:
         if len(p.memory_levels()) > 1:
             print(f"      memory ceilings: {memory_ceilings(p)} (a kernel streams at the "
                   "ceiling of the smallest level that holds the bytes it moves)")
+        for line in calibration_lines(p):
+            print(f"      {line}")
         print(f"      source: {p.source}")
     print(f"the cpu profile is cached in {cpu_profile_path()}"
           + ("; just measured again" if args.refresh else

@@ -8,11 +8,6 @@ from workbench.fmt import fmt_seconds as fmt_time
 from workbench.fmt import plural
 
 
-#: a kernel whose *best* run is this many times the cost model's prediction is flagged: the
-#: sample models run 1-14x their predictions on the 2-core development machine, and more
-#: BLAS threads than free cores made dots 120-190x slower than predicted
-FAR_FROM_PREDICTION = 30
-
 
 def _num(v, spec=".3g") -> str:
     return "-" if v is None else format(v, spec)
@@ -31,8 +26,8 @@ def format_report(report) -> str:
     lines = [f"graph {report.graph}  backend {report.backend}  policy {report.policy}  "
              f"({plural(len(report.kernels), 'kernel')}, {len(report.unfused_kernels)} unfused; compile "
              f"{report.compile_s:.2f} s, {cached} fused kernels from the cache)"]
-    head = ("group", "kind", "ops", "median", "min", "spread", "predicted", "GB/s", "GFLOP/s",
-            "regs", "spill B", "note", "plan ops")
+    head = ("group", "kind", "ops", "median", "min", "spread", "predicted", "meas/pred",
+            "GB/s", "GFLOP/s", "regs", "spill B", "note", "plan ops")
     rows = [head]
     for k in report.kernels:
         notes = []
@@ -42,8 +37,9 @@ def format_report(report) -> str:
             notes.append("offline (once, not per call)")
         if k.timing.noisy:
             notes.append(f"noisy (median/min {k.timing.median_s / k.timing.min_s:.1f})")
-        if k.predicted_s and k.timing.min_s >= FAR_FROM_PREDICTION * k.predicted_s:
-            notes.append(f"min {k.timing.min_s / k.predicted_s:.0f}x predicted")
+        pred = k.prediction or {}
+        if pred.get("missed"):
+            notes.append("MISS")
         if k.predicted_registers is not None and k.registers is not None:
             notes.append(f"(model: {k.predicted_registers} regs)")
         n_ops = str(len(k.ops))
@@ -51,7 +47,8 @@ def format_report(report) -> str:
             n_ops += f" ({k.primitive_ops} primitive)"
         rows.append((k.group_id, k.kind, n_ops, fmt_time(k.timing.median_s),
                      fmt_time(k.timing.min_s), fmt_time(k.timing.spread_s),
-                     fmt_time(k.predicted_s), _num(k.gbps, ".1f"), _num(k.gflops, ".2f"),
+                     fmt_time(k.predicted_s), _ratio_cell(pred),
+                     _num(k.gbps, ".1f"), _num(k.gflops, ".2f"),
                      _num(k.registers, "d"), _num(k.spill_bytes, "d"), " ".join(notes),
                      _op_names(k.ops)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
@@ -72,8 +69,9 @@ def format_report(report) -> str:
         extra = ""
         if o.reference_error is not None:
             extra = f"  (f32 reference's own error {o.reference_error:.2g})"
-        lines.append(f"output {o.index} {o.node}: {_type_text(o)}  max abs error "
-                     f"{o.max_abs_error:.3g}  max rel error {o.max_rel_error:.3g}  {status}{extra}")
+        lines.append(f"output {o.index} {o.node}: {_type_text(o)}  {o.summary()}  "
+                     f"{status}{extra}")
+    lines += _miss_lines(report)
     for e in report.errors:
         lines.append(f"error: {e.get('text', e.get('message'))}")
     for n in report.notes:
@@ -82,6 +80,28 @@ def format_report(report) -> str:
         if k.fallback and k.fallback_reason:
             lines.append(f"note: {k.group_id} ran through numpy: {k.fallback_reason}")
     return "\n".join(lines)
+
+
+def _ratio_cell(pred: dict) -> str:
+    r = pred.get("ratio")
+    return "-" if not isinstance(r, float) else f"{r:.2f}"
+
+
+def _miss_lines(report) -> list[str]:
+    """One line per kernel whose prediction missed (outside [0.5, 2]), saying which term was
+    wrong (:func:`workbench.profiler.accuracy.check_prediction`), then how many were within."""
+    from workbench.profiler.accuracy import MISS_RANGE
+
+    checks = [k.prediction for k in report.kernels if k.prediction]
+    missed = [(k.group_id, k.prediction) for k in report.kernels
+              if k.prediction and k.prediction.get("missed")]
+    lines = [f"prediction {gid}: {p['text']}" for gid, p in missed]
+    if checks:
+        lo, hi = MISS_RANGE
+        lines.append(f"predictions: {len(checks) - len(missed)} of {len(checks)} kernels within "
+                     f"[{lo:g}, {hi:g}] x their prediction (measured: the median, the min when "
+                     "noisy)")
+    return lines
 
 
 def _total(t) -> str:

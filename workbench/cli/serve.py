@@ -90,16 +90,17 @@ def cmd_serve(args) -> int:
     from workbench.importers import load_graph
 
     check_port(args.host, args.port)
-    initial = None
+    initial = graph = None
     if args.file:
         initial = os.path.abspath(resolve_graph_path(args.file))
-        load_graph(initial)  # a bad file is reported on the command line, before serving
+        graph = load_graph(initial)  # a bad file is reported on the command line, before serving
     for d in args.graph_dir or ():
         if not Path(d).is_dir():
             raise InputError(f"--graph-dir {d}: not a directory")
     config = serve_config(args, initial)
     app = create_app(config)
     app.services.start()     # the worker processes, spawned before any request is served
+    app.services.warm(graph)  # planned before the first page asks (a big module: a minute)
     if not args.verbose:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
     url = f"http://{args.host}:{args.port}/"

@@ -37,6 +37,14 @@ Reported per output: ``max_abs_error`` (max |got - ref| over elements finite in 
 ``max_rel_error`` (max |got - ref| / (|ref| + atol), finite, comparable to ``rtol``), and, when
 the exact value is known, ``reference_error`` (max |ref - exact|, the f32 reference's own
 error) and ``exact_error`` (max |got - exact|).
+
+Non-finite values are counted apart, never folded into an error size: ``nan_count`` elements are
+NaN where the reference is not, ``inf_count`` are infinite where the reference is not that
+infinity, ``finite_count`` are finite where the reference is NaN or infinite, and
+``first_nonfinite`` is the index (row-major, one integer per dimension) of the first of them.
+``max_abs_error`` is taken over the elements finite in both, so an output whose only wrong
+elements are NaN has ``max_abs_error`` 0 *and* a ``nan_count``: :meth:`OutputCheck.summary`
+says both.
 """
 
 from __future__ import annotations
@@ -85,10 +93,42 @@ class OutputCheck:
     ok: bool
     reference_error: float | None = None
     exact_error: float | None = None
+    nan_count: int = 0
+    inf_count: int = 0
+    finite_count: int = 0
+    first_nonfinite: tuple | None = None
+
+    def nonfinite_text(self) -> str:
+        """The non-finite mismatches in words (``""`` when there are none): ``NaN in 4
+        elements, first at [0], where the reference is finite``."""
+        parts = [text for n, text in (
+            (self.nan_count, "NaN"), (self.inf_count, "inf"),
+            (self.finite_count, "a finite value")) if n]
+        if not parts:
+            return ""
+        counts = [n for n in (self.nan_count, self.inf_count, self.finite_count) if n]
+        what = " and ".join(f"{t} in {n} element{'s' if n != 1 else ''}"
+                            for t, n in zip(parts, counts))
+        where = ("" if self.first_nonfinite is None else
+                 f", first at [{', '.join(str(i) for i in self.first_nonfinite)}]")
+        return f"{what}{where}, where the reference " + (
+            "is finite" if not self.finite_count else
+            "has NaN or inf" if not (self.nan_count or self.inf_count) else "differs")
+
+    def summary(self) -> str:
+        """``max abs error 0.0013 ...`` and the non-finite mismatches, as one phrase."""
+        text = (f"max abs error {self.max_abs_error:.3g}  max rel error "
+                f"{self.max_rel_error:.3g}")
+        nonfinite = self.nonfinite_text()
+        if nonfinite:
+            text = f"{nonfinite}; over the finite elements: {text}"
+        return text
 
     def to_json(self) -> dict:
         d = asdict(self)
         d["shape"] = list(self.shape)
+        d["first_nonfinite"] = (None if self.first_nonfinite is None
+                                else list(self.first_nonfinite))
         for k in ("max_abs_error", "max_rel_error", "atol", "rtol", "reference_error",
                   "exact_error"):
             if d[k] is not None and not np.isfinite(d[k]):
@@ -124,8 +164,8 @@ def compare(got, ref, dtype: str, index: int = 0, node: str = "", exact=None) ->
     g, r = got.astype(np.float64), ref.astype(np.float64)
     fin_r = np.isfinite(r)
     both = fin_r & np.isfinite(g)
-    nonfinite_bad = int(np.count_nonzero(~fin_r & ~((np.isnan(r) & np.isnan(g)) | (r == g)))
-                        + np.count_nonzero(fin_r & ~np.isfinite(g)))
+    nonfinite = _nonfinite(g, r)
+    nonfinite_bad = sum(nonfinite[:3])
     atol = scale * (float(np.abs(r[fin_r]).max()) if fin_r.any() else 0.0)
     diff = np.abs(g[both] - r[both])
     bound = atol + rtol * np.abs(r[both])
@@ -142,7 +182,23 @@ def compare(got, ref, dtype: str, index: int = 0, node: str = "", exact=None) ->
     denom = np.abs(r[both]) + (atol if atol > 0 else np.finfo(np.float64).tiny)
     max_rel = float((diff / denom).max()) if diff.size else 0.0
     return OutputCheck(index, node, dtype, tuple(ref.shape), max_abs, max_rel, atol, rtol, bad,
-                       bad == 0, ref_err, exact_err)
+                       bad == 0, ref_err, exact_err, *nonfinite)
+
+
+def _nonfinite(g: np.ndarray, r: np.ndarray):
+    """(NaN where ``r`` is not NaN, inf where ``r`` is not that inf, finite where ``r`` is not,
+    the index of the first of them or None) for float arrays of one shape."""
+    nan = np.isnan(g) & ~np.isnan(r)
+    inf = np.isinf(g) & (g != r)
+    finite = np.isfinite(g) & ~np.isfinite(r)
+    wrong = nan | inf | finite
+    first = None
+    if wrong.any():
+        flat = int(np.flatnonzero(wrong.ravel())[0])
+        first = tuple(int(i) for i in np.unravel_index(flat, wrong.shape)) if wrong.ndim \
+            else ()
+    return (int(np.count_nonzero(nan)), int(np.count_nonzero(inf)),
+            int(np.count_nonzero(finite)), first)
 
 
 def check_outputs(graph, got, ref, exact=None) -> list[OutputCheck]:

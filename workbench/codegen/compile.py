@@ -20,6 +20,7 @@ from workbench.codegen.backend import capabilities, fast_math_table, resolve_bac
 from workbench.codegen.blas import single_thread_scipy_blas
 from workbench.codegen.cache import load_module
 from workbench.codegen.lower import Unsupported, group_members, lower_group
+from workbench.codegen.products import needs_strict_products, recomputed_values
 from workbench.codegen.runtime import fallback_launcher, make_alias
 from workbench.errors import CompileError, EvaluationError
 from workbench.ir.types import DTYPES
@@ -161,10 +162,12 @@ def compile_plan(graph, plan, backend: str = "auto", exact_math: bool = False, p
     skipped = [g.id for g in plan.groups if getattr(g, "role", "call") == "dead"]
     aliases = [make_alias(xgraph, g) for g in plan.groups if getattr(g, "role", "call") == "free"]
     n = len(live)
+    recomputed = recomputed_values(xgraph, plan) if name == "cpu" else frozenset()
     for k, group in enumerate(live, 1):
         if progress is not None:
             progress("compile", k, n, f"compiling group {k} of {n} ({group.id}, {group.kind})")
-        kernel = _compile_group(graph, xgraph, group, name, caps, table, fast_hash, cache_dir)
+        kernel = _compile_group(graph, xgraph, group, name, caps, table, fast_hash, cache_dir,
+                                recomputed)
         kernel.role = getattr(group, "role", "call")
         kernels.append(kernel)
     if progress is not None:
@@ -181,14 +184,15 @@ def compile_plan(graph, plan, backend: str = "auto", exact_math: bool = False, p
     return CompiledPlan(graph, xgraph, plan, name, kernels, notes, skipped, aliases)
 
 
-def _compile_group(graph, xgraph, group, backend, caps, table, fast_hash, cache_dir):
+def _compile_group(graph, xgraph, group, backend, caps, table, fast_hash, cache_dir,
+                   recomputed=frozenset()):
     members = group_members(xgraph, group.nodes)
     counts = _counts(graph, group)
     try:
         kir = lower_group(xgraph, members, group.outputs, caps)
     except Unsupported as exc:
         return _fallback(xgraph, group, backend, members, exc.reason, counts)
-    source, origin = _render(kir, backend, table, fast_hash)
+    source, origin = _render(kir, backend, table, fast_hash, recomputed)
     kernel = CompiledKernel(
         group.id, group.kind, backend, False, source=source, ir_text=kir.text(),
         inputs=tuple(b.value for b in kir.inputs), outputs=tuple(b.value for b in kir.outputs),
@@ -216,11 +220,12 @@ def _compile_group(graph, xgraph, group, backend, caps, table, fast_hash, cache_
     return kernel
 
 
-def _render(kir, backend, table, fast_hash):
+def _render(kir, backend, table, fast_hash, recomputed=frozenset()):
     if backend == "cpu":
         from workbench.codegen.cpu import render_cpu
 
-        return render_cpu(kir, table, fast_hash)
+        return render_cpu(kir, table, fast_hash,
+                          strict_products=needs_strict_products(kir, recomputed))
     from workbench.codegen.cuda import render_cuda
 
     return render_cuda(kir, simulator=backend == "cuda-sim")

@@ -9,7 +9,13 @@ epilogue over that block while it is in cache; a convolution first gathers the b
 (im2col). Kernels are compiled eagerly from an explicit signature with ``cache=True``.
 
 Float flags: ``fastmath={'reassoc', 'contract'}`` lets LLVM reorder sums (vectorised
-reductions) and fuse multiply-adds; no ``nnan``/``ninf``, so NaN and inf behave as in numpy.
+reductions) and fuse multiply-adds; no ``nnan``/``ninf``, so NaN and inf behave as in numpy. A
+kernel that adds or subtracts a product it recomputes (a softmax's ``x*K - max(x*K)``) drops
+``contract`` (:data:`STRICT_FLAGS`): an FMA there rounds differently from the product it is
+compared with, and the difference, which should be 0, can overflow ``exp``
+(:mod:`workbench.codegen.products`). ``reassoc`` changes a sum of ``n`` terms by at most the
+reordering bound the correctness check allows (``n * eps * max|term|``, Higham 4.2); ``contract``
+changes ``a*b + c`` by at most half an ulp of ``a*b``.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ from workbench.codegen.source import (Writer, arg_names, emit_stmts, module_cons
 #: statements take ~0.3-1 ms on one core
 PARALLEL_MIN_WORK = 1 << 20
 FASTMATH_FLAGS = "{'reassoc', 'contract'}"
+#: the flags of a kernel that adds or subtracts a recomputed product (see the module notes)
+STRICT_FLAGS = "{'reassoc'}"
 #: ops for which workbench.codegen.fastmath has float32 functions ...
 FASTMATH_OPS = ("exponential", "log", "tanh", "logistic", "erf")
 #: ... and workbench.codegen.fastmath_f64 (computed in float64 inside); sine and cosine are
@@ -35,7 +43,8 @@ FASTMATH_F64_OPS = ("sine", "cosine", "power", "log-plus-one", "exponential-minu
 STAGED_OPS = ("sine", "cosine")
 
 
-def render_cpu(kir: KernelIR, math_table: str | None = None, fast_hash: str = ""):
+def render_cpu(kir: KernelIR, math_table: str | None = None, fast_hash: str = "",
+               strict_products: bool = False):
     """Numba CPU source for a kernel.
 
     Parameters
@@ -46,6 +55,9 @@ def render_cpu(kir: KernelIR, math_table: str | None = None, fast_hash: str = ""
         ``log``, ``tanh``, ``logistic`` and ``erf``; None uses ``math`` (libm) directly.
     fast_hash : str
         Hash of the approximations' source, written into the header (part of the cache key).
+    strict_products : bool
+        Compile without ``contract`` (:data:`STRICT_FLAGS`): the kernel adds or subtracts a
+        product that is recomputed (:func:`~workbench.codegen.products.needs_strict_products`).
 
     Returns
     -------
@@ -80,7 +92,8 @@ def render_cpu(kir: KernelIR, math_table: str | None = None, fast_hash: str = ""
     w.line("")
     w.line(f"ARGS = {kernel_args(kir)!r}  # (dtype, elements) of each array in the table")
     w.line("")
-    w.line(f"@njit(SIGNATURE, parallel=PARALLEL, cache=True, fastmath={FASTMATH_FLAGS}, "
+    flags = STRICT_FLAGS if strict_products else FASTMATH_FLAGS
+    w.line(f"@njit(SIGNATURE, parallel=PARALLEL, cache=True, fastmath={flags}, "
            "error_model='numpy', boundscheck=False, nogil=True)")
     w.line("def kernel(p_table):")
     w.line(f"    # p_table: address of {len(kir.inputs) + len(kir.outputs)} data pointers: "

@@ -1,18 +1,12 @@
-"""The pieces of the CPU probe (:func:`workbench.costmodel.devices.measure_cpu`): this machine's
-cache sizes, the working sets the probe copies, its timing loop, and the kernels it times.
+"""The pieces of the quick CPU probe (:func:`workbench.costmodel.devices.measure_cpu`): the
+working sets its copies sweep, its timing loop, and the kernels it times.
 
-Cache sizes come from the operating system, not from a measurement:
-
-* Linux: ``/sys/devices/system/cpu/cpu0/cache/index*/{level,type,size}``, one directory per
-  cache seen by CPU 0 (the kernel's ABI, Documentation/ABI/testing/sysfs-devices-system-cpu,
-  "/sys/devices/system/cpu/cpuX/cache/indexY/"); instruction caches are skipped;
-* elsewhere, or when that directory is missing: ``os.sysconf("SC_LEVEL2_CACHE_SIZE")`` and
-  ``SC_LEVEL3_CACHE_SIZE`` / ``SC_LEVEL4_CACHE_SIZE`` (glibc's extensions to sysconf(3));
-* otherwise the sizes are unknown and the cost model uses DRAM bandwidth for every kernel.
-
-The *last-level cache* (LLC) is the highest level found (level 2 or more); the L2 is reported
-apart only when a higher level exists (on a CPU whose last level is the L2, that cache is the
-LLC). Sizes are what CPU 0 sees: its own L2, and the LLC it shares with other cores.
+Memory levels are *measured*: the probe copies working sets from 32 KiB to 128 MiB and the
+levels are where the copy's bandwidth drops (:func:`~workbench.costmodel.calibration.find_levels`).
+The cache sizes the operating system reports are not used: on a virtual machine sysfs shows the
+host's caches (a 2-core VM reported its host's 504 MiB L3), and the cost model's ceilings then ran
+backwards. The calibration of :mod:`workbench.profiler.calibrate` does the same sweep with the
+workbench's own kernels.
 """
 
 from __future__ import annotations
@@ -20,15 +14,9 @@ from __future__ import annotations
 import os
 import platform
 import time
-from pathlib import Path
-from typing import NamedTuple
 
-#: where Linux describes CPU 0's caches
-SYSFS_CACHE_DIR = "/sys/devices/system/cpu/cpu0/cache"
-#: each array of the DRAM copy: at least 64 MiB, and twice the LLC, so that the copy (two arrays)
-#: moves at least four times what the LLC holds; at most 512 MiB
-DRAM_ARRAY_MIN_BYTES = 64 << 20
-DRAM_ARRAY_MAX_BYTES = 512 << 20
+#: bytes moved (source plus destination) by the copies of the quick probe's bandwidth sweep
+SWEEP_BYTES = tuple(32 << (10 + k) for k in range(13))       # 32 KiB ... 128 MiB
 #: elements of the arrays the transcendental probe evaluates (64 KiB of float32: L2-resident)
 TRANSCENDENTAL_ELEMENTS = 1 << 14
 
@@ -46,91 +34,6 @@ def machine_busy() -> bool:
     least the CPU count. A probe then measures too low."""
     load = load_average()
     return load is not None and load >= (os.cpu_count() or 1)
-
-
-class CacheSizes(NamedTuple):
-    """Cache sizes from the OS, bytes (``None`` when unknown), and where they came from."""
-
-    l2_bytes: int | None
-    llc_bytes: int | None
-    source: str
-
-
-def _parse_size(text: str) -> int:
-    """``"32K"``, ``"1024K"``, ``"32M"`` or ``"512"`` (sysfs) as bytes."""
-    text = text.strip().upper()
-    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
-    return int(text[:-1] if scale > 1 else text) * scale
-
-
-def _levels_from_sysfs(root) -> dict[int, int]:
-    levels: dict[int, int] = {}
-    for d in sorted(Path(root).glob("index*")):
-        try:
-            kind = (d / "type").read_text().strip()
-            level = int((d / "level").read_text())
-            size = _parse_size((d / "size").read_text())
-        except (OSError, ValueError):
-            continue
-        if kind != "Instruction" and size > 0:
-            levels[level] = max(levels.get(level, 0), size)
-    return levels
-
-
-def _levels_from_sysconf() -> dict[int, int]:
-    levels: dict[int, int] = {}
-    for level in (2, 3, 4):
-        try:
-            size = os.sysconf(f"SC_LEVEL{level}_CACHE_SIZE")
-        except (AttributeError, ValueError, OSError):
-            continue
-        if size and size > 0:
-            levels[level] = int(size)
-    return levels
-
-
-def read_cache_sizes(root=SYSFS_CACHE_DIR) -> CacheSizes:
-    """This machine's L2 and last-level cache sizes (see the module notes for the sources).
-
-    Parameters
-    ----------
-    root : str or Path
-        The sysfs directory of CPU 0's caches (tests pass a fake one).
-
-    Returns
-    -------
-    CacheSizes
-        ``l2_bytes`` only when a level above 2 exists; ``llc_bytes`` the highest level >= 2;
-        both ``None`` when the OS says nothing.
-    """
-    levels, source = _levels_from_sysfs(root), "sysfs"
-    if not any(k >= 2 for k in levels):
-        levels, source = _levels_from_sysconf(), "sysconf"
-    levels = {k: v for k, v in levels.items() if k >= 2}
-    if not levels:
-        return CacheSizes(None, None, "cache sizes unknown")
-    last = max(levels)
-    l2 = levels.get(2) if last > 2 else None
-    return CacheSizes(l2, levels[last], source)
-
-
-def working_sets(sizes: CacheSizes) -> dict[str, int]:
-    """Bytes each probe copy moves through the cache (source plus destination array), per level.
-
-    * ``l2``: half the L2, so both arrays stay in it beside the interpreter's own data;
-    * ``llc``: a quarter of the LLC, but at least four times the L2 (so that it is not the L2
-      that answers) and at most half the LLC;
-    * ``dram``: two arrays of :data:`DRAM_ARRAY_MIN_BYTES` or more (see there).
-    """
-    out = {}
-    if sizes.l2_bytes:
-        out["l2"] = sizes.l2_bytes // 2
-    if sizes.llc_bytes:
-        out["llc"] = min(sizes.llc_bytes // 2, max(sizes.llc_bytes // 4,
-                                                    4 * (sizes.l2_bytes or 0)))
-    array = max(DRAM_ARRAY_MIN_BYTES, min(2 * (sizes.llc_bytes or 0), DRAM_ARRAY_MAX_BYTES))
-    out["dram"] = 2 * array
-    return out
 
 
 def best_time(fn, budget_s: float, min_trials: int = 3, max_trials: int = 200,
@@ -197,18 +100,16 @@ def transcendental_flops(t_exp: float, t_tanh: float, t_mul: float,
     return extra * one_core_flops
 
 
-def probe_source(best, sets, caches, trans, busy: bool, contended: bool) -> str:
-    """The ``source`` text of a measured profile: what was timed (``sets``: bytes per level),
-    how often (``best``: key -> (seconds, trials)), where the cache sizes came from, and
-    whether the machine was busy."""
+def probe_source(best, levels, sweep_trials, trans, busy: bool, contended: bool) -> str:
+    """The ``source`` text of a measured profile: what was timed, how often, the levels found
+    (``levels``, :func:`~workbench.costmodel.calibration.find_levels`), and whether the machine
+    was busy."""
     from workbench.fmt import fmt_bytes
 
     load = load_average()
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime())
-    levels = "".join(f", {fmt_bytes(sets[k])} copy for the {k.upper()} (best of {best[k][1]})"
-                     for k in ("l2", "llc") if k in sets)
-    cache_note = (f"; cache sizes from {caches.source}" if caches.llc_bytes else
-                  "; cache sizes unknown, so DRAM bandwidth for every kernel")
+    found = ", ".join(f"{lv['name']}" + (f" up to {fmt_bytes(lv['up_to'])}" if lv["up_to"]
+                                         else "") for lv in levels)
     trans_note = (f"; transcendental from numpy float32 exp/tanh vs multiply (best of "
                   f"{best['exp'][1]})" if trans else
                   "; transcendental = 10 FLOP (its measurement failed)")
@@ -218,8 +119,8 @@ def probe_source(best, sets, caches, trans, busy: bool, contended: bool) -> str:
         if contended:
             why += ("; " if why else "") + "the multi-threaded sgemm was no faster than one thread"
         note = f"; the machine was busy ({why}), so these may be low"
-    return (f"measured on {platform.node()} ({os.cpu_count()} CPUs) at {when}: "
-            f"{fmt_bytes(sets['dram'])} numpy copy for DRAM (best of {best['bandwidth'][1]})"
-            f"{levels}, the better of a 512^3 sgemm (best of {best['peak'][1]}) and 64 "
-            f"one-thread 64^3 sgemms (best of {best['peak1'][1]}), one-element ufunc call"
-            f"{cache_note}{trans_note}{note}")
+    return (f"measured on {platform.node()} ({os.cpu_count()} CPUs) at {when}: numpy copies of "
+            f"{fmt_bytes(SWEEP_BYTES[0])} to {fmt_bytes(SWEEP_BYTES[-1])} ({sweep_trials} "
+            f"trials), levels where their bandwidth drops: {found}; the better of a 512^3 sgemm "
+            f"(best of {best['peak'][1]}) and 64 one-thread 64^3 sgemms (best of "
+            f"{best['peak1'][1]}), one-element ufunc call{trans_note}{note}")

@@ -22,16 +22,20 @@ kernels run on):
   Hopper and 4 on Ampere.
 
 The ``cpu`` profile is measured by :func:`measure_cpu` (each number the best of many short trials
-in interleaved rounds, about 0.8 s in all), once per machine (again when it was measured on a
+in interleaved rounds, about 1 s in all), once per machine (again when it was measured on a
 busy machine and the machine is idle), and cached as JSON in ``$WORKBENCH_CACHE_DIR`` (default
 ``~/.cache/fusion-workbench``); ``workbench devices`` shows every profile and ``workbench devices
---refresh`` measures the CPU again. It has three memory ceilings, not one: the bandwidth of a
-copy whose working set stays in the L2, one that stays in the last-level cache (LLC), and one
-that goes to DRAM, with the cache sizes the OS reports (:mod:`~workbench.costmodel.cpu_probe`); a
-kernel's memory time uses the ceiling of the smallest level that holds the bytes it moves
-(:meth:`DeviceProfile.memory_level`). This is the cache-aware roofline of Ilic, Pratas and Sousa
-("Cache-aware Roofline model: Upgrading the loft", IEEE Computer Architecture Letters 13(1),
-2014): one bandwidth ceiling per memory level, measured from the core.
+--refresh`` measures the CPU again, with the calibration probe of the workbench's own CPU backend
+(:mod:`workbench.profiler.calibrate`, stored in the profile's ``calibration``; the cost model
+then uses it, :mod:`~workbench.costmodel.calibration`). The quick probe has memory ceilings found
+where the bandwidth of a copy drops as its working set grows from 32 KiB to 256 MiB
+(:func:`~workbench.costmodel.calibration.find_levels`): never the cache sizes the OS reports,
+which on a virtual machine are the host's (a VM reported a 504 MiB L3 from sysfs and measured
+its "LLC" slower than DRAM). The innermost level becomes ``l2``, the outermost cache ``llc``, the
+last ``dram``; a kernel's memory time uses the ceiling of the smallest level that holds the
+bytes it moves (:meth:`DeviceProfile.memory_level`). This is the cache-aware roofline of Ilic,
+Pratas and Sousa ("Cache-aware Roofline model: Upgrading the loft", IEEE Computer Architecture
+Letters 13(1), 2014): one bandwidth ceiling per memory level, measured from the core.
 
 A transcendental costs, in FLOPs, what the probe measures: the extra time of numpy's vectorised
 float32 ``exp``/``tanh`` over a multiply, in one-core sgemm FLOPs
@@ -43,7 +47,11 @@ reports registers and occupancy as not applicable.
 
 GPU profiles keep XLA's model, one ceiling (HBM): NVIDIA publishes no L2 bandwidth for the H100
 or H200 (their datasheets and the Hopper whitepaper give the L2's size, 50 MB, not its
-bandwidth), so their cache fields are ``None``.
+bandwidth), so their L2 bandwidth is ``None``; the L2's size (50 MB on H100 and H200, *NVIDIA
+H100 Tensor Core GPU Architecture* whitepaper; 40 MB on A100, *NVIDIA A100 Tensor Core GPU
+Architecture* whitepaper) gives XLA's read-time heuristic its cache speedups (``ReadTime`` in
+xla/service/gpu/model/gpu_performance_model_base.cc: reads that fit in the L2 run 2.5 times the
+HBM bandwidth, 8 times more in 2 KiB of L1 per SM; :func:`~workbench.costmodel.model.gpu_memory_time`).
 """
 
 from __future__ import annotations
@@ -52,17 +60,20 @@ import json
 import os
 import platform
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from workbench.errors import InputError
 from workbench.paths import cache_dir
-from workbench.costmodel.cpu_probe import (best_time, copy_kernel, machine_busy, probe_source,
-                                         read_cache_sizes, transcendental_flops,
-                                         transcendental_kernels, working_sets)
+from workbench.costmodel.calibration import find_levels
+from workbench.costmodel.cpu_probe import (SWEEP_BYTES, best_time, copy_kernel, machine_busy,
+                                         probe_source, transcendental_flops,
+                                         transcendental_kernels)
 
 #: the memory levels a profile may have, smallest first (names used in CostBreakdown)
 MEMORY_LEVELS = ("l2", "llc", "dram")
+#: how the text names them
+LEVEL_WORDS = {"l2": "L2", "llc": "LLC", "dram": "DRAM"}
 
 
 @dataclass(frozen=True)
@@ -110,6 +121,10 @@ class DeviceProfile:
         in [0, 1]: XLA's ``kMemoryComputeParallelism``, 0.95
         (xla/service/gpu/model/gpu_performance_model_base.h), on every named profile; a what-if
         knob (:mod:`~workbench.costmodel.knobs`).
+    calibration : dict or None
+        CPU: what the calibration probe of the workbench's own backend measured
+        (:mod:`workbench.profiler.calibrate`); when present the cost model predicts with it
+        (:mod:`~workbench.costmodel.calibration`) instead of the roofline terms above.
     """
 
     name: str
@@ -130,6 +145,7 @@ class DeviceProfile:
     core_flops: float | None = None
     parallel_min_bytes: int | None = None
     overlap: float = 0.95
+    calibration: dict | None = field(default=None, compare=False)
 
     @property
     def is_gpu(self) -> bool:
@@ -190,14 +206,17 @@ _CC90 = dict(registers_per_sm=65536, max_registers_per_thread=255, max_threads_p
 GPU_PROFILES = {
     "h100": DeviceProfile(
         "h100", "gpu", 3.35e12, 67e12, 132, launch_overhead_s=1e-6, transcendental_flops=8.0,
+        l2_bytes=50 * 10**6,
         source="NVIDIA H100 SXM5 datasheet (3.35 TB/s, 67 TFLOP/s FP32, 132 SMs); CUDA guide "
                "cc 9.0 limits; XLA kKernelLaunchOverhead", **_CC90),
     "h200": DeviceProfile(
         "h200", "gpu", 4.8e12, 67e12, 132, launch_overhead_s=1e-6, transcendental_flops=8.0,
+        l2_bytes=50 * 10**6,
         source="NVIDIA H200 SXM datasheet (4.8 TB/s, 67 TFLOP/s FP32, 132 SMs); CUDA guide "
                "cc 9.0 limits; XLA kKernelLaunchOverhead", **_CC90),
     "a100": DeviceProfile(
         "a100", "gpu", 2.039e12, 19.5e12, 108, launch_overhead_s=1e-6, transcendental_flops=4.0,
+        l2_bytes=40 * 10**6,
         source="NVIDIA A100 SXM4 80GB datasheet (2.039 TB/s, 19.5 TFLOP/s FP32, 108 SMs); CUDA "
                "guide cc 8.0 limits; XLA kKernelLaunchOverhead", **_CC90),
 }
@@ -207,7 +226,7 @@ DEVICES = ("cpu", "h100", "h200", "a100")
 
 #: the probe's format; a cached profile of another version is measured again, not misread
 #: (version 3 added the cache sizes and bandwidths and the measured transcendental cost)
-_PROBE_VERSION = 4  # 4: core_flops and parallel_min_bytes
+_PROBE_VERSION = 5  # 4: core_flops and parallel_min_bytes; 5: levels measured, calibration
 
 #: contraction kernels writing less than this run on one core in the cpu profile (bytes): the
 #: cpu backend's threshold for splitting a dot or convolution into blocks across the cores
@@ -221,8 +240,8 @@ CPU_PARALLEL_MIN_BYTES = 64 << 10
 PROBE_ROUNDS = 4
 #: wall-clock budget of each measurement in one round, seconds (about 0.6 s in all, 0.8 s with
 #: the warm-up calls and the allocation of the arrays)
-PROBE_BUDGET_S = {"bandwidth": 0.035, "l2": 0.006, "llc": 0.012, "peak": 0.045, "peak1": 0.025,
-                  "launch": 0.01, "exp": 0.004, "tanh": 0.004, "mul": 0.004}
+PROBE_BUDGET_S = {"sweep": 0.004, "peak": 0.045, "peak1": 0.025, "launch": 0.01, "exp": 0.004,
+                  "tanh": 0.004, "mul": 0.004}
 
 
 def cpu_profile_path() -> Path:
@@ -240,20 +259,19 @@ def probe_cpu() -> DeviceProfile:
 
 
 def measure_cpu() -> tuple[DeviceProfile, bool]:
-    """Measure this machine in about 0.8 s (under 1 s): memory bandwidth per level, FP32 peak,
+    """Measure this machine in about a second: memory bandwidth per level, FP32 peak,
     per-call overhead and the cost of a transcendental.
 
     Each number is the best of many short trials after a warm-up call (see
     :func:`~workbench.costmodel.cpu_probe.best_time`), taken in :data:`PROBE_ROUNDS` interleaved
     rounds, so a slow trial, or a burst of load from another process, does not set it.
 
-    * Bandwidth per memory level: copying one float32 array into another (``np.copyto``, one
-      thread; read and write counted), with the working sets of
-      :func:`~workbench.costmodel.cpu_probe.working_sets`: half the L2, a quarter of the LLC
-      (cache sizes from the OS, :func:`~workbench.costmodel.cpu_probe.read_cache_sizes`), and
-      two arrays of 64 MiB or more for DRAM. A cache copy takes microseconds, so the per-call
-      overhead (below) is taken off its time: the cost model adds that overhead to every
-      kernel apart.
+    * Memory levels: copying one float32 array into another (``np.copyto``, one thread; read
+      and write counted) with working sets from 32 KiB to 256 MiB
+      (:data:`~workbench.costmodel.cpu_probe.SWEEP_BYTES`); the levels are where the bandwidth
+      drops (:func:`~workbench.costmodel.calibration.find_levels`, always ordered), never the
+      cache sizes the OS reports. A cache copy takes microseconds, so the per-call overhead
+      (below) is taken off its time: the cost model adds that overhead to every kernel apart.
     * Peak: float32 matrix products through numpy's BLAS sgemm (2 n^3 FLOP each), compute-bound
       on any CPU (n / 6 FLOP per byte): one 512^3 product, which the BLAS spreads over all
       cores, and a batch of 64 products of 64^3, each run on one thread (OpenBLAS splits a
@@ -276,9 +294,7 @@ def measure_cpu() -> tuple[DeviceProfile, bool]:
     import numpy as np
 
     busy = machine_busy()
-    caches = read_cache_sizes()
-    sets = working_sets(caches)
-    copies = {level: copy_kernel(nbytes) for level, nbytes in sets.items()}
+    copies = {f"copy{nb}": copy_kernel(nb) for nb in SWEEP_BYTES}
     n = 512
     m1 = np.full((n, n), 0.5, dtype=np.float32)
     m2 = np.full((n, n), 0.25, dtype=np.float32)
@@ -294,33 +310,67 @@ def measure_cpu() -> tuple[DeviceProfile, bool]:
         for _ in range(200):
             np.add(one, one, out=res)
 
-    dram_copy, dram_moved = copies.pop("dram")
-    fns = {"bandwidth": dram_copy, "peak": lambda: np.matmul(m1, m2, out=out),
+    fns = {"peak": lambda: np.matmul(m1, m2, out=out),
            "peak1": lambda: np.matmul(s1, s2, out=s_out), "launch": calls,
-           **{level: fn for level, (fn, _) in copies.items()}, **transcendental_kernels()}
+           **{key: fn for key, (fn, _) in copies.items()}, **transcendental_kernels()}
     best = {key: (float("inf"), 0) for key in fns}
     for r in range(PROBE_ROUNDS):
         for key, fn in fns.items():
-            t, trials = best_time(fn, PROBE_BUDGET_S[key], min_trials=2, warm_up=r == 0)
+            budget = PROBE_BUDGET_S.get(key, PROBE_BUDGET_S["sweep"])
+            t, trials = best_time(fn, budget, min_trials=2, warm_up=r == 0)
             best[key] = (min(best[key][0], t), best[key][1] + trials)
     multi = 2 * n ** 3 / best["peak"][0]
     single = 2 * small ** 3 * batch / best["peak1"][0]
     contended = (os.cpu_count() or 1) > 1 and multi < 1.2 * single
     busy = busy or machine_busy() or contended
     launch = max(best["launch"][0] / 200, 1e-7)
-    cache_bw = {level: moved / max(best[level][0] - launch, best[level][0] / 2)
-                for level, (_, moved) in copies.items()}
+    sweep = [(moved, moved / max(best[key][0] - launch, best[key][0] / 2))
+             for key, (_, moved) in copies.items()]
+    levels = find_levels(sweep)
+    fields = levels_to_fields(levels)
     trans = transcendental_flops(best["exp"][0], best["tanh"][0], best["mul"][0], single)
+    trials = sum(best[k][1] for k in copies)
     return DeviceProfile(
-        "cpu", "cpu", bandwidth_Bps=dram_moved / best["bandwidth"][0],
-        peak_flops=max(multi, single),
+        "cpu", "cpu", peak_flops=max(multi, single),
         sm_count=None, registers_per_sm=None, max_registers_per_thread=None,
         launch_overhead_s=launch, transcendental_flops=round(trans, 1) if trans else 10.0,
-        l2_bytes=caches.l2_bytes, l2_bandwidth_Bps=cache_bw.get("l2"),
-        llc_bytes=caches.llc_bytes, llc_bandwidth_Bps=cache_bw.get("llc"),
         core_flops=single,
         parallel_min_bytes=CPU_PARALLEL_MIN_BYTES if (os.cpu_count() or 1) > 1 else None,
-        source=probe_source(best, sets, caches, trans, busy, contended)), busy
+        source=probe_source(best, levels, trials, trans, busy, contended), **fields), busy
+
+
+def levels_to_fields(levels: list[dict]) -> dict:
+    """The profile's level fields from measured levels (innermost first, DRAM last): the
+    innermost cache is the ``l2``, the outermost the ``llc`` (one cache: only the ``llc``)."""
+    caches, dram = levels[:-1], levels[-1] if levels else {"Bps": 1e9}
+    out = {"bandwidth_Bps": float(dram["Bps"]), "l2_bytes": None, "l2_bandwidth_Bps": None,
+           "llc_bytes": None, "llc_bandwidth_Bps": None}
+    if caches:
+        out.update(llc_bytes=int(caches[-1]["up_to"]), llc_bandwidth_Bps=float(caches[-1]["Bps"]))
+    if len(caches) > 1:
+        out.update(l2_bytes=int(caches[0]["up_to"]), l2_bandwidth_Bps=float(caches[0]["Bps"]))
+    return out
+
+
+#: the fields a what-if knob may set that a calibrated profile's model reads; the calibration
+#: stores their values when it is attached (:func:`with_calibration`)
+KNOB_FIELDS = ("launch_overhead_s", "bandwidth_Bps", "llc_bandwidth_Bps", "l2_bandwidth_Bps",
+               "peak_flops", "core_flops", "transcendental_flops", "overlap", "l2_bytes",
+               "llc_bytes")
+
+
+def with_calibration(profile: DeviceProfile, calibration: dict) -> DeviceProfile:
+    """``profile`` carrying ``calibration`` (the probe of :mod:`workbench.profiler.calibrate`):
+    its levels, warm launch and source replace the quick probe's, and the calibration records
+    the profile's knob fields as they are (``profile``), the values a what-if knob is measured
+    against (:mod:`~workbench.costmodel.calibrated`)."""
+    fields = levels_to_fields(calibration.get("levels") or [])
+    out = replace(profile, launch_overhead_s=float(calibration.get("launch_s",
+                                                                   profile.launch_overhead_s)),
+                  source=str(calibration.get("source", "")) + "; quick probe: "
+                  + profile.source.split("; calibrated on")[0], **fields)
+    stored = dict(calibration, profile={f: getattr(out, f) for f in KNOB_FIELDS})
+    return replace(out, calibration=stored)
 
 
 def _machine_key() -> str:
@@ -397,14 +447,18 @@ def cpu_profile(refresh: bool = False) -> DeviceProfile:
 
     A profile measured while the machine was busy is measured again when it is called on an
     idle machine at least :data:`REPROBE_AFTER_S` later, keeping the better of the two
-    measurements of each number. A
+    measurements of each number (a calibrated profile, which ``workbench devices --refresh``
+    writes, is kept until the next refresh). ``refresh`` here runs the quick probe only; the
+    calibration needs the code generator, so the command line runs
+    :func:`workbench.profiler.calibrate.refresh_cpu_profile`. A
     cache file for another machine (host name, architecture, CPU count) or an older probe is
     ignored and replaced; an unwritable cache directory only costs a new probe next time.
     """
     cached = None if refresh else _read_cache()
     if cached is not None:
         prof, was_busy, at = cached
-        if not was_busy or machine_busy() or time.time() - at < REPROBE_AFTER_S:
+        if (prof.calibration or not was_busy or machine_busy()
+                or time.time() - at < REPROBE_AFTER_S):
             return prof
     prof, busy = measure_cpu()
     if cached is not None:

@@ -72,7 +72,9 @@ KNOBS = (
          "kMemoryComputeParallelism, 0.95)"),
     Knob("max_registers_per_thread", "registers", 1, 255, True,
          "register budget per thread: a fusion estimated above it is refused (GPU profiles)"),
-    Knob("l2_bytes", "B", 1, 2**40, True, "size of the L2 (CPU profiles with an L2 ceiling)"),
+    Knob("l2_bytes", "B", 1, 2**40, True,
+         "size of the L2 (CPU profiles with an L2 ceiling; on a GPU, reads that fit in it get "
+         "XLA's L2 read speedup)"),
     Knob("llc_bytes", "B", 1, 2**44, True, "size of the last-level cache (CPU profiles)"),
 )
 
@@ -80,8 +82,10 @@ KNOB_NAMES = tuple(k.name for k in KNOBS)
 _BY_NAME = {k.name: k for k in KNOBS}
 
 #: what a knob needs the profile to have already (a field that is None on the profile)
-_NEEDS = {"llc_bandwidth_Bps": "llc_bytes", "l2_bandwidth_Bps": "l2_bytes",
-          "l2_bytes": "l2_bandwidth_Bps", "llc_bytes": "llc_bandwidth_Bps",
+#: (a GPU profile has an L2 size, for XLA's read-time speedups, but no L2 bandwidth: NVIDIA
+#: publishes none, so its L2 bandwidth is refused and its L2 size accepted)
+_NEEDS = {"llc_bandwidth_Bps": "llc_bytes", "l2_bandwidth_Bps": "l2_bandwidth_Bps",
+          "l2_bytes": "l2_bytes", "llc_bytes": "llc_bandwidth_Bps",
           "core_flops": "core_flops", "max_registers_per_thread": "max_registers_per_thread"}
 
 

@@ -62,8 +62,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from workbench.ir.graph import Graph
-from workbench.costmodel.devices import (DEVICES, DeviceProfile, cpu_profile, get_device,
-                                       probe_cpu)
+from workbench.costmodel.calibrated import calibration_of, graph_traffic, node_costs_of
+from workbench.costmodel.calibration import cpu_terms, cpu_time, node_basis
+from workbench.costmodel.devices import (DEVICES, LEVEL_WORDS, DeviceProfile, cpu_profile,
+                                         get_device, probe_cpu)
 from workbench.ir.index import GraphIndex, graph_index
 
 #: XLA's kMemoryComputeParallelism (xla/service/gpu/model/gpu_performance_model_base.h)
@@ -88,15 +90,52 @@ def combine_times(compute_s: float, memory_s: float,
 
 
 def kernel_time(flops: float, trans: float, nbytes: float, device: DeviceProfile,
-                written: float | None = None, contraction: bool = False) -> float:
+                written: float | None = None, contraction: bool = False,
+                calibrated: tuple | None = None, read: float | None = None) -> float:
     """Predicted seconds of one kernel: combined compute and memory time plus launch overhead
     (memory at the bandwidth of the level that holds ``nbytes``, see the module notes; compute
     at :meth:`DeviceProfile.flop_rate`: one core's rate for a small ``contraction`` kernel,
-    writing ``written`` bytes, on a CPU profile)."""
+    writing ``written`` bytes, on a CPU profile).
+
+    On a calibrated CPU profile, ``calibrated`` is ``(compute seconds on one core, contraction
+    seconds, work, graph traffic)`` summed over the members
+    (:class:`~workbench.costmodel.calibration.NodeCosts`), and the time is
+    :func:`~workbench.costmodel.calibration.cpu_time`. On a GPU, ``read`` bytes (default: all
+    of ``nbytes`` less ``written``) get XLA's L1/L2 read speedups (:func:`gpu_memory_time`).
+    """
+    cal = calibration_of(device)
+    if cal is not None and calibrated is not None:
+        cs, ds, work, traffic = calibrated
+        return cpu_time(cal, cs, ds, nbytes, work, traffic)
     compute = ((flops + device.transcendental_flops * trans)
                / device.flop_rate(written, contraction))
-    memory = nbytes / device.memory_level(nbytes)[1]
+    if device.is_gpu:
+        memory = gpu_memory_time(device, nbytes, written, read)
+    else:
+        memory = nbytes / device.memory_level(nbytes)[1]
     return combine_times(compute, memory, device.overlap) + device.launch_overhead_s
+
+
+#: XLA's kL2CacheSpeedup, kL1CacheSpeedup and kL1CacheSizePerSM
+#: (xla/service/gpu/model/gpu_performance_model_base.h, .cc: ``ReadTime``)
+GPU_L2_SPEEDUP, GPU_L1_SPEEDUP, GPU_L1_BYTES_PER_SM = 2.5, 8.0, 2 * 1024
+
+
+def gpu_memory_time(device: DeviceProfile, nbytes: float, written: float | None,
+                    read: float | None = None) -> float:
+    """Seconds a GPU kernel spends on memory, as XLA's ``GpuPerformanceModelBase::ReadTime``:
+    bytes read at the HBM bandwidth times 2.5 when they fit in the L2 (``l2_bytes``, the
+    datasheet's L2 size), times 8 more when they fit in 2 KiB per SM of L1; bytes written at
+    the HBM bandwidth."""
+    written = float(written or 0.0)
+    read = max(float(nbytes) - written, 0.0) if read is None else float(read)
+    bw = device.bandwidth_Bps
+    read_bw = bw
+    if device.l2_bytes and read < device.l2_bytes:
+        read_bw *= GPU_L2_SPEEDUP
+        if device.sm_count and read < GPU_L1_BYTES_PER_SM * device.sm_count:
+            read_bw *= GPU_L1_SPEEDUP
+    return read / read_bw + written / bw
 
 
 def registers_and_occupancy(live_regs: int, device: DeviceProfile):
@@ -163,13 +202,26 @@ class CostBreakdown:
     kernels: int = 1
     flop_equivalents: float = 0.0
     memory_level: str = "dram"
+    terms: dict = field(default_factory=dict, compare=False)
+    dominant: str = ""
+    #: what each term counts: term -> (amount, unit), e.g. ``memory -> (bytes, "B")``,
+    #: ``contraction -> (FLOPs, "FLOP")``, a compute class -> (elements, "element")
+    term_units: dict = field(default_factory=dict, compare=False)
 
     @property
     def bytes_total(self) -> int:
         return self.bytes_read + self.bytes_written
 
     def to_json(self) -> dict:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        out["terms"] = dict(self.terms)
+        out["term_units"] = {k: list(v) for k, v in self.term_units.items()}
+        return out
+
+    @property
+    def dominant_key(self) -> str:
+        """The key of ``terms`` that dominates (``""`` when there are no terms)."""
+        return max(self.terms, key=lambda k: self.terms[k]) if self.terms else ""
 
     @staticmethod
     def total(items: Iterable["CostBreakdown"]) -> "CostBreakdown":
@@ -190,7 +242,15 @@ class CostBreakdown:
             s["predicted_s"], _bound(s["compute_s"], s["memory_s"], s["launch_overhead_s"]),
             max((c.live_values for c in items), default=0), s["kernels"],
             s["flop_equivalents"], levels.pop() if len(levels) == 1 else
-            "mixed" if levels else "dram")
+            "mixed" if levels else "dram", _sum_terms(items))
+
+
+def _sum_terms(items) -> dict:
+    out: dict = {}
+    for c in items:
+        for k, v in c.terms.items():
+            out[k] = out.get(k, 0.0) + v
+    return out
 
 
 def _bound(compute: float, memory: float, launch: float) -> str:
@@ -202,19 +262,63 @@ def _bound(compute: float, memory: float, launch: float) -> str:
 def estimate(flops: int, trans: int, bytes_read: int, bytes_written: int, live: int,
              device: DeviceProfile, contraction: bool = False) -> CostBreakdown:
     """A :class:`CostBreakdown` from raw counts (one kernel; ``contraction``: it holds a dot
-    or a convolution, see :meth:`DeviceProfile.flop_rate`)."""
+    or a convolution, see :meth:`DeviceProfile.flop_rate`): XLA's model (GPU profiles, and a
+    CPU profile without calibration)."""
     work = flops + device.transcendental_flops * trans
     compute = work / device.flop_rate(bytes_written, contraction)
     moved = bytes_read + bytes_written
     level, bandwidth = device.memory_level(moved)
-    memory = moved / bandwidth
+    memory = (gpu_memory_time(device, moved, bytes_written, bytes_read) if device.is_gpu
+              else moved / bandwidth)
     launch = device.launch_overhead_s
     regs, occ = registers_and_occupancy(live, device)
+    bound = _bound(compute, memory, launch)
+    terms = {"launch": launch, "memory": memory, "compute": compute}
+    dominant = (f"memory ({LEVEL_WORDS.get(level, level)})" if bound == "memory"
+                and len(device.memory_levels()) > 1 else bound)
+    units = {"launch": (1, "launch"), "memory": (moved, "B"), "compute": (work, "FLOP")}
     return CostBreakdown(bytes_read, bytes_written, flops, trans, work / moved if moved else 0.0,
                          regs, occ, launch, compute, memory,
-                         combine_times(compute, memory, device.overlap) + launch,
-                         _bound(compute, memory, launch),
-                         live, 1, work, level)
+                         combine_times(compute, memory, device.overlap) + launch, bound,
+                         live, 1, work, level, terms, dominant, units)
+
+
+def calibrated_estimate(index: GraphIndex, mem, bytes_read: int, bytes_written: int,
+                        device: DeviceProfile, cal) -> CostBreakdown:
+    """A :class:`CostBreakdown` on a calibrated CPU profile: the terms of
+    :func:`~workbench.costmodel.calibration.cpu_terms`, by class, for the members ``mem``
+    (node indices)."""
+    costs = node_costs_of(index, device, cal)
+    by_class: dict[str, float] = {}
+    units: dict[str, tuple] = {"launch": (1, "launch")}
+    dot_s, work, dot_flops = 0.0, 0, 0
+    dots = costs.dot_fused_s if len(mem) > 1 and costs.dot_fused_s else costs.dot_s
+    for m in mem:
+        k = costs.klass[m]
+        by_class[k] = by_class.get(k, 0.0) + costs.compute_s[m]
+        dot_s += dots[m]
+        work += costs.work[m]
+        if k == "contraction":
+            dot_flops += index.flops[m]
+        else:
+            n = units.get(k, (0, "element"))[0] + node_basis(index, m)[0]
+            units[k] = (n, "element")
+    by_class.pop("contraction", None)
+    units["contraction"] = (dot_flops, "FLOP")
+    units["memory"] = (bytes_read + bytes_written, "B")
+    moved = bytes_read + bytes_written
+    rows = 1 if any(index.reduction[m] and index.elements[m] <= 1 for m in mem) else 2
+    terms, dominant, predicted = cpu_terms(cal, by_class, dot_s, moved, work,
+                                           graph_traffic(index), rows)
+    flops = sum(index.flops[m] for m in mem)
+    trans = sum(index.trans[m] for m in mem)
+    compute = sum(v for k, v in terms.items() if k not in ("launch", "memory"))
+    level = device.memory_level(moved)[0]
+    fe = flops + device.transcendental_flops * trans
+    return CostBreakdown(bytes_read, bytes_written, flops, trans, fe / moved if moved else 0.0,
+                         None, None, terms["launch"], compute, terms["memory"], predicted,
+                         _bound(compute, terms["memory"], terms["launch"]), 0, 1, fe, level,
+                         terms, dominant, {k: v for k, v in units.items() if k in terms})
 
 
 def peak_live(index: GraphIndex, members) -> int:
@@ -291,6 +395,9 @@ def group_cost(graph: Graph, members, device="cpu", outputs=None) -> CostBreakdo
             else {index.pos[o] for o in outputs})
     read = sum(external_reads(index, mem).values())
     written = sum(index.nbytes[o] for o in outs)
+    cal = calibration_of(dev)
+    if cal is not None:
+        return calibrated_estimate(index, mem, read, written, dev, cal)
     flops = sum(index.flops[m] for m in mem)
     trans = sum(index.trans[m] for m in mem)
     return estimate(flops, trans, read, written, peak_live(index, mem), dev,
@@ -325,6 +432,9 @@ def op_cost(graph: Graph, node_id: str, device="cpu") -> CostBreakdown:
     index = graph_index(graph)
     i = index.pos[graph.node(node_id).id]
     read = sum(index.reads_of(i, o) for o in index.operands[i])
+    cal = calibration_of(dev)
+    if cal is not None:
+        return calibrated_estimate(index, {i}, read, index.nbytes[i], dev, cal)
     return estimate(index.flops[i], index.trans[i], read, index.nbytes[i],
                     peak_live(index, {i}), dev, index.contraction[i])
 
@@ -394,12 +504,16 @@ class PlanCost:
         return out
 
 
-def plan_cost(graph: Graph, plan, device=None) -> PlanCost:
+def plan_cost(graph: Graph, plan, device=None, cache: dict | None = None) -> PlanCost:
     """Cost every group of ``plan`` (on ``device``, by default the plan's own) and the baseline.
 
     Offline groups (weight folding) and dead groups are costed but summed apart from the
     per-call ``total``; free groups (one bitcast or get-tuple-element: an alias, no kernel)
     are in neither; the unfused baseline is the per-call ops alone, free ops excluded.
+
+    ``cache`` (optional, a dict the caller keeps for one graph and device) holds each group's
+    costs by its members and outputs, and the baseline: after an edit only the groups that
+    changed are costed again (a group's cost depends on nothing else).
 
     Raises
     ------
@@ -411,16 +525,26 @@ def plan_cost(graph: Graph, plan, device=None) -> PlanCost:
     if plan.graph_fingerprint != graph.fingerprint:
         raise PlanError(f"the plan is for graph {plan.graph_name!r}, not {graph.name!r}")
     dev = get_device(device if device is not None else plan.device)
-    groups = {g.id: group_cost(graph, g.nodes, dev, outputs=g.outputs) for g in plan.groups}
-    unfused = {g.id: unfused_cost(graph, g.nodes, dev) for g in plan.groups}
+    cache = {} if cache is None else cache
+    groups, unfused = {}, {}
+    for g in plan.groups:
+        key = (g.nodes, g.outputs)
+        hit = cache.get(key)
+        if hit is None:
+            hit = cache[key] = (group_cost(graph, g.nodes, dev, outputs=g.outputs),
+                                unfused_cost(graph, g.nodes, dev))
+        groups[g.id], unfused[g.id] = hit
     roles = {g.id: g.role for g in plan.groups if g.role != "call"}
     total = CostBreakdown.total(c for k, c in groups.items() if k not in roles)
     by_role = {r: CostBreakdown.total(groups[k] for k, v in roles.items() if v == r)
                for r in ("offline", "dead")}
-    index = graph_index(graph)
-    # free ops (a bitcast keeping the row-major order, a get-tuple-element) launch nothing
-    base = CostBreakdown.total(op_cost(graph, n, dev) for i, n in enumerate(index.ids)
-                               if not index.source[i] and index.live[i]
-                               and not index.offline[i] and not index.free[i])
+    base = cache.get("baseline")
+    if base is None:
+        index = graph_index(graph)
+        # free ops (a bitcast keeping the row-major order, a get-tuple-element) launch nothing
+        base = cache["baseline"] = CostBreakdown.total(
+            op_cost(graph, n, dev) for i, n in enumerate(index.ids)
+            if not index.source[i] and index.live[i] and not index.offline[i]
+            and not index.free[i])
     return PlanCost(groups, unfused, total, base, base.predicted_s - total.predicted_s, dev.name,
                     by_role["offline"], by_role["dead"], roles)

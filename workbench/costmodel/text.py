@@ -6,12 +6,13 @@ all name a kernel's bound and a device's ceilings with these functions, so they 
 
 from __future__ import annotations
 
+from workbench.costmodel.devices import LEVEL_WORDS
 from workbench.costmodel.model import CostBreakdown
 from workbench.fmt import fmt_bytes, fmt_count, fmt_rate, fmt_time
 
 
 #: how the text names the memory levels of CostBreakdown.memory_level
-LEVEL_NAMES = {"l2": "L2", "llc": "LLC", "dram": "DRAM"}
+LEVEL_NAMES = LEVEL_WORDS
 
 
 def bound_label(bound: str, level: str, device=None) -> str:
@@ -37,7 +38,16 @@ def breakdown_line(c: CostBreakdown, device=None) -> str:
             f"{fmt_count(c.flops)} FLOP" + (f" + {fmt_count(c.transcendentals)} transc."
                                              if c.transcendentals else "")
             + f", AI {c.arithmetic_intensity:.2f} {unit}{regs} -> {fmt_time(c.predicted_s)}, "
-            f"{bound_label(c.bound, c.memory_level, device)}")
+            f"{bound_label(c.bound, c.memory_level, device)}" + _dominant_note(c))
+
+
+def _dominant_note(c: CostBreakdown) -> str:
+    """``; dominant term: transcendental (sin)`` when the calibrated terms name a compute class
+    the bound alone does not say."""
+    d = c.dominant or ""
+    if not d or d.split(" (")[0] in ("memory", "launch", "compute"):
+        return ""
+    return f"; dominant term: {d}"
 
 
 def memory_ceilings(d) -> str:
@@ -72,3 +82,73 @@ def device_line(device) -> str:
     if d.kind == "cpu":
         text += " (`workbench devices --refresh` measures again)"
     return text
+
+
+def term_words(key: str, c: CostBreakdown) -> str:
+    """How the text names a term of ``c.terms``: ``memory (LLC)``, ``transcendental (sin)``,
+    ``contraction``, ``launch``, ``compute``."""
+    from workbench.costmodel.calibration import dominant_term
+
+    return dominant_term({key: 1.0}, LEVEL_WORDS.get(c.memory_level, c.memory_level))
+
+
+def miss_text(c: CostBreakdown, measured_s: float) -> str:
+    """Which term of ``c`` was wrong when a kernel took ``measured_s``: its dominant term, with
+    the rate the kernel achieved against the rate the model assumed, e.g. ``memory (LLC): ran
+    at 3.1 GB/s, the model assumed 25 GB/s`` or ``transcendental (sin): 6.4 ns per element,
+    the model assumed 0.9 ns``; the whole time beyond the launch is put on that term."""
+    key = c.dominant_key
+    if not key:
+        return ""
+    name = term_words(key, c)
+    assumed_s = c.terms[key]
+    amount, unit = c.term_units.get(key, (0, ""))
+    if key == "launch" or not amount or assumed_s <= 0:
+        return (f"{name}: the kernel took {fmt_time(measured_s)}, the model assumed "
+                f"{fmt_time(c.predicted_s)} ({fmt_time(c.terms.get('launch', 0.0))} of it "
+                "launch)")
+    spent = max(measured_s - c.terms.get("launch", 0.0), measured_s * 0.05)
+    if unit == "element":
+        return (f"{name}: {fmt_time(spent / amount)} per element, the model assumed "
+                f"{fmt_time(assumed_s / amount)}")
+    rate_unit = "B/s" if unit == "B" else f"{unit}/s"
+    return (f"{name}: ran at {fmt_rate(amount / spent, rate_unit)}, the model assumed "
+            f"{fmt_rate(amount / assumed_s, rate_unit)}")
+
+
+def ratio_words(ratio: float) -> str:
+    """``2.4x slower than predicted`` / ``3.1x faster than predicted`` / ``as predicted``."""
+    if ratio >= 1.005:
+        return f"{ratio:.1f}x slower than predicted"
+    if ratio <= 1 / 1.005:
+        return f"{1 / ratio:.1f}x faster than predicted"
+    return "as predicted"
+
+
+def calibration_lines(d) -> list[str]:
+    """What a calibrated ``cpu`` profile measured, a few lines for ``workbench devices``: the
+    launch (warm and cold), the per-element cost of each class, the dots' rates; ``[]`` for a
+    profile without calibration."""
+    from workbench.costmodel.calibration import CLASS_WORDS
+
+    cal = getattr(d, "calibration", None)
+    if not cal:
+        return []
+    cold = cal.get("launch_cold") or []
+    lines = [f"calibrated launch: {fmt_time(cal['launch_s'])} warm"
+             + (f", {fmt_time(cold[-1][1])} with {fmt_bytes(cold[-1][0])} streamed between "
+                "calls" if cold else "")
+             + f"; parallel speedup {cal.get('parallel_speedup', 1):.2f}"]
+    per = []
+    for klass, pts in sorted((cal.get("per_element") or {}).items()):
+        cost = pts[0][1]
+        per.append(f"{CLASS_WORDS.get(klass, klass)} "
+                   + (fmt_time(cost) if cost >= 1e-12 else "free (under memory)"))
+    if per:
+        lines.append("per element on one core (64 KiB working set): " + ", ".join(per))
+    for kind, pts in sorted((cal.get("contraction") or {}).items()):
+        if pts:
+            rates = [f / s for f, _, s in pts if s > 0]
+            lines.append(f"{kind}: {fmt_rate(min(rates), 'FLOP/s')} to "
+                         f"{fmt_rate(max(rates), 'FLOP/s')} over {len(pts)} shapes")
+    return lines

@@ -402,7 +402,12 @@ class _Importer:
                 raise self.error(ParseError, f"parameter({index}) of computation "
                                  f"{comp.name!r}: the call site passes {len(args)} operands",
                                  ins)
-            return args[index]
+            arg = args[index]
+            if isinstance(arg, str) and self.types[arg] != ins.type:
+                raise self.error(ParseError, f"parameter({index}) of computation "
+                                 f"{comp.name!r} is {ins.type}, but the call site passes "
+                                 f"{self.types[arg]}", ins)
+            return arg
         if not isinstance(ins.type, TensorType):
             raise self.error(ParseError, "tuple-typed entry parameters are not supported", ins)
         node = Node(ins.name, "parameter", (), ins.type, Attrs(index=index),

@@ -20,9 +20,11 @@ A document::
 inferred; when given, it must agree). ``attrs`` holds the op's attributes (see each op's doc in
 ``workbench ops`` or :mod:`workbench.ir.ops`); non-finite constants are written as the strings
 ``"inf"``, ``"-inf"``, ``"nan"``. ``meta`` (optional, per node) holds non-semantic facts such as
-``init`` (how :func:`~workbench.ir.make_inputs` fills a parameter). Nodes may appear in any order.
-Nested computations (a ``while``'s body, a ``sort``'s comparator) are written once each under
-``"computations": {"name": {"nodes": [...], "outputs": [...]}}`` and referred to from an
+``init`` (how :func:`~workbench.ir.make_inputs` fills a parameter). ``scope`` (optional, per
+node) is its name stack as JAX writes it in HLO metadata ``op_name`` (``block_3/attn/qk``: the
+layers it sits in, then its own name); it is kept as ``meta['scope']``. Nodes may appear in any
+order. Nested computations (a ``while``'s body, a ``sort``'s comparator) are written once each
+under ``"computations": {"name": {"nodes": [...], "outputs": [...]}}`` and referred to from an
 attribute as ``{"computation": "name"}``.
 docs/json-format.md describes the format for users.
 """
@@ -44,7 +46,7 @@ from workbench.importers import limits
 
 FORMAT = "fusion-workbench-graph"
 VERSION = 1
-_NODE_KEYS = {"id", "op", "operands", "type", "attrs", "meta"}
+_NODE_KEYS = {"id", "op", "operands", "type", "attrs", "meta", "scope"}
 
 
 _ID_KEY = re.compile(r'"id"\s*:\s*"((?:[^"\\\n]|\\.)*)"')
@@ -206,6 +208,11 @@ def graph_from_json(doc, file: str = "<json>", text: str = "", _resolver=None,
             raise ShapeError(str(exc), **where) from None
         if where.get("line") is not None:
             meta["line"] = where["line"]
+        if "scope" in nd:
+            if not isinstance(nd["scope"], str):
+                raise InputError("'scope' must be a string (a name stack such as "
+                                 "\"block_3/attn/qk\")", **where)
+            meta["scope"] = nd["scope"][:200]
         raw.append(Node(nid, op, tuple(operands), t, attrs, Attrs(meta)))
 
     meta = {"source": file, "format": "json"}

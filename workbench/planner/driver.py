@@ -7,7 +7,9 @@ from __future__ import annotations
 from workbench.errors import LegalityError, PlanError
 from workbench.ir.graph import Graph
 from workbench.ir.attrs import EMPTY, Attrs
-from workbench.costmodel.model import BASE_REGISTERS, MEMORY_COMPUTE_PARALLELISM
+from workbench.costmodel.calibrated import calibration_of
+from workbench.costmodel.calibration import speedup
+from workbench.costmodel.model import BASE_REGISTERS, MEMORY_COMPUTE_PARALLELISM, group_cost
 from workbench.costmodel.devices import get_device
 from workbench.costmodel.text import bound_label
 from workbench.fmt import fmt_bytes, fmt_time, name_list
@@ -17,7 +19,7 @@ from workbench.planner.legality import (MAX_OPERANDS_AND_OUTPUTS, GroupView, Ref
                                         check_view)
 from workbench.planner.patterns import find_patterns
 from workbench.planner.plan import Constraints, Decision, Plan, make_plan
-from workbench.planner.state import FusionState, Group
+from workbench.planner.state import FusionState, Group, version_members
 
 
 class PlannerRun:
@@ -45,32 +47,26 @@ class PlannerRun:
     def names(self, members) -> tuple[str, ...]:
         return self.ix.names(members)
 
-    def gnames(self, g: Group) -> tuple[str, ...]:
-        """A group's member ids in topological order (cached until the group changes)."""
-        if g.names is None:
-            g.names = self.ix.names(g.members)
-        return g.names
-
-    def _as_names(self, m) -> tuple[str, ...]:
-        if isinstance(m, Group):
-            return self.gnames(m)
-        if isinstance(m, tuple) and (not m or isinstance(m[0], str)):
-            return m
-        return self.names(m)
-
     def log(self, action: str, fused: bool, reason: str, message: str, nodes=(), members=(),
             removed=(), numbers: dict | None = None) -> None:
-        """Append a decision; ``members``/``removed`` are groups, index sets or id tuples."""
-        self.decisions.append(Decision(
-            len(self.decisions), action, fused, reason, message, tuple(nodes),
-            tuple(self._as_names(m) for m in members),
-            Attrs.of_scalars(_round(numbers)) if numbers else EMPTY,
-            tuple(self._as_names(m) for m in removed)))
+        """Append a decision; ``members``/``removed`` are groups, group versions, index sets or
+        id tuples (snapshotted now, named when the log is read)."""
+        snap = _snapshot
+        self.decisions.append(Decision.later(
+            len(self.decisions), action, fused, reason, _entry,
+            (self.ix, message, tuple(nodes), tuple(snap(m) for m in members),
+             tuple(snap(m) for m in removed), numbers)))
+
+    def log_later(self, action: str, fused: bool, reason: str, build, args) -> None:
+        """Append a decision built by ``build(*args)`` when the log is read (see
+        :meth:`Decision.later <workbench.planner.decision.Decision.later>`)."""
+        self.decisions.append(Decision.later(len(self.decisions), action, fused, reason, build,
+                                             args))
 
     def desc(self, g: Group) -> str:
         """The group as the log names it (see :func:`~workbench.planner.explain.describe`)."""
-        root = self.ix.ids[max(g.roots)] if g.roots else None
-        return describe(self.gnames(g), root, g.pattern)
+        return snap_desc(self.ix, g.ver, len(g.members), max(g.roots) if g.roots else None,
+                         g.pattern)
 
     # ----- checks ----------------------------------------------------------------------------
 
@@ -116,6 +112,13 @@ class PlannerRun:
         """Unite two groups if that creates no cycle: the new group, or a :class:`Refusal`."""
         ranks = self.state.reorder_for_union(a, b, direct_ok)
         if ranks is False:
+            succ = self.state.succ
+            first, second = (a, b) if b.gid in succ[a.gid] else (b, a)
+            if not direct_ok and second.gid in succ[first.gid]:
+                return Refusal("cycle", f"{self.desc(second)} reads the result of "
+                               f"{self.desc(first)}: they are producer and consumer, not "
+                               "siblings, and side-by-side fusion joins only kernels that do "
+                               "not depend on each other")
             return Refusal("cycle", f"a path runs from {self.desc(a)} to {self.desc(b)} through "
                            "other kernels: as one kernel they would depend on themselves")
         if ranks is None:
@@ -131,16 +134,10 @@ class PlannerRun:
         if self.dev.is_gpu and cap is not None and g.live + BASE_REGISTERS > cap:
             self.state.exact_live(g)
 
-    def bound_of(self, flops, trans, nbytes, written=None, contraction=False) -> str:
-        """What limits a kernel, as the log says it: ``launch-bound``, ``compute-bound``,
-        ``memory-bound`` or, on a profile with cache ceilings, ``memory-bound (L2)``."""
-        d = self.dev
-        c = (flops + d.transcendental_flops * trans) / d.flop_rate(written, contraction)
-        level, bandwidth = d.memory_level(nbytes)
-        m = nbytes / bandwidth
-        if d.launch_overhead_s >= max(c, m):
-            return bound_label("launch", level, d)
-        return bound_label("compute" if c > m else "memory", level, d)
+    def bound_of(self, flops, trans, nbytes, written=None, contraction=False,
+                 calibrated=None) -> str:
+        """What limits a kernel, as the log says it (see :func:`bound_text`)."""
+        return bound_text(self.dev, flops, trans, nbytes, written, contraction, calibrated)
 
     def kind(self, g: Group) -> str:
         ix = self.ix
@@ -212,6 +209,16 @@ class PlannerRun:
                          f"{anchor}: {r.message}", nodes=(anchor,))
                 continue
             before = self._pattern_cost(m.members)
+            predicted = group_cost(self.graph, self.names(m.members), self.dev).predicted_s
+            if predicted > before:
+                self.log("pattern", False, "not-profitable",
+                         f"did not form the {m.name} pattern at {anchor}: as one {m.kind} "
+                         f"fusion its {len(m.members)} ops are predicted at "
+                         f"{fmt_time(predicted)}, {fmt_time(predicted - before)} more than "
+                         f"running them one by one ({fmt_time(before)})", nodes=(anchor,),
+                         numbers={"time_unfused_s": before, "time_fused_s": predicted,
+                                  "benefit_s": before - predicted})
+                continue
             g = self._gather(sorted(m.members), "pattern")
             if g is None:
                 continue
@@ -270,6 +277,62 @@ def dead_code_decision(ix, step: int) -> Decision | None:
                     f"remove {'it' if one else 'them'}, so {'it is' if one else 'each is'} "
                     "reported as a kernel of its own and not counted in the per-call totals",
                     names)
+
+
+def bound_text(d, flops, trans, nbytes, written=None, contraction=False,
+               calibrated=None) -> str:
+    """What limits a kernel on device ``d``, as the log says it: ``launch-bound``,
+    ``compute-bound``, ``memory-bound`` or, on a profile with cache ceilings,
+    ``memory-bound (L2)``. On a calibrated CPU profile, ``calibrated`` (one core's compute
+    seconds, contraction seconds, work, traffic: :meth:`FusionState.calibrated`) gives the
+    measured rates the planner itself used."""
+    level, bandwidth = d.memory_level(nbytes)
+    cal = calibration_of(d)
+    if cal is not None and calibrated is not None:
+        cs, ds, work, traffic = calibrated
+        c, m = cs / speedup(cal, work) + ds, cal.memory(nbytes)
+        launch = cal.launch(traffic)
+    else:
+        c = (flops + d.transcendental_flops * trans) / d.flop_rate(written, contraction)
+        m = nbytes / bandwidth
+        launch = d.launch_overhead_s
+    if launch >= max(c, m):
+        return bound_label("launch", level, d)
+    return bound_label("compute" if c > m else "memory", level, d)
+
+
+def _snapshot(m):
+    """What the log keeps of a group or member set until it is read (see :func:`snap_names`)."""
+    if isinstance(m, Group):
+        return m.ver
+    if isinstance(m, (set, frozenset)):
+        return frozenset(m)
+    return m
+
+
+def snap_names(ix, s) -> tuple[str, ...]:
+    """Member ids, in topological order, of a snapshot: an id tuple, an index set, or a group
+    version (:func:`~workbench.planner.state.version_members`)."""
+    if isinstance(s, frozenset):
+        return ix.names(s)
+    if isinstance(s, tuple) and (not s or isinstance(s[0], str)):
+        return s
+    return ix.names(version_members(s))
+
+
+def snap_desc(ix, ver, size: int, root: int | None, pattern) -> str:
+    """:func:`~workbench.planner.explain.describe` of a group snapshot: its version, size,
+    latest root and pattern (member ids are looked up only for groups of up to three ops)."""
+    rname = ix.ids[root] if root is not None else None
+    if size > 3 and (pattern or rname is not None):
+        return describe(("",) * size, rname, pattern)
+    return describe(ix.names(version_members(ver)), rname, pattern)
+
+
+def _entry(ix, message, nodes, members, removed, numbers):
+    names = snap_names
+    return (message, nodes, tuple(names(ix, m) for m in members),
+            _round(numbers) if numbers else None, tuple(names(ix, m) for m in removed))
 
 
 def _needs_write_union(st: FusionState, v: int, gids: set) -> bool:

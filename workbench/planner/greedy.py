@@ -45,16 +45,22 @@ class GreedyRun(PlannerRun):
             counts = self.union_counts(P, C, bool(P.select(ix.reduction)))
             r = self.check([P.members, C.members], counts, upstream=0)
         t_unfused = st.time(P) + st.time(C)
-        before = [self.gnames(P), self.gnames(C)]
+        before = [P.ver, C.ver]
         if r is None:
             res = self.unite(P, C, direct_ok=True)
             if not isinstance(res, Refusal):
                 t_fused = st.time(res)
+                gain = t_unfused - t_fused
+                verdict = (f"saves {fmt_time(gain)} ({saved_bytes_text(ix.nbytes[p])})"
+                           if gain > 0 else
+                           f"the cost model predicts it costs {fmt_time(-gain)} more, although "
+                           f"nothing {saved_bytes_text(ix.nbytes[p])} any more; the "
+                           "greedy rule fuses every single-user producer without weighing "
+                           "costs")
                 self.log("fuse", True, "single-user",
                          f"fused {names[0]} into {names[1]}: {names[0]} has one user and its "
                          f"{fmt_bytes(ix.nbytes[p])} result is the largest left to keep out of "
-                         f"memory — saves {fmt_time(t_unfused - t_fused)} "
-                         f"({saved_bytes_text(ix.nbytes[p])})", nodes=names,
+                         f"memory — {verdict}", nodes=names,
                          members=[res], removed=before,
                          numbers={"time_unfused_s": t_unfused, "time_fused_s": t_fused,
                                   "benefit_s": t_unfused - t_fused,

@@ -42,7 +42,8 @@ import heapq
 from workbench.costmodel.model import kernel_time
 from workbench.errors import InputError, PlanError
 from workbench.ir.graph import Graph
-from workbench.planner.driver import PlannerRun, saved_bytes_text
+from workbench.planner.driver import (PlannerRun, _round, bound_text, saved_bytes_text,
+                                      snap_desc, snap_names)
 from workbench.fmt import fmt_time, name_list
 from workbench.planner.legality import Refusal
 from workbench.planner.plan import Constraints, Plan
@@ -184,7 +185,7 @@ class PriorityRun(PlannerRun):
         else:
             consumers = sorted((st.groups[c] for c in succ), key=lambda g: g.rank)
         r = self._structural(p, consumers)
-        if r is not None:
+        if r is not None and not full:
             return Candidate(p, consumers, refusal=r)
         output, nbytes_of, contraction = ix.output, ix.nbytes, ix.contraction
         keep = [v for v in p.outs if output[v]]
@@ -193,10 +194,10 @@ class PriorityRun(PlannerRun):
         dev, time_of = self.dev, kernel_time
         for c in consumers:
             flops, trans = c.flops + p.flops, c.trans + p.trans
-            if p.dup or c.dup:
-                for m in p.members & c.members:
-                    flops -= ix.flops[m]
-                    trans -= ix.trans[m]
+            shared = p.members & c.members if p.dup or c.dup else ()
+            for m in shared:
+                flops -= ix.flops[m]
+                trans -= ix.trans[m]
             n_in, in_bytes = st.merged_inputs(c, p)
             written = c.out_bytes
             for v in keep:
@@ -204,12 +205,15 @@ class PriorityRun(PlannerRun):
                     written += nbytes_of[v]
             nbytes = in_bytes + written
             dot = p_dot or (bool(c.special) and any(contraction[m] for m in c.special))
-            t_fused += time_of(flops, trans, nbytes, dev, written, dot)
+            t_fused += time_of(flops, trans, nbytes, dev, written, dot,
+                               st.calibrated(c, p, minus=shared))
             t_unfused += c.t if c.t is not None else st.time(c)
             fused.append((flops, trans, nbytes, written, dot))
             ins.append(n_in)
-        cand = Candidate(p, consumers, t_unfused=t_unfused, t_fused=t_fused, fused=fused,
-                         n_inputs=ins)
+        cand = Candidate(p, consumers, refusal=r, t_unfused=t_unfused, t_fused=t_fused,
+                         fused=fused, n_inputs=ins)
+        if r is not None:
+            return cand
         if full:
             return self.legality(cand) or cand
         return cand
@@ -227,7 +231,9 @@ class PriorityRun(PlannerRun):
                                        n_out=len(c.outs) + len(keep), n_in=n_in)
             r = self.check([p.members, c.members], counts, upstream=0)
             if r is not None:
-                return Candidate(p, cand.consumers, refusal=r, consumer=c)
+                return Candidate(p, cand.consumers, refusal=r, consumer=c,
+                                 t_unfused=cand.t_unfused, t_fused=cand.t_fused,
+                                 fused=cand.fused, n_inputs=cand.n_inputs)
         return None
 
     def _structural(self, p: Group, consumers) -> Refusal | None:
@@ -241,8 +247,9 @@ class PriorityRun(PlannerRun):
                            "fused into its consumers")
         if k > 1:
             if any(ix.output[v] for v in p.outs):
-                return Refusal("graph-output", "its value is a graph output, written anyway; "
-                               "copying it into its consumers saves nothing")
+                return Refusal("graph-output", "its value is a graph output, so it is written "
+                               "anyway, and a graph output with several consumers is not "
+                               f"copied into them (that would compute it {k + 1} times)")
             if not p.special:
                 return None
             if p.select(ix.contraction):
@@ -254,34 +261,17 @@ class PriorityRun(PlannerRun):
         return None
 
     def take(self, cand: "Candidate") -> None:
-        st, ix, p = self.state, self.ix, cand.producer
-        before = [self.gnames(p)] + [self.gnames(c) for c in cand.consumers]
-        pdesc, saved = self.desc(p), p.out_bytes
-        cdescs = [self.desc(c) for c in cand.consumers]
-        ptrans = p.trans
+        st, p = self.state, cand.producer
+        before = [(g.ver, len(g.members), max(g.roots), g.pattern)
+                  for g in (p, *cand.consumers)]
+        saved, ptrans = p.out_bytes, p.trans
         consumers = st.fuse_into_consumers(p, cand.consumers)
         for c in consumers:
             self.tighten(c)
-        flops, trans, nbytes, written, dot = cand.fused[0]
-        kind = self.kind(consumers[0])
-        bound = self.bound_of(flops, trans, nbytes, written, dot)
-        if cand.k == 1:
-            msg = (f"fused {pdesc} into {cdescs[0]}: saves "
-                   f"{fmt_time(cand.benefit)} ({saved_bytes_text(saved)}) — {bound} "
-                   f"{kind} fusion")
-        else:
-            extra = (f"; its {_count(ptrans)} transcendentals are computed {cand.k}x"
-                     if ptrans else "")
-            msg = (f"fused {pdesc} into its {cand.k} consumers "
-                   f"({name_list(cdescs)}), duplicating it: saves "
-                   f"{fmt_time(cand.benefit)} ({saved_bytes_text(saved)}{extra}) — "
-                   f"{bound} {kind} fusions")
-        self.log("fuse", True, "benefit" if cand.k == 1 else "duplicate", msg,
-                 nodes=(ix.ids[max(p.roots)],) + tuple(ix.ids[max(c.roots)] for c in consumers),
-                 members=consumers, removed=before,
-                 numbers={"time_unfused_s": cand.t_unfused, "time_fused_s": cand.t_fused,
-                          "benefit_s": cand.benefit, "bytes_saved": saved,
-                          "consumers": cand.k})
+        self.log_later("fuse", True, "benefit" if cand.k == 1 else "duplicate", _fuse_entry,
+                       (self.ix, self.dev, before, [c.ver for c in consumers], saved, ptrans,
+                        cand.fused[0], st.calibrated(consumers[0]), self.kind(consumers[0]),
+                        cand.t_unfused, cand.t_fused))
         touched = set()
         for c in consumers:
             touched.add(c.gid)
@@ -302,8 +292,12 @@ class PriorityRun(PlannerRun):
                      else f"its {cand.k} consumers ({name_list(self.desc(c) for c in cand.consumers)})")
             if cand.refusal is not None:
                 target = self.desc(cand.consumer) if cand.consumer is not None else cdesc
+                numbers = ({} if not cand.fused else
+                           {"time_unfused_s": cand.t_unfused, "time_fused_s": cand.t_fused,
+                            "benefit_s": cand.estimate})
                 self.log("fuse", False, cand.refusal.code, f"kept {self.desc(g)} separate from "
-                         f"{target}: {cand.refusal.message}", nodes=nodes)
+                         f"{target}: {cand.refusal.message}{_model_says(cand)}", nodes=nodes,
+                         numbers=numbers)
                 continue
             dup = (f"; duplicating it would compute it {cand.k}x" if cand.k > 1 else "")
             self.log("fuse", False, "not-profitable",
@@ -311,6 +305,45 @@ class PriorityRun(PlannerRun):
                      f"{fmt_time(-cand.benefit)} more than it saves{dup}", nodes=nodes,
                      numbers={"time_unfused_s": cand.t_unfused, "time_fused_s": cand.t_fused,
                               "benefit_s": cand.benefit})
+
+
+def _fuse_entry(ix, dev, before, after, saved, ptrans, fused, calibrated, kind, t_unfused,
+                t_fused):
+    """The decision of one priority fusion, built when the log is read (see
+    :meth:`PriorityRun.take`): ``before`` the producer's and consumers' snapshots (version,
+    size, latest root, pattern), ``after`` the consumers' versions."""
+    pdesc, *cdescs = [snap_desc(ix, *b) for b in before]
+    k, benefit = len(cdescs), t_unfused - t_fused
+    bound = bound_text(dev, *fused, calibrated)
+    if k == 1:
+        msg = (f"fused {pdesc} into {cdescs[0]}: saves "
+               f"{fmt_time(benefit)} ({saved_bytes_text(saved)}) — {bound} "
+               f"{kind} fusion")
+    else:
+        extra = (f"; its {_count(ptrans)} transcendentals are computed {k}x"
+                 if ptrans else "")
+        msg = (f"fused {pdesc} into its {k} consumers "
+               f"({name_list(cdescs)}), duplicating it: saves "
+               f"{fmt_time(benefit)} ({saved_bytes_text(saved)}{extra}) — "
+               f"{bound} {kind} fusions")
+    nodes = tuple(ix.ids[b[2]] for b in before)
+    members = tuple(snap_names(ix, v) for v in after)
+    removed = tuple(snap_names(ix, b[0]) for b in before)
+    numbers = _round({"time_unfused_s": t_unfused, "time_fused_s": t_fused, "benefit_s": benefit,
+                      "bytes_saved": saved, "consumers": k})
+    return msg, nodes, members, numbers, removed
+
+
+def _model_says(cand: "Candidate") -> str:
+    """What the cost model predicts for a fusion a rule refused (``""`` when it was not
+    costed): the rule decides, and the sentence says so when the model disagrees."""
+    if not cand.fused:
+        return ""
+    est = cand.estimate
+    if est > 0:
+        return (f"; the cost model predicts fusing would save {fmt_time(est)}, but this rule "
+                "keeps them apart")
+    return f"; the cost model agrees: fusing would cost {fmt_time(-est)} more than it saves"
 
 
 def _count(n: int) -> str:
@@ -337,3 +370,8 @@ class Candidate:
     @property
     def benefit(self) -> float:
         return self.t_unfused - self.t_fused if self.refusal is None else float("-inf")
+
+    @property
+    def estimate(self) -> float:
+        """The cost model's saving of the fusion, refused or not (seconds)."""
+        return self.t_unfused - self.t_fused

@@ -28,9 +28,14 @@ The predicates, in the order they run:
                       reduce at least 16 elements per output: the second would need the first's
                       results across threads (XLA keeps such reductions in separate kernels).
 ``reduction-epilogue`` after a reduction, members must be on the reduced rows or on the full rows
-                      the reduction read (a row-wise normalization kernel); anything else would
-                      recompute the reduction per element, turning the reduction kernel into a
-                      loop kernel.
+                      the reduction read (a row-wise normalization kernel, XLA's input fusion);
+                      an epilogue on another shape needs the reduction's results at other
+                      indices, which makes the kernel a loop kernel evaluating the reduction
+                      inside its loop. A reduction to one row (a vector's softmax, axis 0 of
+                      ``f32[3,1,1]``) has one result, which every later member reads: nothing
+                      is recomputed, and it takes any epilogue, up to
+                      :data:`ONE_ROW_MAX_ELEMENTS` elements read (the kernel runs as one row: a
+                      single thread block, or one core).
 ``shape-mismatch``    the roots of a horizontal (multi-output) kernel share one iteration space
                       (``ShapesCompatibleForMultiOutputFusion``, xla/service/gpu/gpu_fusible.cc).
 ``registers``         the register estimate stays under the device profile's cap (GPU only).
@@ -57,6 +62,11 @@ MAX_OPERANDS_AND_OUTPUTS = 96
 MAX_REDUCTIONS = 8
 #: reductions of at least this many elements per output are "real" reductions
 MIN_REDUCED_ELEMENTS = 16
+#: a kernel that reduces everything to one row result and then works on what it read runs as
+#: one row (one thread block on a GPU, one core on the CPU): allowed up to this many elements,
+#: a row of 256 KiB of float32 (the CPU backend's row cache, ROW_CACHE_MAX_BYTES in
+#: workbench/codegen/lower.py)
+ONE_ROW_MAX_ELEMENTS = 1 << 16
 
 REASONS = {
     "opaque": "opaque ops are never fused",
@@ -69,7 +79,7 @@ REASONS = {
     "contraction-prologue": "a contraction's operand computed in its own kernel",
     "epilogue-shape": "an epilogue that changes the contraction's shape or reduces",
     "reduce-into-reduce": "a reduction fed directly by another reduction",
-    "reduction-epilogue": "an epilogue that would turn a reduction kernel into a loop kernel",
+    "reduction-epilogue": "an epilogue on neither the reduced rows nor the rows read",
     "shape-mismatch": "horizontal fusion of different iteration spaces",
     "registers": "register estimate above the device's cap",
     "cycle": "a path leaves the group and re-enters it",
@@ -262,15 +272,29 @@ def reduction_epilogue(v: GroupView, device, constraints) -> Refusal | None:
         return None
     for r in v.reductions:
         rows, full = _row_counts(ix, r)
-        for m in _downstream(v, r, through=lambda i: not ix.reduction[i]):
+        after = _downstream(v, r, through=lambda i: not ix.reduction[i])
+        if rows <= 1:       # one result, read by every later member: nothing is recomputed
+            if after and full > ONE_ROW_MAX_ELEMENTS:
+                m = after[0]
+                return Refusal("reduction-epilogue", f"{_name(ix, r)} reduces all {full} "
+                               f"elements it reads to one result, which {_name(ix, m)} "
+                               "needs: in one kernel everything after it waits for the whole "
+                               "reduction, so the kernel runs as a single row (one thread "
+                               "block, or one core) over all its elements; one-row kernels are "
+                               f"kept to {ONE_ROW_MAX_ELEMENTS} elements",
+                               (ix.ids[m], ix.ids[r]))
+            continue
+        for m in after:
             n = ix.elements[m]
-            if n == rows or (n == full and rows > 1):
+            if n in (rows, full):
                 continue
             return Refusal("reduction-epilogue", f"{_name(ix, m)} ({n} elements) follows "
                            f"{_name(ix, r)}, which produces {rows} row results from {full} "
-                           "elements: fused, it would recompute the reduction for each of its "
-                           "elements, turning the reduction kernel into a loop kernel",
-                           (ix.ids[m], ix.ids[r]))
+                           f"elements: in one kernel the ops after a reduction work on its "
+                           f"{rows} results or on the {full} elements it reads (an input "
+                           f"fusion's epilogue); on {n} elements the kernel would need the "
+                           "reduction's results at other indices, a loop kernel evaluating the "
+                           "reduction inside its loop", (ix.ids[m], ix.ids[r]))
     return None
 
 
@@ -399,5 +423,6 @@ def check_plan_groups(graph: Graph, member_sets, device="cpu",
 
 
 __all__ = ["GroupView", "LegalityError", "MAX_OPERANDS_AND_OUTPUTS", "MAX_REDUCTIONS",
+           "ONE_ROW_MAX_ELEMENTS",
            "PREDICATES", "REASONS", "Refusal", "check_group", "check_plan_groups", "check_view",
            "reduced_per_output"]

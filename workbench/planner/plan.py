@@ -30,6 +30,7 @@ from workbench.errors import CycleError, PlanError
 from workbench.ir.attrs import EMPTY, Attrs
 from workbench.ir.graph import Graph
 from workbench.ir.ops import Category, get_op
+from workbench.planner.decision import Decision
 
 PLAN_FORMAT = "fusion-workbench-plan"
 PLAN_VERSION = 1
@@ -155,67 +156,6 @@ ROLE_NOTES = {
     GroupRole.OFFLINE: " (offline: folds weights once, when they are loaded; not run per call)",
     GroupRole.FREE: " (free: reads its operand's buffer another way; no kernel)",
 }
-
-
-@dataclass(frozen=True)
-class Decision:
-    """One step of the planner (or one user edit), taken or refused, with its reason.
-
-    Parameters
-    ----------
-    step : int
-        Position in the decision log (0-based).
-    action : str
-        What was tried: ``"fuse"`` (producer into consumers), ``"sibling"``, ``"pattern"``,
-        ``"edit"``, ...
-    fused : bool
-        True if it was done.
-    reason : str
-        A short code (``"benefit"``, ``"cycle"``, ``"expensive-duplication"`` ...).
-    message : str
-        The reason as a sentence a person can read.
-    nodes : tuple of str
-        The nodes the step concerns (producer first, then consumers).
-    members : tuple of tuple of str
-        For a taken step: the full membership of each group it produced (for replay).
-    numbers : Attrs
-        The cost-model numbers behind it (seconds, bytes), e.g. ``time_unfused_s``,
-        ``time_fused_s``, ``benefit_s``.
-    removed : tuple of tuple of str
-        For a taken step: the exact member sets of the groups it replaced. When given,
-        :func:`replay` removes exactly these (a duplicated producer's own group survives a step
-        that copies it into one consumer); when empty, replay removes every group that is a
-        subset of the new groups' union.
-    """
-
-    step: int
-    action: str
-    fused: bool
-    reason: str
-    message: str
-    nodes: tuple[str, ...] = ()
-    members: tuple[tuple[str, ...], ...] = ()
-    numbers: Attrs = EMPTY
-    removed: tuple[tuple[str, ...], ...] = ()
-
-    def to_json(self) -> dict:
-        d = {"step": self.step, "action": self.action, "fused": self.fused,
-             "reason": self.reason, "message": self.message, "nodes": list(self.nodes)}
-        if self.members:
-            d["members"] = [list(m) for m in self.members]
-        if self.removed:
-            d["removed"] = [list(m) for m in self.removed]
-        if self.numbers:
-            d["numbers"] = self.numbers.to_json()
-        return d
-
-    @staticmethod
-    def from_json(d: dict) -> "Decision":
-        return Decision(int(d["step"]), str(d["action"]), bool(d["fused"]), str(d["reason"]),
-                        str(d["message"]), tuple(d.get("nodes", ())),
-                        tuple(tuple(m) for m in d.get("members", ())),
-                        Attrs(d.get("numbers", {})),
-                        tuple(tuple(m) for m in d.get("removed", ())))
 
 
 @dataclass(frozen=True)
@@ -390,10 +330,6 @@ class Plan:
 
 # ----- building plans -------------------------------------------------------------------------
 
-def _topo_index(graph: Graph) -> dict[str, int]:
-    return {nid: i for i, nid in enumerate(graph.topo_order)}
-
-
 def make_plan(graph: Graph, member_sets: Sequence[Iterable[str]], *, policy: str,
               device: str = "cpu", decisions: Sequence[Decision] = (),
               constraints: Constraints | None = None,
@@ -427,16 +363,18 @@ def make_plan(graph: Graph, member_sets: Sequence[Iterable[str]], *, policy: str
     CycleError
         If the groups cannot be ordered (the graph of groups has a cycle).
     """
-    pos = _topo_index(graph)
+    ix = _index(graph)
+    pos, source, ids = ix.pos, ix.source, ix.ids
     sets: list[frozenset] = []
     seen: set[frozenset] = set()
     for s in member_sets:
         members = set()
         for n in s:
-            if n not in graph:
+            i = pos.get(n)
+            if i is None:
                 raise PlanError(f"the plan names node {n!r}, which is not in graph "
                                 f"{graph.name!r}", node=n)
-            if not is_source(graph, n):
+            if not source[i]:
                 members.add(n)
         if members:
             fs = frozenset(members)
@@ -444,8 +382,8 @@ def make_plan(graph: Graph, member_sets: Sequence[Iterable[str]], *, policy: str
                 seen.add(fs)
                 sets.append(fs)
     covered = set().union(*sets) if sets else set()
-    for n in graph.topo_order:
-        if not is_source(graph, n) and n not in covered:
+    for i, n in enumerate(ids):
+        if not source[i] and n not in covered:
             raise PlanError("the node is in no fusion group", node=n)
 
     # Which group provides each value to readers outside the groups that compute it.
@@ -453,33 +391,30 @@ def make_plan(graph: Graph, member_sets: Sequence[Iterable[str]], *, policy: str
     for gi, s in enumerate(sets):
         for n in s:
             computing.setdefault(n, []).append(gi)
-    # order groups: build group DAG through provider groups (first computing group provides)
-    dag = nx.DiGraph()
-    dag.add_nodes_from(range(len(sets)))
+    # order groups: the group DAG through provider groups (first computing group provides)
+    succ: list[set] = [set() for _ in sets]
     needs_output: dict[int, set] = {gi: set() for gi in range(len(sets))}
-    ix = _index(graph)
     live = ix.live
     for gi, s in enumerate(sets):
-        dead_reader = not any(live[ix.pos[n]] for n in s)
+        dead_reader = not any(live[pos[n]] for n in s)
         for n in s:
-            for o in graph.node(n).operands:
-                if o in s or is_source(graph, o):
+            for oi in ix.operands[pos[n]]:
+                o = ids[oi]
+                if source[oi] or o in s:
                     continue
                 provider = computing[o][0]
-                if not (dead_reader and live[ix.pos[o]]):
+                if not (dead_reader and live[oi]):
                     needs_output[provider].add(o)
-                dag.add_edge(provider, gi)
+                succ[provider].add(gi)
     for o in graph.outputs:
-        if not is_source(graph, o):
+        if not source[pos[o]]:
             needs_output[computing[o][0]].add(o)
     keys = [tuple(sorted(pos[n] for n in s)) for s in sets]
-    try:
-        order = list(nx.lexicographical_topological_sort(dag, key=keys.__getitem__))
-    except nx.NetworkXUnfeasible:
-        cyc = nx.find_cycle(dag)
-        names = [sorted(sets[a], key=pos.get)[0] for a, _ in cyc]
-        raise CycleError("the fusion groups form a cycle (a path leaves a group and comes back "
-                         f"into it) through groups containing {', '.join(names)}") from None
+    order = _lexicographic_order(succ, keys)
+    if order is None:
+        dag = nx.DiGraph()
+        dag.add_edges_from((a, b) for a, bs in enumerate(succ) for b in bs)
+        raise _group_cycle(sets, nx.find_cycle(dag), pos)
 
     patterns = patterns or {}
     pinned_sets = {frozenset(p) for p in pinned}
@@ -489,10 +424,64 @@ def make_plan(graph: Graph, member_sets: Sequence[Iterable[str]], *, policy: str
         nodes = tuple(sorted(s, key=pos.__getitem__))
         outs = tuple(sorted(needs_output[gi], key=pos.__getitem__))
         dup = tuple(n for n in nodes if len(computing[n]) > 1)
-        groups.append(FusionGroup(f"g{k}", nodes, group_kind(graph, nodes, len(outs)), outs, dup,
+        groups.append(FusionGroup(f"g{k}", nodes, _kind(ix, nodes, len(outs)), outs, dup,
                                   patterns.get(s), s in pinned_sets, _role(graph, nodes)))
     return Plan(graph.name, graph.fingerprint, policy, device, tuple(groups),
                 tuple(decisions), constraints or Constraints())
+
+
+def _group_cycle(sets, cycle, pos) -> CycleError:
+    names = [sorted(sets[a], key=pos.get)[0] for a, _ in cycle]
+    return CycleError("the fusion groups form a cycle (a path leaves a group and comes back "
+                      f"into it) through groups containing {', '.join(names)}")
+
+
+def _lexicographic_order(succ: list, keys: list) -> list | None:
+    """A topological order of the group DAG (``succ``: successors of each group) taking,
+    among the groups ready to run, the one with the smallest key first (what networkx's
+    ``lexicographical_topological_sort`` gives, without building a DiGraph: planning a
+    40,000-op module made that the slow part); None if there is a cycle."""
+    import heapq
+
+    indeg = [0] * len(succ)
+    for bs in succ:
+        for b in bs:
+            indeg[b] += 1
+    ready = [(keys[g], g) for g in range(len(succ)) if indeg[g] == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        _, g = heapq.heappop(ready)
+        order.append(g)
+        for b in succ[g]:
+            indeg[b] -= 1
+            if indeg[b] == 0:
+                heapq.heappush(ready, (keys[b], b))
+    return order if len(order) == len(succ) else None
+
+
+def _kind(ix, nodes, n_outputs: int) -> str:
+    """:func:`group_kind` from the graph's flat index (the same rules, read from arrays)."""
+    cats = {_category(ix.ops[ix.pos[m]]) for m in nodes}
+    if Category.OPAQUE in cats:
+        return FusionKind.OPAQUE
+    if Category.CONTRACTION in cats or Category.CONVOLUTION in cats:
+        return FusionKind.OUTPUT
+    if n_outputs > 1:
+        return FusionKind.MULTI_OUTPUT
+    if any(ix.reduction[ix.pos[m]] for m in nodes):
+        return FusionKind.INPUT
+    return FusionKind.LOOP
+
+
+_CATEGORIES: dict[str, str] = {}
+
+
+def _category(op: str) -> str:
+    cat = _CATEGORIES.get(op)
+    if cat is None:
+        cat = _CATEGORIES[op] = get_op(op).category
+    return cat
 
 
 def _index(graph: Graph):

@@ -48,7 +48,7 @@ class SiblingFusion:
         _, in_bytes = st.merged_inputs(a, b)
         out_bytes = a.out_bytes + b.out_bytes
         t_fused = st.time_of(a.flops + b.flops, a.trans + b.trans, in_bytes + out_bytes,
-                             out_bytes, st.has_contraction(a, b))
+                             out_bytes, st.has_contraction(a, b), st.calibrated(a, b))
         t_unfused = st.time(a) + st.time(b)
         da, db, src = run.desc(a), run.desc(b), ix.ids[v]
         nums = {"time_unfused_s": t_unfused, "time_fused_s": t_fused,
@@ -56,7 +56,7 @@ class SiblingFusion:
         if r is None and t_fused >= t_unfused:
             r = Refusal("not-profitable", f"one kernel would take {fmt_time(t_fused)}, no less "
                         f"than the two ({fmt_time(t_unfused)})")
-        before = [run.gnames(a), run.gnames(b)]
+        before = [a.ver, b.ver]
         if r is None:
             shared_text = self.shared_text(a, b, v)
             res = run.unite(a, b, direct_ok=False)

@@ -32,6 +32,7 @@ group of its own at the end.
 
 from __future__ import annotations
 
+from workbench.costmodel.calibrated import calibration_of, graph_traffic, node_costs_of
 from workbench.costmodel.model import kernel_time, peak_live
 from workbench.costmodel.devices import DeviceProfile
 from workbench.ir.index import GraphIndex
@@ -40,11 +41,32 @@ from workbench.ir.index import GraphIndex
 SEARCH_BUDGET = 20000
 
 
+def version_members(ver) -> set[int]:
+    """The members a group had when its :attr:`Group.ver` was ``ver``.
+
+    A version is a node index (a group of one op) or a pair of the versions that were merged;
+    taking one costs nothing, and the decision log keeps them to name a step's groups only when
+    the log is read.
+    """
+    out: set[int] = set()
+    seen: set[int] = set()
+    stack = [ver]
+    while stack:
+        v = stack.pop()
+        if v.__class__ is int:
+            out.add(v)
+        elif id(v) not in seen:
+            seen.add(id(v))
+            stack.extend(v)
+    return out
+
+
 class Group:
     """One group of the working state (node indices; see :class:`FusionState`)."""
 
     __slots__ = ("gid", "members", "ext", "parts", "ext_bytes", "outs", "out_bytes", "flops",
-                 "trans", "rank", "roots", "live", "pattern", "pinned", "special", "dup", "names", "t")
+                 "trans", "rank", "roots", "live", "pattern", "pinned", "special", "dup", "names", "t",
+                 "ver", "cs", "ds", "dsf", "work")
 
     def __init__(self, gid: int):
         self.gid = gid
@@ -70,6 +92,13 @@ class Group:
         self.names: tuple | None = None
         #: cached predicted time (None: stale)
         self.t: float | None = None
+        #: a snapshot of the members, O(1) to take (see :func:`version_members`)
+        self.ver: object = gid
+        #: calibrated CPU: one core's compute seconds, contraction seconds, work (statements)
+        self.cs = 0.0
+        self.ds = 0.0
+        self.dsf = 0.0
+        self.work = 0
 
     def select(self, flags) -> list[int]:
         """Sorted special members with ``flags[i]`` set."""
@@ -88,6 +117,10 @@ class FusionState:
     def __init__(self, index: GraphIndex, device: DeviceProfile):
         self.ix = index
         self.device = device
+        cal = calibration_of(device)
+        #: per-node calibrated costs (None: XLA's model of FLOPs and bytes)
+        self.costs = node_costs_of(index, device, cal) if cal is not None else None
+        self.traffic = graph_traffic(index) if cal is not None else 0
         self.groups: dict[int, Group] = {}
         n = len(index)
         self.node_groups: list[set[int]] = [set() for _ in range(n)]
@@ -113,6 +146,9 @@ class FusionState:
             g.parts = {o: frozenset([ix.region[i]]) for o in g.ext}
         g.ext_bytes = sum(g.ext.values())
         g.flops, g.trans, g.rank = ix.flops[i], ix.trans[i], i
+        if self.costs is not None:
+            g.cs, g.ds, g.dsf, g.work = (self.costs.compute_s[i], self.costs.dot_s[i],
+                                         self.costs.dot_fused_s[i], self.costs.work[i])
         g.live = ix.reg_width[i] + sum(ix.reg_width[o] for o in ix.operands[i]
                                        if ix.read_bytes[o])
         g.roots = {i}
@@ -133,14 +169,34 @@ class FusionState:
         """Predicted seconds of group ``g`` as one kernel (cached until the group changes)."""
         if g.t is None:
             g.t = kernel_time(g.flops, g.trans, g.ext_bytes + g.out_bytes, self.device,
-                              g.out_bytes, self.has_contraction(g))
+                              g.out_bytes, self.has_contraction(g), self.calibrated(g))
         return g.t
 
+    def calibrated(self, *groups: Group, minus=()):
+        """``(compute s, contraction s, work, traffic)`` of ``groups`` as one kernel, less the
+        nodes ``minus`` (members counted twice), on a calibrated CPU; else None."""
+        if self.costs is None:
+            return None
+        cs, ds, dsf, work = self.sums(*groups, minus=minus)
+        size = sum(len(g.members) for g in groups) - len(minus)
+        return cs, (dsf if size > 1 else ds), work, self.traffic
+
+    def sums(self, *groups: Group, minus=()):
+        """(compute s, contraction s alone, contraction s fused, work) of ``groups`` less the
+        nodes ``minus``."""
+        c = self.costs
+        return (sum(g.cs for g in groups) - sum(c.compute_s[m] for m in minus),
+                sum(g.ds for g in groups) - sum(c.dot_s[m] for m in minus),
+                sum(g.dsf for g in groups) - sum(c.dot_fused_s[m] for m in minus),
+                sum(g.work for g in groups) - sum(c.work[m] for m in minus))
+
     def time_of(self, flops: float, trans: float, nbytes: float, written: float,
-                contraction: bool) -> float:
+                contraction: bool, calibrated=None) -> float:
         """Predicted seconds of a kernel moving ``nbytes``, ``written`` of them written
-        (``contraction``: it holds a dot or convolution)."""
-        return kernel_time(flops, trans, nbytes, self.device, written, contraction)
+        (``contraction``: it holds a dot or convolution; ``calibrated``: see
+        :meth:`calibrated`)."""
+        return kernel_time(flops, trans, nbytes, self.device, written, contraction,
+                           calibrated)
 
     def has_contraction(self, *groups: Group) -> bool:
         """Whether any of ``groups`` holds a dot or a convolution."""
@@ -208,10 +264,13 @@ class FusionState:
             shared = pm & c.members
             c.members |= pm
             c.names = c.t = None
+            c.ver = (c.ver, p.ver)
             for v in pm:
                 self.node_groups[v].add(c.gid)
             c.flops += p.flops - sum(ix.flops[m] for m in shared)
             c.trans += p.trans - sum(ix.trans[m] for m in shared)
+            if self.costs is not None:
+                c.cs, c.ds, c.dsf, c.work = self.sums(c, p, minus=shared)
             c.live += p.live
             c.special |= p.special
             c.pattern = c.pattern or p.pattern
@@ -295,12 +354,17 @@ class FusionState:
                 self.home[v] = a.gid
         a.members = members
         a.names = a.t = None
+        a.ver = (a.ver, b.ver)
         a.ext, a.parts, a.ext_bytes = ext, parts, sum(ext.values())
         a.outs = {v for v in a.outs | b.outs if self.needs_write(v, a.gid)}
         a.out_bytes = sum(ix.nbytes[v] for v in a.outs)
         a.roots = {r for r in a.roots | b.roots if not any(u in members for u in ix.users[r])}
         a.flops += b.flops
         a.trans += b.trans
+        a.cs += b.cs
+        a.ds += b.ds
+        a.dsf += b.dsf
+        a.work += b.work
         a.live += b.live
         a.special |= b.special
         a.dup = a.dup or b.dup

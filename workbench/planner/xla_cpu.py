@@ -23,9 +23,19 @@ reproduces, rule by rule:
 * **No sibling or multi-output fusion** (the CPU pass does not override
   ``ShouldFuseIntoMultiOutput``), and no patterns beyond the rank-1 dot + add output fusion.
 
+* **Tree reduction.** Before fusion, XLA:CPU's ``TreeReductionRewriter``
+  (xla/hlo/transforms/simplifiers/tree_reduction_rewriter.cc, window size 32 in
+  xla/service/cpu/cpu_compiler.cc) rewrites a ``reduce`` with a reduced dimension longer than 32
+  into a ``reduce-window`` (windows of 32, stride 32, padded) and a ``reduce`` of the partial
+  results. A ``reduce-window`` is not loop-fusible, so nothing is fused into the reduction's
+  operand: ``sum(cos(x))`` on ``f32[33]`` is three kernels in XLA (``cos``, the reduce-window,
+  the reduce). The planner takes the graph as it is, so such a reduce stays one node; the
+  policy keeps its operand's producer out of its kernel (reason ``tree-reduction``), and the
+  kernel stands for XLA's two (reduce-window, then reduce). In an optimised module the split is
+  already in the graph.
+
 Not modelled: ``FusionNodeIndexingEvaluation`` ("code duplication too high", which matters for
-deep diamonds), and XLA:CPU's other passes (the reduce splitting into ``reduce-window`` +
-``reduce`` is visible in optimised HLO, but the planner takes the graph as it is).
+deep diamonds).
 """
 
 from __future__ import annotations
@@ -70,6 +80,8 @@ _OUT = -1                      # the graph's result tuple, a user that cannot fu
 _MAX_REDUCTIONS = 5            # kMaxReductionsInFusion (cpu_instruction_fusion.cc)
 _MAX_CONCAT_OPERANDS = 8       # kMaxConcatenateArguments
 _FUSION_THRESHOLD_BYTES = 16 * 1024
+_MINOR_CONCAT_ELEMENTS = 128   # is_minor_dim_concatenate (cpu_instruction_fusion.cc)
+_TREE_REDUCTION_WINDOW = 32    # TreeReductionRewriter's window on the CPU (cpu_compiler.cc)
 _DOTS = ("dot", "matmul")
 
 
@@ -157,6 +169,10 @@ class XlaCpuRun:
             and not ix.output[p]
 
     def _minor_concat(self, i: int) -> bool:
+        """XLA:CPU keeps this concatenate out of loop fusions: more than 8 operands
+        (``kMaxConcatenateArguments``), or along the minor dimension of a rank-2+ array when
+        that dimension has 128 or more elements (``is_minor_dim_concatenate``; row-major
+        layout, as the workbench's arrays are)."""
         node = self.graph.node(self.ix.ids[i])
         if node.op != "concatenate":
             return False
@@ -166,7 +182,24 @@ class XlaCpuRun:
         if t.rank <= 1:
             return False
         d = node.attrs.get("dimension", 0)
-        return d == t.rank - 1 and t.shape[d] * t.itemsize >= 64 and t.nbytes >= 2048
+        return d == t.rank - 1 and t.shape[d] >= _MINOR_CONCAT_ELEMENTS
+
+    def split_reduce(self, i: int) -> bool:
+        """Whether XLA:CPU's tree reduction rewriter splits this ``reduce`` (a reduced
+        dimension longer than 32) into a reduce-window and a reduce."""
+        ix = self.ix
+        if ix.ops[i] != "reduce":
+            return False
+        x = self.graph.node(ix.ids[ix.operands[i][0]]).type
+        dims = self.graph.node(ix.ids[i]).attrs.get("dimensions", ())
+        return any(x.shape[d] > _TREE_REDUCTION_WINDOW for d in dims)
+
+    def _feeds_split_reduce(self, f: _Fusion, p: int) -> int | None:
+        ix = self.ix
+        for m in sorted(f.members):
+            if ix.operands[m] and ix.operands[m][0] == p and self.split_reduce(m):
+                return m
+        return None
 
     # ----- ShouldFuse ------------------------------------------------------------------------
 
@@ -180,6 +213,8 @@ class XlaCpuRun:
             return False, "output-fusible-elsewhere"
         if not loop_fusible(ix.ops[p]) or ix.opaque[p]:
             return False, "not-loop-fusible"
+        if self._feeds_split_reduce(f, p) is not None:
+            return False, "tree-reduction"
         if self._minor_concat(p) or self._minor_concat(root):
             return False, "concatenate"
         if self.expensive(p) and p in f.reused:
@@ -378,8 +413,7 @@ class XlaCpuRun:
             "not-loop-fusible": f"XLA:CPU cannot emit {op} inside a loop fusion (a library call, "
                                 "a windowed reduction or an opaque op)",
             "output-fusible-elsewhere": f"{pn} is kept for an output fusion with its dot",
-            "concatenate": "a concatenation along the minor dimension (or of many operands) is "
-                           "faster as a plain copy",
+            "concatenate": "", "tree-reduction": "",
             "expensive-reuse": f"{op} is expensive and the kernel reads each of its elements "
                                "several times (through a broadcast or a window), so it would be "
                                "recomputed for every use",
@@ -391,7 +425,40 @@ class XlaCpuRun:
             "consumer-not-fusible": f"XLA:CPU does not fuse into {ix.ops[f.root]} (a library "
                                     "call or windowed reduction reads its operands from memory)",
         }[why]
+        if why == "concatenate":
+            text = self._concat_text(p, f.root)
+        elif why == "tree-reduction":
+            text = self._tree_text(f, p)
         self._log(False, why, f"kept {pn} ({op}) out of {rn}'s kernel: {text}", (pn, rn))
+
+    def _concat_text(self, p: int, root: int) -> str:
+        ix = self.ix
+        c = p if self._minor_concat(p) else root
+        node = self.graph.node(ix.ids[c])
+        if len(node.operands) > _MAX_CONCAT_OPERANDS:
+            why = (f"it joins {len(node.operands)} operands, more than "
+                   f"{_MAX_CONCAT_OPERANDS}")
+        else:
+            d = node.attrs.get("dimension", 0)
+            why = (f"it joins along the minor dimension, of {node.type.shape[d]} elements "
+                   f"({_MINOR_CONCAT_ELEMENTS} or more)")
+        return (f"XLA:CPU keeps concatenate {ix.ids[c]} out of loop fusions because {why}: "
+                "fused, its innermost loop would branch on every element, so XLA "
+                "materialises the operands and runs the concatenation as a copy of its own "
+                "(cpu_instruction_fusion.cc)")
+
+    def _tree_text(self, f: _Fusion, p: int) -> str:
+        ix = self.ix
+        r = self._feeds_split_reduce(f, p)
+        if r is None:
+            return ""
+        x = self.graph.node(ix.ids[ix.operands[r][0]]).type
+        return (f"XLA:CPU's tree reduction rewriter splits reduce {ix.ids[r]} (over "
+                f"{x}, a reduced dimension longer than {_TREE_REDUCTION_WINDOW}) into a "
+                f"reduce-window of {_TREE_REDUCTION_WINDOW}-element windows and a reduce of "
+                "their results; a reduce-window reads its operand from memory, so "
+                f"{ix.ids[p]} is a kernel of its own and {ix.ids[r]}'s kernel stands for "
+                "XLA's two")
 
     def _finish(self) -> Plan:
         from workbench.planner.driver import dead_code_decision

@@ -28,6 +28,7 @@ from workbench.costmodel import get_device, plan_cost
 from workbench.errors import MismatchError, WorkbenchError
 from workbench.ir import DEFAULT_MAX_BYTES, evaluate, make_inputs, peak_live_bytes
 from workbench.planner.plan import unfused_plan
+from workbench.profiler.accuracy import check_prediction
 from workbench.profiler.report import Cancelled, KernelReport, Report, Timing, busy_note
 
 #: default repetitions and the time budget of each measured set (seconds)
@@ -308,7 +309,7 @@ def _predictions(graph, plan, backend, device):
                 "error": f"cost model failed: {exc}"}
     total = getattr(pc, "total", None)
     total = getattr(total, "predicted_s", total)
-    return {"device": name, "total": total,
+    return {"device": name, "total": total, "costs": dict(pc.groups),
             "groups": {g: c.predicted_s for g, c in pc.groups.items()},
             "registers": {g: getattr(c, "registers_per_thread", None)
                           for g, c in pc.groups.items()}}
@@ -344,13 +345,17 @@ def _kernel_reports(graph, compiled, runs, pred):
         moved = k.bytes_read + k.bytes_written
         g = groups.get(k.group_id)
         ops = tuple(graph.node(n).op for n in g.nodes) if g is not None else tuple(k.ops)
+        cost = (pred or {}).get("costs", {}).get(k.group_id)
+        check = None if k.fallback or k.role != "call" else check_prediction(t, cost)
         out.append(KernelReport(
             k.group_id, k.kind, k.backend, k.fallback, k.fallback_reason, t,
             (pred or {}).get("groups", {}).get(k.group_id), k.bytes_read, k.bytes_written,
             k.flops, k.transcendentals, _rate(moved, t.median_s), _rate(k.flops, t.median_s),
             k.registers, k.spill_bytes, k.shared_bytes,
             (pred or {}).get("registers", {}).get(k.group_id), k.source_path, k.compile_s,
-            k.cached, ops, k.error, k.role, len(k.ops)))
+            k.cached, ops, k.error, k.role, len(k.ops),
+            cost.dominant if cost is not None else None,
+            check.to_json() if check is not None else None))
     return out
 
 
@@ -378,8 +383,10 @@ def _errors(compiled, checks):
     for c in checks:
         if not c.ok:
             errors.append(MismatchError(
-                f"output {c.index} differs from the reference: max abs error "
-                f"{c.max_abs_error:.3g}, max rel error {c.max_rel_error:.3g}, "
-                f"{c.mismatches} element(s) beyond atol {c.atol:.3g} + rtol {c.rtol:g}",
+                f"output {c.index} differs from the reference: "
+                + (f"{c.nonfinite_text()}; " if c.nonfinite_text() else "")
+                + f"max abs error {c.max_abs_error:.3g}, max rel error "
+                f"{c.max_rel_error:.3g}, {c.mismatches} element(s) beyond atol {c.atol:.3g} + "
+                f"rtol {c.rtol:g}",
                 node=c.node).to_dict())
     return errors

@@ -95,6 +95,12 @@ class KernelReport:
         ``call``, or ``offline`` (weight folding: timed once, not in the per-call totals).
     primitive_ops : int
         Ops of the kernel after composites are expanded (what the generated code computes).
+    dominant : str or None
+        The cost model's dominant term for the kernel (``memory (L2)``, ``contraction`` ...).
+    prediction : dict or None
+        Measured against predicted (:class:`~workbench.profiler.accuracy.PredictionCheck`,
+        as JSON): ``ratio``, ``missed`` (outside [0.5, 2]) and, for a miss, ``text``: which
+        term was wrong. None for fallbacks, offline kernels and without a cost model.
     """
 
     group_id: str
@@ -121,6 +127,8 @@ class KernelReport:
     error: dict | None = None
     role: str = "call"
     primitive_ops: int = 0
+    dominant: str | None = None
+    prediction: dict | None = None
 
 
 @dataclass

@@ -1,0 +1,120 @@
+"""The Learn page's logic without a browser: addresses, a lesson stage's tables, an exercise
+answer's edits (refused ones change nothing) and the session's progress."""
+
+from __future__ import annotations
+
+import pytest
+from dash import html
+
+from workbench.app import learn_view
+from workbench.app.glossary_links import linkify, segments
+from workbench.errors import LegalityError, PlanError
+from workbench.teaching import EXERCISES, EXERCISES_BY_ID, LESSONS_BY_ID
+from workbench.teaching.lesson import open_lesson
+from workbench.teaching.scoring import score_answer
+from workbench.teaching.template import render
+
+
+def test_addresses_name_items():
+    assert learn_view.parse_item("?lesson=loop") == {"kind": "lesson", "id": "loop"}
+    assert learn_view.parse_item("?term=") == {"kind": "term", "id": ""}
+    assert learn_view.parse_item("") == {"kind": "home", "id": ""}
+    assert learn_view.parse_item("?foo=1") == {"kind": "home", "id": ""}
+
+
+def test_a_stage_table_shows_the_bytes_that_stop_moving():
+    run = open_lesson(LESSONS_BY_ID["vertical"], "cpu")
+    rows = {r[0]: r for r in learn_view.stage_rows(run, 1)}
+    assert rows["kernels"][1:] == ("2", "1", "−1")
+    product = run.graph.node("product").type.nbytes
+    assert learn_view.bytes_saved_line(run, 1).startswith("2.0 MiB stop moving")
+    assert product == 1 << 20
+    assert learn_view.stage_heading(run, 0)[1] == "Stage 1 of 2: every op is its own kernel."
+    status, head, detail = learn_view.stage_heading(run, 1)
+    assert status == "fused" and "the planner's plan" in head
+    assert detail == f"{run.plan.decisions[0].reason}: {run.plan.decisions[0].message}"
+    assert learn_view.stage_marks(run) == {0: "unfused", 1: "planner's plan"}
+
+
+def test_kernel_rows_flag_a_missed_prediction():
+    run = open_lesson(LESSONS_BY_ID["vertical"], "cpu")
+    s = run.stage("fused")
+    pred = s.cost.groups["g0"].predicted_s
+    rows = learn_view.kernel_rows(s, {"kernels": [{"group": "g0", "measured_s": pred * 5}]})
+    assert "(miss: 5.00x)" in rows[0]["measured"]
+    rows = learn_view.kernel_rows(s, {"kernels": [{"group": "g0", "measured_s": pred * 1.5}]})
+    assert "miss" not in rows[0]["measured"]
+
+
+def test_an_illegal_group_changes_nothing_and_says_why():
+    ex = EXERCISES_BY_ID["prologue"]
+    groups = learn_view.edit_answer(ex, [], "group", ["bias_add", "relu"])
+    assert groups == [["bias_add", "relu"]]
+    with pytest.raises(LegalityError) as err:
+        learn_view.edit_answer(ex, groups, "group", ["scaled", "matmul"])
+    assert err.value.reason == "contraction-prologue"
+    assert learn_view.edit_answer(ex, groups, "group", ["matmul", "relu"]) == [
+        ["matmul", "bias_add", "relu"]]
+    with pytest.raises(PlanError, match="select ops of two or more kernels"):
+        learn_view.edit_answer(ex, groups, "group", ["bias_add"])
+    assert learn_view.edit_answer(ex, groups, "ungroup", ["relu"]) == []
+    assert learn_view.edit_answer(ex, groups, "reset", []) == []
+
+
+def test_progress_is_kept_per_exercise():
+    ex = EXERCISES_BY_ID["producer-consumer"]
+    doc = learn_view.with_answer({}, ex.id, [["product", "sum"]])
+    doc = learn_view.record_score(doc, ex.id, score_answer(ex, [["product", "sum"]]))
+    doc = learn_view.record_score(doc, ex.id, score_answer(ex, []))
+    assert doc["attempts"][ex.id] == 2 and doc["best"][ex.id] == 1.0
+    assert learn_view.progress_line(doc, EXERCISES) == (
+        f"Your progress in this session: 1 of {len(EXERCISES)} exercises checked, 1 matching "
+        "the key exactly.")
+    rows = learn_view.difference_rows(score_answer(EXERCISES_BY_ID["prologue"],
+                                                   [["bias_add", "relu"]]))
+    assert rows and rows[0]["side"] == "the planner fuses, you did not"
+
+
+def test_terms_link_to_the_glossary_and_figures_say_their_source():
+    parts = linkify("a memory-bound kernel")
+    assert parts[0] == "a " and parts[1].href == "/learn?term=memory-bound"
+    run = open_lesson(LESSONS_BY_ID["vertical"], "cpu")
+    spans = [c for c in segments(render("{fused.bytes_moved} and {fused.measured}",
+                                        run.facts())) if isinstance(c, html.Span)]
+    assert spans[0].className == "fact src-cost-model" and spans[0].title.startswith(
+        "cost model: ")
+    assert spans[1].className == "fact pending" and spans[1].children == "measuring…"
+
+
+def test_measured_rows_put_predicted_beside_measured_and_model_bytes_beside_the_kernels():
+    from tests.teaching.conftest import fake_record
+
+    run = open_lesson(LESSONS_BY_ID["vertical"], "cpu")
+    s = run.stage("fused")
+    pending = learn_view.measured_rows(run, {})
+    assert [r[3] for r in pending] == ["measuring…", "measuring…"]
+    rec = fake_record(s, s.cost.total.predicted_s * 3, s.cost.unfused_total.predicted_s)
+    fused, unfused = learn_view.measured_rows(run, {"fused": rec})
+    assert fused[1:] == ("as planned", learn_view.fmt_seconds(s.cost.total.predicted_s),
+                         learn_view.fmt_seconds(rec["fused_s"]), "3.00x", "miss", "4.0 MiB",
+                         "4.0 MiB")
+    assert unfused[4:6] == ("1.00x", "hit") and unfused[6] == unfused[7] == "6.0 MiB"
+
+
+def test_the_learning_state_counts_in_the_session_budget_and_needs_a_session():
+    from workbench.app.state import SessionStore, Workspace, new_session_id
+
+    store = SessionStore(budget_bytes=1 << 20)
+    sid = new_session_id()
+    assert store.put_learning(sid, {"answers": {}}) is False   # no such session: nothing kept
+    assert store.learning(sid) == {}
+    from workbench.planner import unfused_plan
+    from workbench.teaching import EXERCISES
+
+    graph = EXERCISES[0].graph()
+    plan = unfused_plan(graph)
+    store.put_workspace(sid, Workspace("k", "s", "priority", "cpu", plan, (plan,)), graph)
+    before = store.used_bytes()
+    assert store.put_learning(sid, {"best": {"x": 1.0}}, size=5000) is True
+    assert store.learning(sid) == {"best": {"x": 1.0}}
+    assert store.used_bytes() == before + 5000

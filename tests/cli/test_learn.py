@@ -1,0 +1,87 @@
+"""``workbench learn``: the catalogue, a lesson, an exercise's answer scored, a what-if answer,
+and bad input."""
+
+from __future__ import annotations
+
+import json
+
+from workbench.cli import main
+
+
+def test_learn_json_lists_lessons_and_exercises(capsys):
+    assert main(["learn", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert set(doc) == {"lessons", "exercises"}
+    assert len(doc["lessons"]) >= 10 and len(doc["exercises"]) >= 12
+    assert {"vertical", "sibling", "loop", "input", "output", "conv", "conv-bn", "layernorm",
+            "rules", "cost-model"} <= {x["id"] for x in doc["lessons"]}
+    cost = next(x for x in doc["lessons"] if x["id"] == "cost-model")
+    assert {q["knob"] for q in cost["questions"]} == {"launch_overhead_s",
+                                                       "transcendental_flops"}
+    real = [e for e in doc["exercises"] if "xla" in e["scored_against"]]
+    assert len(real) >= 2 and all(e["source"].startswith("hlo:") for e in real)
+
+
+def test_learn_lists_in_words(capsys):
+    assert main(["learn"]) == 0
+    out = capsys.readouterr().out
+    assert "Lessons (workbench learn LESSON [--measure]):" in out
+    assert "xla-softmax" in out and "level 5 (real model)" in out
+
+
+def test_a_lesson_in_the_terminal_waits_for_its_measurement(capsys):
+    assert main(["learn", "vertical"]) == 0
+    out = capsys.readouterr().out
+    assert "Vertical fusion: a producer into its consumer" in out
+    assert "2 kernels become 1" in out and "measuring…" in out
+    assert "? The fused plan is faster than the unfused one." in out
+    assert "run with --measure" in out
+    assert main(["learn", "vertical", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["facts"]["fused.kernels"] == {"value": 1, "text": "1", "unit": "count",
+                                             "source": "cost model",
+                                             "what": doc["facts"]["fused.kernels"]["what"]}
+    assert [s["id"] for s in doc["stages"]] == ["unfused", "fused"]
+
+
+def test_an_answer_with_an_illegal_group_is_scored_with_the_reason(capsys, tmp_path):
+    answer = tmp_path / "answer.json"
+    answer.write_text(json.dumps({"groups": [["scaled", "matmul"], ["bias_add", "relu"]]}))
+    assert main(["learn", "prologue", "--answer", str(answer)]) == 0
+    out = capsys.readouterr().out
+    assert "refused [scaled, matmul] (contraction-prologue)" in out
+    assert "your other groups are kept" in out and "[bias_add, relu]" in out
+    assert "F1 0.400" in out
+    assert main(["learn", "prologue", "--answer", str(answer), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["groups"] == [["bias_add", "relu"]] and doc["refused"][0]["reason"] == \
+        "contraction-prologue"
+
+
+def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"groups": [["mul1",')
+    assert main(["learn", "chain", "--answer", str(bad)]) == 2
+    assert f"error: {bad}:1:" in capsys.readouterr().err
+    unknown = tmp_path / "unknown.json"
+    unknown.write_text('{"groups": [["mul1", "zz"]]}')
+    assert main(["learn", "chain", "--answer", str(unknown)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "node 'zz'" in err and str(unknown) in err
+    assert main(["learn", "nope"]) == 2
+    assert "no lesson, exercise or what-if question named 'nope'" in capsys.readouterr().err
+    assert main(["learn", "vertical", "--answer", str(bad)]) == 2
+    assert "--answer scores an exercise" in capsys.readouterr().err
+    assert main(["learn", "chain", "--answer", str(tmp_path / "missing.json")]) == 2
+    assert "no such answer file" in capsys.readouterr().err
+
+
+def test_a_what_if_question_in_the_terminal(capsys):
+    assert main(["learn", "duplication-transcendental", "--device", "h100"]) == 0
+    out = capsys.readouterr().out
+    assert "The plans cross at" in out and "on the h100 profile" in out
+    assert main(["learn", "chain-launch", "--device", "h100", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["crossing"] is None and doc["kernels"] == [1, 14]
+    assert main(["learn", "chain-launch", "--device", "tpu"]) == 2
+    assert "unknown device" in capsys.readouterr().err

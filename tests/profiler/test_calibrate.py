@@ -1,0 +1,67 @@
+"""The calibration probe, cut down to a few kernels: what it measures and stores, and that the
+cost model reads it back."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from workbench.costmodel.calibration import Calibration
+from workbench.costmodel.devices import cached_cpu_profile
+from workbench.profiler import calibrate
+
+
+@pytest.fixture(scope="module")
+def probe(tmp_path_factory):
+    """(the calibration document of a cut-down probe, the directory it used)."""
+    tmp = tmp_path_factory.mktemp("calibrate")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(calibrate, "STREAM_ELEMENTS", (1 << 10, 1 << 14, 1 << 18))
+        mp.setattr(calibrate, "COLD_ELEMENTS", (1 << 18,))
+        mp.setattr(calibrate, "CLASSES", ("elementwise", "exponential", "reduce_col"))
+        mp.setattr(calibrate, "STRIDED", ("reduce_col",))
+        mp.setattr(calibrate, "LARGE", 1 << 18)
+        mp.setattr(calibrate, "DOTS", ((64, 64, 64),))
+        mp.setattr(calibrate, "CONVS", (((2, 8, 8, 8), (3, 3, 8, 8), 1),))
+        mp.setattr(calibrate, "RUN_BUDGET_S", 0.02)
+        mp.setattr(calibrate, "ROUNDS", 2)
+        mp.setattr(calibrate, "CONTEXT_KERNELS", (1, 4))
+        mp.setattr(calibrate, "CONTEXT_BYTES", (0, 1 << 20))
+        stages = []
+        doc = calibrate.calibrate_cpu(lambda *a: stages.append(a), cache_dir=tmp / "k")
+    return doc, stages, tmp
+
+
+def test_the_probe_measures_every_term_with_our_kernels(probe):
+    doc, stages, _ = probe
+    assert doc["launch_s"] > 0 and len(doc["stream"]) == 3 and len(doc["launch_cold"]) == 1
+    assert [p[:2] for p in doc["launch_ctx"]] == [[1, 0], [1, 1 << 20], [4, 0], [4, 1 << 20]]
+    assert [b for b, _ in doc["stream"]] == [8 << 10, 8 << 14, 8 << 18]
+    assert set(doc["per_element"]) == {"elementwise", "exponential", "reduce_col"}
+    assert len(doc["per_element"]["reduce_col"]) == 2          # small and large working set
+    assert all(s > 0 for _, s in doc["per_element"]["exponential"])
+    assert {k: len(v) for k, v in doc["contraction"].items()} == {
+        "dot": 1, "dot_fused": 1, "conv": 1, "conv_fused": 1}
+    bws = [lv["Bps"] for lv in doc["levels"]]
+    assert doc["levels"][-1]["name"] == "DRAM" and bws == sorted(bws, reverse=True)
+    assert doc["source"].startswith("calibrated on ") and "CPU backend" in doc["source"]
+    assert any(s[0] == "calibrate" for s in stages)
+    cal = Calibration.from_json(json.loads(json.dumps(doc)))    # stored as JSON, read back
+    assert cal.launch(0) >= doc["launch_s"]       # the median among 1 kernel, at least the best
+
+
+def test_refresh_stores_a_calibrated_profile_the_cost_model_uses(probe, monkeypatch):
+    from workbench.costmodel import get_device, op_cost
+    from workbench.ir import GraphBuilder, verify
+
+    doc, _, tmp = probe
+    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp))
+    monkeypatch.setattr(calibrate, "calibrate_cpu", lambda progress=None, cache_dir=None: doc)
+    prof = calibrate.refresh_cpu_profile()
+    assert prof.calibration and cached_cpu_profile().calibration == prof.calibration
+    b = GraphBuilder("e")
+    x = b.parameter("x", (4096,))
+    e = b.op("exponential", [x])
+    c = op_cost(verify(b.build([e])), e, get_device("cpu"))
+    assert "exponential" in c.terms and c.dominant

@@ -1,0 +1,192 @@
+"""Lessons: no figure typed by hand, every figure a fact with a source, stages from unfused to
+fused, claims checked against the facts."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.teaching.conftest import fake_record
+from workbench.teaching import LESSONS, LESSONS_BY_ID, QUESTIONS, EXERCISES
+from workbench.teaching.claims import FAILS, HOLDS, PENDING, check_all
+from workbench.teaching.facts import SOURCES
+from workbench.teaching.glossary import TERMS
+from workbench.teaching.lesson import open_lesson
+from workbench.teaching.template import literal_figures, placeholders, plain, render
+
+DIGIT = re.compile(r"\d")
+
+
+def all_texts():
+    """Every piece of teaching prose: lesson paragraphs and claims, what-if questions,
+    exercise prompts, glossary entries."""
+    for lesson in LESSONS:
+        for p in lesson.text:
+            yield f"lesson {lesson.id}", p
+        for c in lesson.claims:
+            yield f"lesson {lesson.id} claim", c.statement
+    for q in QUESTIONS:
+        yield f"question {q.id}", q.text
+    for e in EXERCISES:
+        yield f"exercise {e.id}", e.prompt
+    for t in TERMS.values():
+        yield f"term {t.id}", t.short + " " + t.text
+
+
+def test_no_lesson_text_types_a_figure():
+    bad = [(where, literal_figures(text)) for where, text in all_texts() if literal_figures(text)]
+    assert bad == []
+
+
+def test_the_figure_check_finds_typed_figures():
+    assert literal_figures("ten reads and ten writes become one of each") == ["ten", "ten"]
+    assert literal_figures("fusion can give more than 2x") == ["2"]
+    assert literal_figures("twice as fast, half the bytes") == ["twice", "half"]
+    assert literal_figures("saves {fused.saved_bytes} in {fused.kernels} kernel") == []
+
+
+def measured(run, fast=True):
+    recs = {}
+    for s in run.measured_stages:
+        t = s.cost.total.predicted_s
+        recs[s.id] = fake_record(s, t if fast else 3 * t, 3 * t if fast else t)
+    return run.with_records(recs)
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda x: x.id)
+def test_every_number_a_lesson_shows_is_a_fact_with_a_source(lesson):
+    """Rendered with and without measurements, every digit on the page is inside a fact's
+    value, and every fact comes from the graph, the planner, the cost model, a transform or
+    the profile."""
+    run = open_lesson(lesson, "cpu")
+    for r in (run, measured(run)):
+        facts = r.facts()
+        parts = [seg for p in lesson.text for seg in render(p, facts)]
+        parts += [seg for c in check_all(r) for seg in c.statement + c.verdict]
+        for seg in parts:
+            if seg.fact is None:
+                assert not DIGIT.search(seg.text), (lesson.id, seg.text)
+            else:
+                assert seg.fact.source in SOURCES and seg.fact.what
+        keys = {k for p in lesson.text for k in placeholders(p)}
+        pending = {k for k in keys if facts[k].pending}
+        assert all(facts[k].source == "profile" for k in pending)  # only measurements wait
+        if r is not run or not lesson.measure:
+            assert pending == set()
+            assert PENDING not in {c.status for c in check_all(r)}
+
+
+def test_the_figures_are_the_cost_models_own():
+    from workbench.costmodel.model import get_device, plan_cost
+    from workbench.planner import plan_graph
+    from workbench.planner.plan import unfused_plan
+    from workbench.teaching import graphs
+
+    run = open_lesson(LESSONS_BY_ID["vertical"], "cpu")
+    facts = run.facts()
+    g = graphs.vertical()
+    dev = get_device("cpu")
+    fused = plan_cost(g, plan_graph(g, "priority", dev), dev).total
+    unfused = plan_cost(g, unfused_plan(g), dev).total
+    assert facts["fused.bytes_moved"].value == fused.bytes_read + fused.bytes_written
+    assert facts["unfused.bytes_moved"].value == unfused.bytes_read + unfused.bytes_written
+    assert facts["fused.saved_bytes"].value == g.node("product").type.nbytes * 2
+    assert facts["fused.predicted"].value == pytest.approx(fused.predicted_s)
+    assert facts["unfused.kernels"].value == 2 and facts["fused.kernels"].value == 1
+    text = plain(render(LESSONS_BY_ID["vertical"].text[1], facts))
+    assert f"{facts['unfused.bytes_moved'].text()} to {facts['fused.bytes_moved'].text()}" in text
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda x: x.id)
+def test_stages_step_from_unfused_to_the_planners_plan(lesson):
+    run = open_lesson(lesson, "cpu")
+    ids = [s.id for s in run.stages]
+    assert ids[0] == "unfused" and "fused" in ids
+    first, fused = run.stages[0], run.stage("fused")
+    assert first.plan.num_kernels == sum(1 for n in run.graph.nodes
+                                         if n.op not in ("parameter", "constant"))
+    assert fused.plan is run.plan
+    steps = run.stages[:ids.index("fused") + 1]
+    assert [s.decision.step for s in steps[1:]] == list(range(len(run.plan.decisions)))
+    kernels = [s.plan.num_kernels for s in steps]
+    assert kernels == sorted(kernels, reverse=True)  # groups only merge along the replay
+
+
+def test_the_chain_moves_fewer_bytes_at_every_taken_step():
+    run = open_lesson(LESSONS_BY_ID["loop"], "cpu")
+    moved = [s.cost.total.bytes_read + s.cost.total.bytes_written for s in run.stages]
+    assert moved == sorted(moved, reverse=True) and moved[-1] < moved[0]
+
+
+def test_claims_wait_for_the_profile_then_hold_or_fail_with_a_reason():
+    run = open_lesson(LESSONS_BY_ID["vertical"], "cpu")
+    before = {c.kind: c.status for c in check_all(run)}
+    assert before["faster"] == PENDING and before["fewer-bytes"] == PENDING
+    fast = {c.kind: c for c in check_all(measured(run, fast=True))}
+    assert fast["faster"].status == HOLDS and fast["fewer-bytes"].status == HOLDS
+    slow = {c.kind: c for c in check_all(measured(run, fast=False))}
+    assert slow["faster"].status == FAILS
+    verdict = plain(slow["faster"].verdict)
+    assert verdict.startswith("Does not hold here.")
+    facts = measured(run, fast=False).facts()
+    assert facts["fused.measured"].text() in verdict and "Why" in verdict or \
+        "terms" in verdict
+
+
+def test_a_noisy_measurement_compares_the_fastest_runs_and_says_so():
+    run = open_lesson(LESSONS_BY_ID["vertical"], "cpu")
+    s = run.stage("fused")
+    rec = fake_record(s, 2e-4, 1e-4, noisy=True)
+    facts = run.with_records({"fused": rec}).facts()
+    assert facts["fused.measured"].value == rec["fused_min_s"]
+    assert "fastest run" in facts["fused.measured"].what
+    faster = next(c for c in check_all(run.with_records({"fused": rec})) if c.kind == "faster")
+    assert faster.status == FAILS and "noisy" in plain(faster.verdict)
+
+
+def test_the_textbook_claim_names_a_compute_bound_kernel_when_it_fails():
+    run = open_lesson(LESSONS_BY_ID["output"], "cpu")
+    facts = run.facts()
+    if not str(facts["fused.bound"].value).startswith("compute"):
+        pytest.skip("the fused dense layer is not compute-bound on this machine's profile")
+    s = run.stage("fused")
+    t = s.cost.total.predicted_s
+    slow = run.with_records({"fused": fake_record(s, t, t * 1.01)})
+    claim = next(c for c in check_all(slow) if c.kind == "memory-bound-ideal")
+    assert claim.status == FAILS and "compute-bound" in plain(claim.verdict)
+
+
+def test_batch_norm_folding_and_why_not_in_training():
+    run = open_lesson(LESSONS_BY_ID["conv-bn"], "cpu")
+    facts = run.facts()
+    folded = run.stage("folded")
+    assert facts["fold.count"].value == 1
+    assert any(g.role == "offline" for g in folded.plan.groups)
+    assert facts["folded.kernels"].value == 1 and facts["fused.kernels"].value == 1
+    assert facts["training.fold_reason"].source == "transform" and facts[
+        "training.fold_reason"].value
+    assert facts["training.refusal"].source == "planner"
+    assert "conv" in facts["training.refusal"].value
+    assert facts["training.kernels"].value >= 2
+
+
+def test_the_rules_lesson_quotes_the_planners_records():
+    run = open_lesson(LESSONS_BY_ID["rules"], "cpu")
+    facts = run.facts()
+    messages = {d.message for d in run.plan.decisions}
+    for key in ("rules.duplicate", "rules.reduction", "rules.output", "rules.sibling",
+                "rules.cycle"):
+        assert facts[key].value in messages, key
+    assert "duplicating" in facts["rules.duplicate"].value
+
+
+def test_register_pressure_is_costed_on_a_capped_gpu():
+    run = open_lesson(LESSONS_BY_ID["registers"], "cpu")
+    assert run.device.name == "h100-r20" and run.measured_stages == []
+    facts = run.facts()
+    assert facts["fused.registers"].value <= facts["device.cap"].value < facts[
+        "uncapped.registers"].value
+    assert "register" in facts["regs.refusal"].value
+    claim = check_all(run)[0]
+    assert claim.status == HOLDS

@@ -1,0 +1,150 @@
+"""The calibrated CPU model bound to a profile and a graph: knobs over the measurements, the
+per-node costs of a graph, the context its kernels run in.
+
+:mod:`~workbench.costmodel.calibration` holds what the probe measured and the formula of a
+kernel's time; this module gives the :class:`~workbench.costmodel.calibration.Calibration` a
+profile predicts with (:func:`calibration_of`), the per-node costs the planner sums
+(:func:`node_costs_of`) and a graph's profiling context (:func:`graph_traffic`).
+
+**What-if knobs on a calibrated profile.** A calibrated ``cpu`` profile predicts from measured
+tables, not from its roofline fields, yet its fields are the knobs
+(:mod:`~workbench.costmodel.knobs`): when a knob moves a field away from the value it had when
+the calibration was stored (``calibration["profile"]``, written by
+:func:`~workbench.costmodel.devices.with_calibration`), the tables are rescaled by the ratio, so
+that a knob changes the calibrated prediction as it changes the roofline's:
+
+* ``launch_overhead_s``: every launch time (warm, cold, in context) times new / measured;
+* ``bandwidth_Bps``, ``llc_bandwidth_Bps``, ``l2_bandwidth_Bps``, ``l2_bytes``, ``llc_bytes``:
+  each point of the stream curve times (the measured ceiling of the level its working set fell
+  in) / (the ceiling of the level it falls in now); a larger cache moves the points it now holds
+  to that cache's ceiling; the levels take the new sizes and bandwidths;
+* ``core_flops``: per-element costs (one core's) and one-core contractions (a result under
+  ``CPU_PARALLEL_MIN_BYTES``) divided by new / measured; ``peak_flops``: the kernels spread
+  over the cores (the parallel speedup) and the blocked contractions the same way;
+* ``transcendental_flops``: each transcendental class's per-element cost times new / measured;
+* ``overlap``: the share of the shorter of compute and memory hidden under the longer.
+
+The register budget does not apply to the CPU (the knob refuses it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from workbench.costmodel.calibration import (OVERLAP, TRANSCENDENTAL_CLASSES, Calibration,
+                                             NodeCosts, node_costs)
+from workbench.costmodel.devices import CPU_PARALLEL_MIN_BYTES, KNOB_FIELDS, DeviceProfile
+from workbench.ir.index import GraphIndex
+
+_CALIBRATIONS: dict = {}
+
+
+def calibration_of(device) -> Calibration | None:
+    """The :class:`~workbench.costmodel.calibration.Calibration` a calibrated CPU profile
+    predicts with, the knobs set on it applied (see the module notes); read once per profile
+    object. None for a GPU, an uncalibrated CPU, or a malformed calibration (the roofline
+    terms then predict)."""
+    if device is None or device.kind != "cpu" or not device.calibration:
+        return None
+    key = id(device)
+    hit = _CALIBRATIONS.get(key)
+    if hit is None or hit[0] is not device:
+        try:
+            cal = Calibration.from_json(device.calibration)
+            base = device.calibration.get("profile") or {}
+            hit = (device, with_knobs(cal, base, device))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            hit = (device, None)
+        _CALIBRATIONS[key] = hit
+    return hit[1]
+
+
+def _ratio(new, old) -> float:
+    """``new / old`` for two positive numbers, else 1 (a field one side lacks)."""
+    if new is None or old is None or old <= 0:
+        return 1.0
+    return float(new) / float(old)
+
+
+def with_knobs(cal: Calibration, base: dict, device: DeviceProfile) -> Calibration:
+    """``cal`` rescaled for the fields of ``device`` that differ from ``base`` (the profile's
+    fields when the calibration was stored); ``cal`` itself when none does."""
+    changed = {f for f in KNOB_FIELDS if f in base and getattr(device, f) != base[f]}
+    if device.overlap != OVERLAP:
+        changed.add("overlap")
+    if not changed:
+        return cal
+    out = replace(cal, overlap=float(device.overlap))
+    r = _ratio(device.launch_overhead_s, base.get("launch_overhead_s"))
+    if r != 1.0:
+        out = replace(out, launch_s=cal.launch_s * r,
+                      launch_cold=tuple((s, t * r) for s, t in cal.launch_cold),
+                      launch_ctx=tuple((k, s, t * r) for k, s, t in cal.launch_ctx))
+    if changed & {"bandwidth_Bps", "llc_bandwidth_Bps", "l2_bandwidth_Bps", "l2_bytes",
+                  "llc_bytes"}:
+        known = {f: base[f] for f in KNOB_FIELDS if f in base}
+        old = replace(device, **known)
+        stream = tuple((b, t * old.memory_level(b)[1] / device.memory_level(b)[1])
+                       for b, t in cal.stream)
+        out = replace(out, stream=stream, levels=_levels(cal.levels, device))
+    core = _ratio(device.core_flops, base.get("core_flops"))
+    peak = _ratio(device.peak_flops, base.get("peak_flops"))
+    trans = _ratio(device.transcendental_flops, base.get("transcendental_flops"))
+    if device.transcendental_flops == 0:
+        trans = 0.0
+    if (core, peak, trans) != (1.0, 1.0, 1.0):
+        per = {k: tuple((b, s * (trans if k in TRANSCENDENTAL_CLASSES else 1.0) / core)
+                        for b, s in pts) for k, pts in cal.per_element.items()}
+        dots = {k: tuple((f, ob, s / (core if ob < CPU_PARALLEL_MIN_BYTES else peak))
+                         for f, ob, s in pts) for k, pts in cal.contraction.items()}
+        out = replace(out, per_element=per, contraction=dots,
+                      parallel_speedup=cal.parallel_speedup * peak / core)
+    return out
+
+
+def _levels(levels, device: DeviceProfile) -> tuple:
+    """The calibration's levels with the sizes and ceilings of ``device``'s fields (the
+    innermost cache is the profile's ``l2``, the outermost its ``llc``, as
+    :func:`~workbench.costmodel.devices.levels_to_fields` maps them)."""
+    out = [dict(lv) for lv in levels]
+    caches = out[:-1]
+    if caches and device.llc_bytes and device.llc_bandwidth_Bps:
+        caches[-1].update(up_to=int(device.llc_bytes), Bps=float(device.llc_bandwidth_Bps))
+    if len(caches) > 1 and device.l2_bytes and device.l2_bandwidth_Bps:
+        caches[0].update(up_to=int(device.l2_bytes), Bps=float(device.l2_bandwidth_Bps))
+    if out:
+        out[-1]["Bps"] = float(device.bandwidth_Bps)
+    return tuple(out)
+
+
+def node_costs_of(index: GraphIndex, device: DeviceProfile, cal) -> NodeCosts:
+    """The per-node calibrated costs of ``index`` on ``device`` (computed once per
+    calibration, kept on the index)."""
+    store = index.__dict__.setdefault("_calibrated_costs", {})
+    key = id(cal)
+    hit = store.get(key)
+    if hit is None or hit[0] is not cal:
+        hit = (cal, node_costs(index, cal, CPU_PARALLEL_MIN_BYTES))
+        store[key] = hit
+    return hit[1]
+
+
+def graph_traffic(index: GraphIndex) -> tuple[int, int]:
+    """The context a kernel of this graph runs in as the profiler times it: (footprint, kernels
+    per round). The footprint is the peak bytes of values alive at once (parameters included,
+    :func:`~workbench.ir.interpreter.peak_live_bytes`), the working set the kernels keep
+    touching; kernels per round is what runs between two calls of one kernel while the profiler
+    alternates the fused and the unfused plans, about twice the graph's per-call ops (free ops,
+    which launch nothing, and offline ones left out). The launch term grows with both (see
+    :mod:`~workbench.costmodel.calibration`)."""
+    hit = index.__dict__.get("_context")
+    if hit is None:
+        from workbench.ir.interpreter import peak_live_bytes
+
+        params = sum(index.nbytes[i] for i in range(len(index))
+                     if index.ops[i] == "parameter")
+        ops = sum(1 for i in range(len(index)) if not index.source[i] and index.live[i]
+                  and not index.free[i] and not index.offline[i])
+        hit = (max(peak_live_bytes(index.graph)[0], params), 2 * ops)
+        index.__dict__["_context"] = hit
+    return hit

@@ -1,0 +1,404 @@
+"""The calibrated CPU cost model: what the probe measured, and a kernel's time from it.
+
+The probe (:mod:`workbench.profiler.calibrate`, which may compile kernels; the cost model may
+not) times micro-kernels compiled by the workbench's own CPU backend and stores the numbers in
+the ``cpu`` profile's ``calibration`` (a JSON object, :class:`Calibration` reads it). Each number
+is a measurement of this machine running our kernels, not a datasheet or a sysfs value:
+
+``launch_s``, ``launch_cold``, ``launch_ctx``
+    The time of a one-element kernel called again and again (a warm launch); of the same kernel
+    in a plan whose other kernel streams a working set of ``S`` bytes between two of its calls
+    (``launch_cold``, ``[S, seconds]``); and its median time in plans of ``K`` distinct kernels
+    and a footprint of ``S`` bytes (``launch_ctx``, ``[K, S, seconds]``): between two of its
+    calls the other kernels evict its dispatch's code and data. A kernel's launch term is this
+    launch in the graph's *context* (:func:`~workbench.costmodel.model.graph_traffic`): its
+    footprint (the peak bytes alive at once, parameters included) and the kernels a profiling
+    round runs (the unfused plan's and the fused plan's, about twice its ops). Measured on the
+    2-core VM, the small kernels of graphs with footprints under 3 MiB ran in 0.6-1.6 µs, those
+    of 8-32 MiB footprints in 3-7 µs, whatever their own size; a one-element kernel ran in 1.0
+    µs alone and 3.4 µs (median) among 100 others.
+``stream``
+    ``[bytes moved, seconds]`` of a streaming elementwise kernel (``y = 2 x``) at working sets
+    from a few KiB to hundreds of MiB, launch taken off: the memory term interpolates it
+    (log-log) at the bytes a kernel moves. Its ``levels`` are found where its bandwidth drops
+    (:func:`find_levels`), always ordered (a smaller working set is never slower).
+``per_element``
+    ``class -> [[bytes, seconds per element], ...]``: the compute time one element of an op
+    class costs on one core beyond streaming its bytes (the probe kernel's time with the memory
+    term taken off by inverting the combination below), at one or more working-set sizes:
+    cheap elementwise ops, each transcendental (exp, log, tanh, logistic, erf, sin, cos, pow),
+    divide, sqrt, rsqrt, row and column reductions, reduce-window, transpose, broadcasts along
+    inner and outer dimensions, concatenate, slice, pad, reverse.
+``parallel_speedup``, ``parallel_min_work``
+    How much faster a compute-bound kernel runs when the backend spreads it over the cores (a
+    sine kernel above and below the backend's threshold), and that threshold (statement
+    executions; ``PARALLEL_MIN_WORK`` in workbench/codegen/cpu.py, a test keeps the two equal).
+``contraction``
+    ``kind -> [[FLOPs, result bytes, seconds], ...]`` for dots and convolutions (plain and
+    grouped) by shape, alone and (``dot_fused``, ``conv_fused``, ``conv_grouped_fused``) with a
+    bias + ReLU epilogue in the same kernel; a contraction's time is its FLOPs at the rate
+    interpolated (log-log) on FLOPs among the points of its kind and regime (a result under 2 MiB
+    is one BLAS call on one core, larger ones row blocks over the cores: ``BLOCKED_MIN_BYTES``),
+    the fused kind's when other ops share its kernel. On the 2-core VM the backend's output
+    fusions ran slower than the dot and its epilogue as separate kernels (the block's result is a
+    scratch array allocated per call): the fused kind measures that.
+
+A kernel's time (:func:`cpu_terms`)::
+
+    compute = sum over members of elements x per_element(class, bytes) / speedup + contraction
+    memory  = stream(bytes read + bytes written)
+    time    = launch(traffic) + compute + memory - 0.95 * min(compute, memory)
+
+(XLA's ``CombineComputeAndMemoryAccessTime``, kMemoryComputeParallelism = 0.95; ``speedup`` is
+``parallel_speedup`` when the kernel does at least ``parallel_min_work`` and has more than one
+row, else 1). The term that dominates is named: launch, memory (at a level), or the compute
+class that costs most (a transcendental by name, a reduction, a layout op, a contraction).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+#: XLA's kMemoryComputeParallelism (xla/service/gpu/model/gpu_performance_model_base.h)
+OVERLAP = 0.95
+#: level names, innermost last-but-one; the outermost level is always DRAM
+LEVEL_NAMES = ("L1", "L2", "LLC")
+#: a level ends where the bandwidth falls below this share of the level's best (the drops of
+#: the 2-core VM: 96 -> 64 -> 38 -> 26 GB/s; a smaller threshold merged noise into levels)
+LEVEL_DROP = 0.7
+#: ops that are transcendental classes of their own
+TRANSCENDENTAL_CLASSES = ("exponential", "log", "tanh", "logistic", "erf", "sine", "cosine",
+                          "power")
+#: slower arithmetic with a class of its own
+ARITH_CLASSES = ("divide", "sqrt", "rsqrt")
+#: data-movement ops with a class of their own
+LAYOUT_CLASSES = ("transpose", "concatenate", "slice", "pad", "reverse")
+#: what the dominant-term sentence calls each class
+CLASS_WORDS = {
+    "elementwise": "elementwise", "reduce_row": "row reduction",
+    "reduce_col": "column reduction", "reduce_window": "reduce-window",
+    "broadcast_inner": "broadcast along inner dimensions",
+    "broadcast_outer": "broadcast along outer dimensions",
+    **{c: c for c in TRANSCENDENTAL_CLASSES + ARITH_CLASSES + LAYOUT_CLASSES},
+    "exponential": "exp", "sine": "sin", "cosine": "cos", "logistic": "logistic",
+}
+#: the kind of term each class is (the dominant term's first word)
+CLASS_KIND = {**{c: "transcendental" for c in TRANSCENDENTAL_CLASSES},
+              **{c: "arithmetic" for c in ARITH_CLASSES},
+              **{c: "layout" for c in LAYOUT_CLASSES + ("broadcast_inner",
+                                                         "broadcast_outer")},
+              "reduce_row": "reduction", "reduce_col": "reduction",
+              "reduce_window": "reduction", "elementwise": "elementwise"}
+
+
+def interp_loglog(points, x: float, extrapolate_linear: bool = True) -> float:
+    """``y`` at ``x`` on the piecewise log-log line through ``points`` (``(x, y)``, x > 0,
+    sorted or not). Outside the points: proportional to ``x`` from the nearest end
+    (``extrapolate_linear``: a time that grows with bytes or FLOPs) or constant."""
+    pts = sorted((float(a), float(b)) for a, b in points if a > 0 and b > 0)
+    if not pts:
+        return 0.0
+    if x <= 0:
+        return 0.0 if extrapolate_linear else pts[0][1]
+    if x <= pts[0][0]:
+        return pts[0][1] * (x / pts[0][0] if extrapolate_linear else 1.0)
+    if x >= pts[-1][0]:
+        return pts[-1][1] * (x / pts[-1][0] if extrapolate_linear else 1.0)
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+        if x0 <= x <= x1:
+            t = (math.log(x) - math.log(x0)) / (math.log(x1) - math.log(x0)) if x1 > x0 else 0
+            return math.exp(math.log(y0) + t * (math.log(y1) - math.log(y0)))
+    return pts[-1][1]
+
+
+def combine(compute_s: float, memory_s: float, overlap: float = OVERLAP) -> float:
+    """``c + m - overlap min(c, m)`` (XLA's CombineComputeAndMemoryAccessTime, overlap 0.95;
+    a profile's ``overlap`` knob), seconds."""
+    return compute_s + memory_s - overlap * min(compute_s, memory_s)
+
+
+def compute_beyond_memory(total_s: float, memory_s: float) -> float:
+    """The compute time ``c`` with :func:`combine` ``(c, memory_s) == total_s``: the probe's
+    way of taking the memory term off a measured kernel (0 when it ran at memory speed)."""
+    if memory_s <= 0:
+        return max(total_s, 0.0)
+    if total_s >= (1 + 1 - OVERLAP) * memory_s:
+        return total_s - (1 - OVERLAP) * memory_s
+    return max(0.0, (total_s - memory_s) / (1 - OVERLAP))
+
+
+def find_levels(points) -> list[dict]:
+    """Memory levels from ``[bytes moved, bandwidth B/s]`` points: where the bandwidth drops.
+
+    The bandwidths are first made non-increasing with size (each the largest of its own and
+    those of larger working sets: interference only slows a measurement, and a smaller working
+    set is never slower). Scanning by size, a point whose bandwidth is below
+    :data:`LEVEL_DROP` of the current level's best opens a new level. The last level is DRAM;
+    the ones before it are named LLC, L2, L1 from the outside in.
+
+    Returns
+    -------
+    list of dict
+        ``{"name", "up_to" (bytes the level holds: the largest working set measured in it;
+        None for DRAM), "Bps" (its best bandwidth)}``, innermost first.
+    """
+    pts = sorted((float(b), float(bw)) for b, bw in points if b > 0 and bw > 0)
+    if not pts:
+        return []
+    fixed, best = [], 0.0
+    for b, bw in reversed(pts):
+        best = max(best, bw)
+        fixed.append((b, best))
+    fixed.reverse()
+    groups = [[fixed[0]]]
+    for b, bw in fixed[1:]:
+        if bw < LEVEL_DROP * groups[-1][0][1]:
+            groups.append([])
+        groups[-1].append((b, bw))
+    caches = len(groups) - 1
+    names = list(LEVEL_NAMES[-caches:]) if caches else []
+    while len(names) < caches:
+        names.insert(0, f"cache{caches - len(names)}")
+    out = [{"name": n, "up_to": int(g[-1][0]), "Bps": g[0][1]} for n, g in zip(names, groups)]
+    out.append({"name": "DRAM", "up_to": None, "Bps": groups[-1][0][1]})
+    return out
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The probe's measurements (see the module notes); built from the stored JSON object."""
+
+    launch_s: float
+    launch_cold: tuple = ()
+    stream: tuple = ()
+    levels: tuple = ()
+    per_element: dict = field(default_factory=dict)
+    parallel_speedup: float = 1.0
+    parallel_min_work: int = 1 << 20
+    contraction: dict = field(default_factory=dict)
+    source: str = ""
+    launch_ctx: tuple = ()
+    #: the share of the shorter of compute and memory hidden (the profile's ``overlap`` knob)
+    overlap: float = OVERLAP
+
+    @staticmethod
+    def from_json(doc: dict) -> "Calibration":
+        """Read the stored object (``DeviceProfile.calibration``).
+
+        Raises
+        ------
+        KeyError, TypeError, ValueError
+            For a malformed object (the profile loader then measures again).
+        """
+        return Calibration(
+            float(doc["launch_s"]), tuple(tuple(p) for p in doc.get("launch_cold", ())),
+            tuple(tuple(p) for p in doc["stream"]), tuple(dict(x) for x in doc["levels"]),
+            {k: tuple(tuple(p) for p in v) for k, v in doc["per_element"].items()},
+            float(doc.get("parallel_speedup", 1.0)), int(doc.get("parallel_min_work", 1 << 20)),
+            {k: tuple(tuple(p) for p in v) for k, v in doc.get("contraction", {}).items()},
+            str(doc.get("source", "")), tuple(tuple(p) for p in doc.get("launch_ctx", ())))
+
+    # ----- the terms -------------------------------------------------------------------------
+
+    def launch(self, context) -> float:
+        """Seconds to launch a kernel in a plan of ``context`` = (footprint bytes, kernels per
+        round), at least the warm launch: the ``launch_ctx`` table (plans of 1 to 64 distinct
+        kernels and a footprint of 0 to 32 MiB, interpolated log-log in both), else the
+        ``launch_cold`` curve by footprint (a number ``context`` is a footprint)."""
+        footprint, kernels = context if isinstance(context, tuple) else (context, 1)
+        if self.launch_ctx:
+            rows: dict = {}
+            for k, fp, sec in self.launch_ctx:
+                rows.setdefault(k, []).append((max(fp, 1.0), sec))
+            by_k = [(k, interp_loglog(pts, max(footprint, 1.0), extrapolate_linear=False))
+                    for k, pts in sorted(rows.items())]
+            return max(self.launch_s, interp_loglog(by_k, max(kernels, 1),
+                                                    extrapolate_linear=False))
+        if not self.launch_cold or footprint <= 0:
+            return self.launch_s
+        return max(self.launch_s, interp_loglog(self.launch_cold, footprint,
+                                                extrapolate_linear=False))
+
+    def memory(self, nbytes: float) -> float:
+        """Seconds to stream ``nbytes`` (read + written) as the probe's kernel does."""
+        return interp_loglog(self.stream, nbytes) if nbytes > 0 else 0.0
+
+    def level(self, nbytes: float) -> dict:
+        """The memory level of a kernel moving ``nbytes``: the innermost that holds them."""
+        for lv in self.levels:
+            if lv["up_to"] is None or nbytes <= lv["up_to"]:
+                return lv
+        return self.levels[-1] if self.levels else {"name": "DRAM", "up_to": None, "Bps": 0}
+
+    def per_element_s(self, klass: str, nbytes: float) -> float:
+        """One core's seconds per element of ``klass`` at a working set of ``nbytes``."""
+        pts = self.per_element.get(klass) or self.per_element.get("elementwise") or ()
+        return interp_loglog(pts, max(nbytes, 1.0), extrapolate_linear=False)
+
+    def contraction_s(self, kind: str, flops: float, out_bytes: float,
+                      blocked_min_bytes: int) -> float:
+        """Seconds of a dot (``kind`` ``dot``) or convolution (``conv``, ``conv_grouped``) of
+        ``flops`` writing ``out_bytes``: FLOPs over the rate interpolated among the measured
+        shapes of its regime (one BLAS call under ``blocked_min_bytes``, row blocks above)."""
+        pts = self.contraction.get(kind) or self.contraction.get("dot") or ()
+        if not pts or flops <= 0:
+            return 0.0
+        big = out_bytes >= blocked_min_bytes
+        same = [p for p in pts if (p[1] >= blocked_min_bytes) == big] or list(pts)
+        rate = interp_loglog([(f, f / s) for f, _, s in same if s > 0], flops,
+                             extrapolate_linear=False)
+        return flops / rate if rate > 0 else 0.0
+
+
+def node_class(index, i: int) -> str:
+    """The per-element class of node ``i`` (see the module notes)."""
+    graph = index.graph
+    op = index.ops[i]
+    node = graph.node(index.ids[i])
+    if op == "transpose":
+        perm = tuple(node.attrs.get("dimensions", ()))
+        # keeping the last dimension in place moves whole contiguous rows: a copy
+        if perm and perm[-1] == len(perm) - 1:
+            return "elementwise"
+        return "transpose"
+    if op in TRANSCENDENTAL_CLASSES or op in ARITH_CLASSES or op in LAYOUT_CLASSES:
+        return op
+    if op == "reduce":
+        x = graph.node(node.operands[0]).type
+        return "reduce_row" if x.rank - 1 in node.attrs.get("dimensions", ()) else "reduce_col"
+    if op == "reduce-window":
+        return "reduce_window"
+    if op == "broadcast":
+        src = graph.node(node.operands[0]).type
+        dims = tuple(node.attrs.get("dimensions", ()))
+        if src.size <= 1:
+            return "elementwise"
+        out_rank = node.type.rank
+        return "broadcast_outer" if dims and dims[-1] == out_rank - 1 else "broadcast_inner"
+    return "elementwise"
+
+
+def node_basis(index, i: int) -> tuple[int, int]:
+    """(elements the class cost is charged for, bytes of its working set): a reduction's
+    input, anything else its own result."""
+    op = index.ops[i]
+    if op in ("reduce", "reduce-window") and index.operands[i]:
+        o = index.operands[i][0]
+        return index.elements[o], index.nbytes[o]
+    return index.elements[i], index.nbytes[i]
+
+
+def node_compute_s(index, i: int, cal: Calibration) -> tuple[str, float]:
+    """(class, one core's compute seconds) of node ``i`` outside a contraction: its elements
+    at its class's per-element cost; a composite (gelu, softmax ...) by its FLOPs at the
+    elementwise cost and its transcendentals at the cost of ``exp``."""
+    if index.source[i] or index.contraction[i] or index.opaque[i]:
+        return "elementwise", 0.0
+    elements, nbytes = node_basis(index, i)
+    klass = node_class(index, i)
+    from workbench.ir.ops import get_op
+
+    if get_op(index.ops[i]).composite:
+        per = (index.flops[i] * cal.per_element_s("elementwise", nbytes)
+               + index.trans[i] * cal.per_element_s("exponential", nbytes))
+        return "elementwise", per
+    scale = 1.0
+    if klass == "elementwise" and elements:
+        scale = max(1.0, index.flops[i] / elements)
+    return klass, elements * scale * cal.per_element_s(klass, nbytes)
+
+
+def node_work(index, i: int) -> int:
+    """Statement executions of node ``i`` in a kernel (its value, and a load or store), the
+    measure of the backend's parallel threshold."""
+    if index.source[i]:
+        return 0
+    return 2 * node_basis(index, i)[0]
+
+
+@dataclass(frozen=True)
+class NodeCosts:
+    """Per node of one graph, on one calibrated CPU: class, compute seconds (one core),
+    contraction seconds, work; what the planner sums incrementally."""
+
+    klass: list
+    compute_s: list
+    dot_s: list
+    work: list
+    #: the contraction's seconds when other ops share its kernel (an output fusion)
+    dot_fused_s: list = field(default_factory=list)
+
+
+def contraction_kind(index, i: int) -> str:
+    node = index.graph.node(index.ids[i])
+    if node.op in ("convolution", "conv2d"):
+        return "conv_grouped" if int(node.attrs.get("feature_group_count", 1) or 1) > 1 \
+            else "conv"
+    return "dot"
+
+
+def node_costs(index, cal: Calibration, blocked_min_bytes: int) -> NodeCosts:
+    """:class:`NodeCosts` of every node of ``index`` on ``cal``."""
+    n = len(index)
+    klass, comp, dots, work = [""] * n, [0.0] * n, [0.0] * n, [0] * n
+    fused = [0.0] * n
+    for i in range(n):
+        if index.contraction[i]:
+            kind = contraction_kind(index, i)
+            dots[i] = cal.contraction_s(kind, index.flops[i], index.nbytes[i],
+                                        blocked_min_bytes)
+            fused[i] = (cal.contraction_s(kind + "_fused", index.flops[i], index.nbytes[i],
+                                          blocked_min_bytes)
+                        if cal.contraction.get(kind + "_fused") else dots[i])
+            klass[i] = "contraction"
+        else:
+            klass[i], comp[i] = node_compute_s(index, i, cal)
+        work[i] = node_work(index, i)
+    return NodeCosts(klass, comp, dots, work, fused)
+
+
+def speedup(cal: Calibration, work: float, rows: int = 2) -> float:
+    """The parallel speedup of a kernel doing ``work`` statement executions over ``rows``
+    outer iterations (1 below the backend's threshold, or with one row)."""
+    if work >= cal.parallel_min_work and rows > 1:
+        return max(cal.parallel_speedup, 1.0)
+    return 1.0
+
+
+def cpu_time(cal: Calibration, compute_s: float, dot_s: float, nbytes: float, work: float,
+             traffic: float, rows: int = 2) -> float:
+    """Predicted seconds of a kernel from its summed terms (see the module notes)."""
+    compute = compute_s / speedup(cal, work, rows) + dot_s
+    return cal.launch(traffic) + combine(compute, cal.memory(nbytes), cal.overlap)
+
+
+def cpu_terms(cal: Calibration, by_class: dict, dot_s: float, nbytes: float, work: float,
+              traffic: float, rows: int = 2) -> tuple[dict, str, float]:
+    """(terms, dominant, predicted seconds) of one kernel: ``terms`` maps ``launch``,
+    ``memory`` and each compute class present (``contraction`` included) to seconds after the
+    parallel speedup; ``dominant`` names the largest (``memory (L2)``, ``transcendental
+    (sin)``, ``reduction (column reduction)``, ``layout (transpose)``, ``contraction``,
+    ``launch``)."""
+    sp = speedup(cal, work, rows)
+    terms = {"launch": cal.launch(traffic), "memory": cal.memory(nbytes)}
+    for k, v in by_class.items():
+        if v > 0:
+            terms[k] = terms.get(k, 0.0) + v / sp
+    if dot_s > 0:
+        terms["contraction"] = dot_s
+    compute = sum(v for k, v in terms.items() if k not in ("launch", "memory"))
+    predicted = terms["launch"] + combine(compute, terms["memory"], cal.overlap)
+    return terms, dominant_term(terms, cal.level(nbytes)["name"]), predicted
+
+
+def dominant_term(terms: dict, level: str) -> str:
+    """The largest of ``terms`` in words (see :func:`cpu_terms`)."""
+    if not terms:
+        return "launch"
+    name = max(terms, key=lambda k: terms[k])
+    if name == "memory":
+        return f"memory ({level})"
+    if name in ("launch", "contraction", "compute"):
+        return name
+    return f"{CLASS_KIND.get(name, 'compute')} ({CLASS_WORDS.get(name, name)})"

@@ -1,0 +1,423 @@
+"""The CPU calibration probe: micro-kernels compiled by the workbench's own CPU backend, timed
+as the profiler times kernels, turned into the numbers the cost model reads.
+
+``workbench devices --refresh`` runs :func:`calibrate_cpu`, which measures (see
+:mod:`workbench.costmodel.calibration` for what each number means and how the model uses it):
+
+* the launch of a one-element kernel, warm, and after the plan streams 256 KiB to 256 MiB;
+* a streaming kernel (``y = 2 x``) at 16 working sets from 8 KiB to 256 MiB moved: the memory
+  term, and the memory levels, found where its bandwidth drops;
+* one kernel per op class on 16,384 float32 elements (64 KiB, a working set every level-2
+  cache holds), and the classes whose speed depends on the access pattern (column reductions,
+  transposes, broadcasts) again at 2 M elements (8 MiB): cheap elementwise ops (a chain of
+  eight), exp, log, tanh, logistic, erf, sin, cos, pow, divide, sqrt, rsqrt, row and column
+  reductions, reduce-window, transpose, broadcasts along inner and outer dimensions,
+  concatenate, slice, pad, reverse;
+* a sine kernel above the backend's parallel threshold: the parallel speedup;
+* dots from 64^3 to 1024^3 and convolutions (3x3, 1x1, depthwise) by shape.
+
+Each kernel runs in a plan of its own, many times in a row; its typical run counts (the 25th
+percentile of its runs: the profile reports medians, which a burst of load inflates more), and
+the whole probe runs three times, each number the best of the rounds (interference only slows a
+run); the launch in context takes the median. The probe measures whatever the backend does: run it again after the
+code generator changes (threads, vectorised math, serial or parallel choices) and the cost model
+follows. It takes about a minute the first time (compiling about 70 kernels; cached after) and
+10-20 s after that.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+
+import numpy as np
+
+from workbench.costmodel.calibration import compute_beyond_memory, find_levels, interp_loglog
+from workbench.ir import GraphBuilder, verify
+
+#: seconds each kernel's timing loop runs in one round (at least MIN_RUNS runs)
+RUN_BUDGET_S = 0.08
+MIN_RUNS = 5
+#: elements of the per-class kernels (64 KiB of float32), and of the large-working-set ones
+SMALL = 1 << 14
+LARGE = 1 << 21
+#: streaming kernel sizes (elements of the input; bytes moved = 8 x elements)
+STREAM_ELEMENTS = tuple(1 << k for k in range(10, 26))
+#: streams between two calls of the tiny kernel for the cold launch (elements)
+COLD_ELEMENTS = (1 << 15, 1 << 18, 1 << 21, 1 << 23, 1 << 25)
+#: classes measured at both sizes (their speed depends on the access pattern)
+STRIDED = ("reduce_col", "reduce_row", "transpose", "broadcast_inner", "broadcast_outer")
+#: dot shapes (M, K, N) and convolutions (NHWC input, HWIO kernel, groups)
+DOTS = ((64, 64, 64), (128, 128, 128), (128, 512, 256), (256, 256, 256), (256, 512, 512),
+        (512, 512, 512), (512, 512, 1024), (1024, 1024, 1024))
+CONVS = (((4, 16, 16, 16), (3, 3, 16, 32), 1), ((8, 32, 32, 32), (3, 3, 32, 64), 1),
+         ((8, 32, 32, 64), (1, 1, 64, 64), 1), ((8, 32, 32, 64), (3, 3, 1, 64), 64),
+         ((8, 64, 64, 64), (3, 3, 1, 64), 64))
+
+
+# ----- running one plan ---------------------------------------------------------------------------
+
+def time_plan(graph, groups, inputs, cache_dir=None, budget_s=RUN_BUDGET_S):
+    """Compile ``graph`` with ``groups`` (lists of node ids, one kernel each) on the CPU
+    backend, run it until ``budget_s`` has passed, and return ``(times, kernels)``: an array
+    (runs x kernels) of seconds and the compiled kernels."""
+    from workbench.codegen import compile_plan
+    from workbench.planner.plan import make_plan
+
+    plan = make_plan(graph, groups, policy="calibrate")
+    compiled = compile_plan(graph, plan, "cpu", cache_dir=cache_dir)
+    env = compiled.prepare(inputs)
+    compiled.execute(env)
+    runs, t0 = [], time.perf_counter()
+    while len(runs) < MIN_RUNS or time.perf_counter() - t0 < budget_s:
+        times: list[float] = []
+        compiled.execute(env, times)
+        runs.append(times)
+        if len(runs) >= 20000:
+            break
+    return np.asarray(runs), compiled.call
+
+
+#: the percentile of a kernel's runs the probe keeps: a typical run (the profile reports
+#: medians), less sensitive to bursts of load than the median; the rounds take the best of it
+TYPICAL_PERCENTILE = 25
+
+
+def typical(seconds) -> float:
+    """The :data:`TYPICAL_PERCENTILE` of a kernel's run times."""
+    return float(np.percentile(np.asarray(seconds), TYPICAL_PERCENTILE))
+
+
+def _inputs(graph, low=0.5, high=1.5):
+    """Inputs in [low, high) for every parameter (positive, so log, sqrt, pow are finite)."""
+    rng = np.random.default_rng(0)
+    return [rng.uniform(low, high, p.type.shape).astype(np.float32) for p in graph.parameters]
+
+
+def _one_kernel(graph):
+    return [[n for n in graph.topo_order if graph.node(n).op not in ("parameter", "constant")]]
+
+
+class FellBack(Exception):
+    """A probe kernel ran through numpy: it measures nothing of the backend."""
+
+
+def _best(graph, cache_dir):
+    times, kernels = time_plan(graph, _one_kernel(graph), _inputs(graph), cache_dir)
+    if kernels[0].fallback:
+        raise FellBack(f"{graph.name}: {kernels[0].fallback_reason}")
+    return typical(times[:, 0]), "PARALLEL = True" in (kernels[0].source or "")
+
+
+# ----- the measurements ---------------------------------------------------------------------------
+
+def _stream_and_cold(cache_dir, progress):
+    """(warm launch, [[bytes, seconds]] of the stream kernel, [[bytes between, seconds]] of a
+    tiny kernel's launch after it)."""
+    stream, cold = [], []
+    b = GraphBuilder("launch")
+    s = b.parameter("s", (16,))
+    g = verify(b.build([b.op("negate", [s], node_id="tiny")]))
+    warm = typical(time_plan(g, [["tiny"]], _inputs(g), cache_dir)[0][:, 0])
+    for k, n in enumerate(STREAM_ELEMENTS):
+        _tick(progress, f"streaming kernel, {8 * n >> 10} KiB moved", k, len(STREAM_ELEMENTS))
+        b = GraphBuilder(f"stream{n}")
+        x, s = b.parameter("x", (n,)), b.parameter("s", (16,))
+        y = b.op("multiply", [x, b.splat(2.0, (n,))], node_id="y")
+        g = verify(b.build([y, b.op("negate", [s], node_id="tiny")]))
+        groups = [[m for m in g.topo_order if g.node(m).op == "broadcast"] + ["y"], ["tiny"]]
+        times, _ = time_plan(g, groups, _inputs(g), cache_dir)
+        stream.append([8 * n, max(typical(times[:, 0]) - warm, 1e-9)])
+        if n in COLD_ELEMENTS:
+            cold.append([8 * n, float(np.percentile(times[:, 1], 25))])
+    return warm, stream, cold
+
+
+#: plans of this many distinct kernels, and a footprint of this many bytes, for launch_ctx
+CONTEXT_KERNELS = (1, 16, 64)
+CONTEXT_BYTES = (0, 4 << 20, 32 << 20)
+_CONTEXT_OPS = ("negate", "abs", "floor", "ceil", "sign", "sqrt", "exponential", "tanh")
+
+
+def _launch_context(cache_dir, progress):
+    """[[kernels, footprint bytes, median seconds]] of a one-element kernel run in a plan of
+    ``kernels`` distinct kernels (one-op kernels on 256 to 320 elements, each its own code)
+    and, when ``footprint`` > 0, a streaming kernel over that many bytes."""
+    out = []
+    jobs = [(k, fp) for k in CONTEXT_KERNELS for fp in CONTEXT_BYTES]
+    for j, (k, fp) in enumerate(jobs):
+        _tick(progress, f"launch among {k} kernels, footprint {fp >> 20} MiB", j, len(jobs))
+        b = GraphBuilder(f"context{k}_{fp}")
+        groups, outs = [], []
+        for i in range(k - 1):
+            x = b.parameter(f"p{i}", (256 + i,))
+            outs.append(b.op(_CONTEXT_OPS[i % len(_CONTEXT_OPS)], [x], node_id=f"c{i}"))
+            groups.append([outs[-1]])
+        if fp:
+            n = fp // 8
+            two = b.splat(2.0, (n,))
+            big = b.op("multiply", [b.parameter("big", (n,)), two], node_id="stream")
+            outs.append(big)
+            groups.append([two, big])
+        tiny = b.op("negate", [b.parameter("s", (16,))], node_id="tiny")
+        outs.append(tiny)
+        groups.append([tiny])
+        g = verify(b.build(outs))
+        times, _ = time_plan(g, groups, _inputs(g), cache_dir)
+        out.append([k, fp, float(np.median(times[:, -1]))])
+    return out
+
+
+def _class_graph(klass: str, n: int):
+    """A one-kernel graph of ``klass`` on about ``n`` float32 elements, and the elements the
+    class is charged for."""
+    rows = max(n // 256, 1)
+    b = GraphBuilder(f"{klass}{n}")
+    if klass == "elementwise":
+        x = b.parameter("x", (n,))
+        y = x
+        for k in range(4):
+            y = b.op("add", [b.op("multiply", [y, b.splat(1.5, (n,))]), b.splat(0.5, (n,))])
+        return verify(b.build([y])), 8 * n
+    if klass in ("exponential", "log", "tanh", "logistic", "erf", "sine", "cosine", "sqrt",
+                 "rsqrt"):
+        x = b.parameter("x", (n,))
+        return verify(b.build([b.op(klass, [x])])), n
+    if klass in ("power", "divide"):
+        x, y = b.parameter("x", (n,)), b.parameter("y", (n,))
+        return verify(b.build([b.op(klass, [x, y])])), n
+    if klass in ("reduce_row", "reduce_col", "reduce_window", "transpose", "reverse"):
+        shape = (rows, 256) if klass != "reduce_col" else (256, rows) if n <= SMALL else \
+            (n // 1024, 1024)
+        x = b.parameter("x", shape)
+        if klass == "reduce_row":
+            out = b.reduce(x, (1,), "add", 0.0)
+        elif klass == "reduce_col":
+            out = b.reduce(x, (0,), "add", 0.0)
+        elif klass == "reduce_window":
+            out = b.op("reduce-window", [x, b.constant(0.0)], window_size=(1, 32),
+                       window_stride=(1, 32), window_padding=((0, 0), (0, 0)), reducer="add")
+        elif klass == "transpose":
+            out = b.op("transpose", [x], dimensions=(1, 0))
+        else:
+            out = b.op("reverse", [x], dimensions=(1,))
+        return verify(b.build([out])), n
+    if klass in ("broadcast_inner", "broadcast_outer"):
+        inner = klass == "broadcast_inner"
+        x = b.parameter("x", (rows,) if inner else (256,))
+        out = b.op("broadcast", [x], shape=(rows, 256), dimensions=(0,) if inner else (1,))
+        return verify(b.build([out])), rows * 256
+    if klass == "concatenate":
+        x, y = b.parameter("x", (rows, 128)), b.parameter("y", (rows, 128))
+        return verify(b.build([b.op("concatenate", [x, y], dimension=1)])), rows * 256
+    if klass == "slice":
+        x = b.parameter("x", (rows, 512))
+        out = b.op("slice", [x], start_indices=(0, 128), limit_indices=(rows, 384),
+                   strides=(1, 1))
+        return verify(b.build([out])), rows * 256
+    if klass == "pad":
+        x = b.parameter("x", (rows, 240))
+        out = b.op("pad", [x, b.constant(0.0)], padding=((0, 0, 0), (8, 8, 0)))
+        return verify(b.build([out])), rows * 256
+    raise ValueError(f"no probe kernel for class {klass!r}")
+
+
+CLASSES = ("elementwise", "exponential", "log", "tanh", "logistic", "erf", "sine", "cosine",
+           "power", "divide", "sqrt", "rsqrt", "reduce_row", "reduce_col", "reduce_window",
+           "transpose", "broadcast_inner", "broadcast_outer", "concatenate", "slice", "pad",
+           "reverse")
+
+
+def _moved_bytes(graph) -> int:
+    outs = sum(graph.node(o).type.nbytes for o in graph.outputs)
+    return outs + sum(p.type.nbytes for p in graph.parameters)
+
+
+def _per_element(warm, stream, cache_dir, progress, speedup_of):
+    out: dict[str, list] = {}
+    jobs = [(c, SMALL) for c in CLASSES] + [(c, LARGE) for c in STRIDED]
+    for k, (klass, n) in enumerate(jobs):
+        _tick(progress, f"{klass} on {n} elements", k, len(jobs))
+        g, charged = _class_graph(klass, n)
+        try:
+            t, parallel = _best(g, cache_dir)
+        except FellBack:
+            continue        # the class keeps the elementwise cost (Calibration.per_element_s)
+        moved = _moved_bytes(g)
+        compute = compute_beyond_memory(t - warm, interp_loglog(stream, moved))
+        if parallel:
+            compute *= speedup_of
+        out.setdefault(klass, []).append([moved, max(compute / charged, 1e-13)])
+    return out
+
+
+def _parallel_speedup(warm, stream, cache_dir, serial_per_element):
+    """A sine kernel over LARGE elements (parallel in the backend) against the serial cost
+    per element measured on SMALL ones."""
+    g, n = _class_graph("sine", LARGE)
+    t, parallel = _best(g, cache_dir)
+    if not parallel:
+        return 1.0
+    per = compute_beyond_memory(t - warm, interp_loglog(stream, _moved_bytes(g))) / n
+    return max(1.0, serial_per_element / per) if per > 0 else 1.0
+
+
+def _with_epilogue(b, c, width: int):
+    """``relu(c + bias)``, the bias a vector along ``c``'s last dimension."""
+    shape = b.type(c).shape
+    bias = b.op("broadcast", [b.parameter("bias", (width,))], shape=shape,
+                dimensions=(len(shape) - 1,))
+    return b.op("maximum", [b.op("add", [c, bias]), b.splat(0.0, shape)])
+
+
+def _contraction_graph(kind: str, shape, epilogue: bool):
+    """A dot ``(M, K, N)`` or a convolution ``(input, kernel, groups)``, alone or with a
+    bias + ReLU epilogue in its kernel; and its FLOPs."""
+    from workbench.ir.ops import get_op
+
+    b = GraphBuilder(f"{kind}{'_fused' if epilogue else ''}")
+    if kind == "dot":
+        m, kk, n = shape
+        x, w = b.parameter("x", (m, kk)), b.parameter("w", (kk, n))
+        c = b.op("dot", [x, w], lhs_contracting_dims=(1,), rhs_contracting_dims=(0,),
+                 lhs_batch_dims=(), rhs_batch_dims=())
+    else:
+        xs, ws, groups = shape
+        x, w = b.parameter("x", xs), b.parameter("w", ws)
+        c = b.op("conv2d", [x, w], strides=(1, 1), padding="SAME", feature_group_count=groups)
+    out = _with_epilogue(b, c, b.type(c).shape[-1]) if epilogue else c
+    g = verify(b.build([out]))
+    node = g.node(c)
+    flops = get_op(node.op).flops(tuple(g.node(o).type for o in node.operands), node.type,
+                                  node.attrs)
+    return g, flops, node.type.nbytes
+
+
+def _contractions(warm, cache_dir, progress):
+    """``kind -> [[FLOPs, result bytes, seconds]]`` for dots and convolutions alone (``dot``,
+    ``conv``, ``conv_grouped``) and with a bias + ReLU epilogue in the same kernel (the same
+    kinds with ``_fused``: an output fusion; the backend's row-block epilogue has costs of its
+    own, such as the block's scratch result)."""
+    out: dict[str, list] = {}
+    jobs = [("dot", d, e) for d in DOTS for e in (False, True)] + \
+        [("conv", c, e) for c in CONVS for e in (False, True)]
+    for k, (kind, shape, epilogue) in enumerate(jobs):
+        _tick(progress, f"{kind} {shape}{' + bias + relu' if epilogue else ''}", k, len(jobs))
+        g, flops, out_bytes = _contraction_graph(kind, shape, epilogue)
+        try:
+            t, _ = _best(g, cache_dir)
+        except FellBack:
+            continue
+        name = "conv_grouped" if kind == "conv" and shape[2] > 1 else kind
+        out.setdefault(name + ("_fused" if epilogue else ""), []).append(
+            [flops, out_bytes, max(t - warm, 1e-9)])
+    return out
+
+
+def _tick(progress, message, k, n):
+    if progress is not None:
+        progress("calibrate", k + 1, n, message)
+
+
+#: the whole probe runs this many times, each number the best of the rounds: a burst of load
+#: from another process spoils a round's measurement of some kernels, not all rounds'
+ROUNDS = 3
+
+
+def _measure_round(cache_dir, progress, r):
+    """One round of every measurement (the first compiles the kernels)."""
+    def tick(stage, k, n, message):
+        if progress is not None:
+            progress(stage, k, n, f"round {r + 1} of {ROUNDS}: {message}")
+
+    warm, stream, cold = _stream_and_cold(cache_dir, tick)
+    context = _launch_context(cache_dir, tick)
+    g, n = _class_graph("sine", SMALL)
+    t, _ = _best(g, cache_dir)
+    sine1 = compute_beyond_memory(t - warm, interp_loglog(stream, _moved_bytes(g))) / n
+    speed = _parallel_speedup(warm, stream, cache_dir, sine1)
+    per_element = _per_element(warm, stream, cache_dir, tick, speed)
+    contraction = _contractions(warm, cache_dir, tick)
+    return warm, stream, cold, speed, per_element, contraction, context
+
+
+def _merge(rounds):
+    """Each number the best of the rounds (interference only slows a kernel): the least
+    seconds, the largest speedup."""
+    def least(lists, key_len):
+        out: dict = {}
+        for pts in lists:
+            for p in pts:
+                key = tuple(p[:key_len])
+                out[key] = min(out.get(key, p[key_len]), p[key_len])
+        return [list(k) + [v] for k, v in sorted(out.items())]
+
+    warm = min(r[0] for r in rounds)
+    stream = least([r[1] for r in rounds], 1)
+    cold = least([r[2] for r in rounds], 1)
+    speed = max(r[3] for r in rounds)
+    classes = sorted({k for r in rounds for k in r[4]})
+    per_element = {k: least([r[4].get(k, []) for r in rounds], 1) for k in classes}
+    kinds = sorted({k for r in rounds for k in r[5]})
+    contraction = {k: least([r[5].get(k, []) for r in rounds], 2) for k in kinds}
+    context = least([r[6] for r in rounds], 2)
+    return warm, stream, cold, speed, per_element, contraction, context
+
+
+def calibrate_cpu(progress=None, cache_dir=None) -> dict:
+    """Measure this machine with the CPU backend's own kernels (see the module notes).
+
+    Parameters
+    ----------
+    progress : callable(stage, k, n, message), optional
+    cache_dir : path, optional
+        The kernel cache (default: the workbench's).
+
+    Returns
+    -------
+    dict
+        The calibration object :class:`~workbench.costmodel.calibration.Calibration` reads,
+        with ``source`` (what was measured, where, when) and ``levels``.
+    """
+    from workbench.codegen.cpu import PARALLEL_MIN_WORK
+
+    start = time.time()
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    rounds = [_measure_round(cache_dir, progress, r) for r in range(ROUNDS)]
+    warm, stream, cold, speed, per_element, contraction, context = _merge(rounds)
+    # a working set streamed in less time than a launch measures the launch, not a bandwidth
+    levels = find_levels([(b, b / s) for b, s in stream if s >= warm] or
+                         [(b, b / s) for b, s in stream])
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(start))
+    busy = f", load average {load:.1f}" if load is not None else ""
+    source = (f"calibrated on {platform.node()} ({os.cpu_count()} CPUs{busy}) at {when} with "
+              f"the workbench's CPU backend: {len(stream)} streaming kernels (8 KiB-"
+              f"{stream[-1][0] >> 20} MiB; memory levels where their bandwidth drops), "
+              f"{sum(len(v) for v in per_element.values())} op-class kernels, "
+              f"{sum(len(v) for v in contraction.values())} dots and convolutions, warm and "
+              f"cold launches; best of many runs each, the best of {ROUNDS} rounds, in "
+              f"{time.time() - start:.0f} s")
+    return {"version": 1, "launch_s": warm, "launch_cold": cold, "launch_ctx": context,
+            "stream": stream,
+            "levels": levels, "per_element": per_element, "parallel_speedup": speed,
+            "parallel_min_work": int(PARALLEL_MIN_WORK), "contraction": contraction,
+            "source": source, "measured_at": start, "load_avg": load}
+
+
+def refresh_cpu_profile(progress=None, cache_dir=None):
+    """Measure the ``cpu`` profile again, quick probe and calibration, and store it as this
+    machine's profile (what ``workbench devices --refresh`` does); returns the profile.
+
+    Raises
+    ------
+    OSError
+        If the profile cannot be written to the workbench's cache directory.
+    """
+    from workbench.costmodel.devices import (cpu_profile_path, measure_cpu, with_calibration,
+                                             write_cpu_profile)
+
+    quick, busy = measure_cpu()
+    profile = with_calibration(quick, calibrate_cpu(progress, cache_dir))
+    write_cpu_profile(profile, cpu_profile_path().parent, busy=busy)
+    return profile

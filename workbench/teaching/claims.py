@@ -1,0 +1,175 @@
+"""Checking a lesson's claims against the cost model and the profile, and saying why one fails.
+
+Each :class:`~.lesson.Claim` is checked by one function of :data:`CHECKS`, which returns a
+verdict (``holds``, ``fails`` or ``pending`` while the profile runs) and a template of what was
+found; when a claim fails on this machine, :func:`why` adds the reason the workbench's own
+numbers give (a compute-bound kernel, launch overhead, a busy machine, a missed prediction).
+No figure is typed here either: the verdicts are templates over the facts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workbench.teaching.facts import MISS_FACTOR, missed
+from workbench.teaching.template import Segment, render
+
+HOLDS, FAILS, PENDING = "holds", "fails", "pending"
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """A claim, checked: ``status`` and the statement and verdict as rendered segments."""
+
+    kind: str
+    status: str
+    statement: list
+    verdict: list
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "status": self.status,
+                "statement": "".join(s.text for s in self.statement),
+                "verdict": "".join(s.text for s in self.verdict)}
+
+
+def _value(facts, key):
+    f = facts.get(key)
+    return None if f is None else f.value
+
+
+def _pending(facts, *keys) -> bool:
+    return any(_value(facts, k) is None for k in keys)
+
+
+def check_fewer_bytes(c, facts, run):
+    s = c.stage
+    model = _value(facts, f"{s}.bytes_moved") < _value(facts, "unfused.bytes_moved")
+    text = (f"The cost model counts {{unfused.bytes_moved}} moved unfused and {{{s}.bytes_moved}} "
+            f"here, {{{s}.saved_bytes}} fewer. ")
+    if _pending(facts, f"{s}.measured_bytes"):
+        pending = f"The profile's count is {{{s}.measured_bytes}}."
+        return (PENDING if model else FAILS), text + pending
+    measured = _value(facts, f"{s}.measured_bytes") < _value(facts, f"{s}.measured_unfused_bytes")
+    text += (f"The compiled kernels' arguments come to {{{s}.measured_unfused_bytes}} unfused and "
+             f"{{{s}.measured_bytes}} here.")
+    return (HOLDS if model and measured else FAILS), text
+
+
+def check_faster(c, facts, run):
+    s = c.stage
+    text = (f"Measured on this machine: {{{s}.measured}} per call here against "
+            f"{{{s}.measured_unfused}} unfused, a speedup of {{{s}.measured_speedup}} (the cost "
+            f"model predicted {{{s}.speedup}}).")
+    if _pending(facts, f"{s}.measured", f"{s}.measured_unfused"):
+        return PENDING, text
+    ok = _value(facts, f"{s}.measured") < _value(facts, f"{s}.measured_unfused")
+    return (HOLDS if ok else FAILS), text
+
+
+def check_memory_bound_ideal(c, facts, run):
+    s = c.stage
+    text = (f"If the time were all memory traffic, the speedup would be the ratio of bytes "
+            f"moved, {{{s}.bytes_ratio}}; measured, it is {{{s}.measured_speedup}}.")
+    if _pending(facts, f"{s}.measured_speedup"):
+        return PENDING, text
+    ratio = _value(facts, f"{s}.measured_speedup") / _value(facts, f"{s}.bytes_ratio")
+    return (HOLDS if 1 / MISS_FACTOR <= ratio <= MISS_FACTOR else FAILS), text
+
+
+def check_prediction(c, facts, run):
+    s = c.stage
+    text = (f"The cost model predicted {{{s}.predicted}} here and {{{s}.predicted_unfused}} "
+            f"unfused; the profile measured {{{s}.measured}} and {{{s}.measured_unfused}}: "
+            f"{{{s}.measured_vs_predicted}} and {{{s}.measured_unfused_vs_predicted}} of the "
+            f"prediction.")
+    keys = (f"{s}.measured_vs_predicted", f"{s}.measured_unfused_vs_predicted")
+    if _pending(facts, *keys):
+        return PENDING, text
+    miss = [missed(_value(facts, k)) for k in keys]
+    if any(miss):
+        return FAILS, text + " A miss: the prediction is off by more than the tolerance."
+    return HOLDS, text + " Within the tolerance of a roofline estimate."
+
+
+def check_slower_than(c, facts, run):
+    s, o = c.stage, c.other
+    text = (f"Measured: {{{s}.measured}} per call here against {{{o}.measured}} for the other "
+            f"plan (the cost model: {{{s}.predicted}} against {{{o}.predicted}}).")
+    if _pending(facts, f"{s}.measured", f"{o}.measured"):
+        return PENDING, text
+    ok = _value(facts, f"{s}.measured") > _value(facts, f"{o}.measured")
+    return (HOLDS if ok else FAILS), text
+
+
+def check_registers(c, facts, run):
+    s, o = c.stage, c.other
+    text = (f"The planner's kernels need at most {{{s}.registers}} registers per thread, the "
+            f"cap is {{device.cap}}, and the kernel fused whole would need {{{o}.registers}}.")
+    cap = _value(facts, "device.cap")
+    ok = _value(facts, f"{s}.registers") <= cap < _value(facts, f"{o}.registers")
+    return (HOLDS if ok else FAILS), text
+
+
+CHECKS = {"registers": check_registers, "fewer-bytes": check_fewer_bytes, "faster": check_faster,
+          "memory-bound-ideal": check_memory_bound_ideal, "prediction": check_prediction,
+          "slower-than": check_slower_than}
+
+
+def why(stage: str, facts, run, direction: str = "below") -> str:
+    """The reason, in the workbench's own numbers, that a claim about ``stage`` fails here (a
+    template). ``direction`` is ``below`` when the measurement fell short of the claim, ``above``
+    when it beat it, ``miss`` when a prediction missed. Noisy timings are said first; then a
+    compute-bound kernel, launch overhead, or the cost model's terms for the slowest kernel."""
+    noisy = ("The timings were noisy (another process held the CPU), so the fastest runs are "
+             "compared, and the figures may change when measured again on a quieter machine. "
+             if _value(facts, f"{stage}.noisy") == "yes" else "")
+    return noisy + _reason(stage, facts, direction)
+
+
+def _reason(stage: str, facts, direction: str) -> str:
+    if direction == "above":
+        return (f"Why: the unfused plan also pays for {{unfused.kernels}} launches "
+                f"({{unfused.launch}} of launch overhead in the cost model) against "
+                f"{{{stage}.kernels}} here, and each of its kernels makes a pass of its own over "
+                f"memory: fusion saves more than bytes.")
+    bound = str(_value(facts, f"{stage}.bound") or "")
+    if direction == "below" and bound.startswith("compute"):
+        return (f"Why: the cost model finds the slowest kernel compute-bound, "
+                f"{{{stage}.kernel_compute}} of arithmetic against {{{stage}.kernel_memory}} of "
+                f"memory traffic, so the bytes fusion removes are a small part of its time.")
+    launch, total = _value(facts, f"{stage}.launch"), _value(facts, f"{stage}.predicted")
+    if direction == "below" and launch and total and launch > total / MISS_FACTOR:
+        return (f"Why: the kernels are small; launch overhead is {{{stage}.launch}} of the "
+                f"predicted {{{stage}.predicted}}, and it does not shrink with the bytes.")
+    return (f"The cost model's terms for the slowest kernel here: {{{stage}.bound}}, "
+            f"{{{stage}.kernel_memory}} of memory traffic and {{{stage}.kernel_compute}} of "
+            f"arithmetic; the generated code runs off that roofline by the ratio above.")
+
+
+#: which way a failed check missed, for :func:`why`
+DIRECTION = {"prediction": "miss"}
+
+
+def _direction(claim, facts) -> str:
+    if claim.kind == "memory-bound-ideal":
+        ratio = _value(facts, f"{claim.stage}.measured_speedup") / _value(
+            facts, f"{claim.stage}.bytes_ratio")
+        return "above" if ratio > MISS_FACTOR else "below"
+    return DIRECTION.get(claim.kind, "below")
+
+
+def check(claim, facts: dict, run) -> ClaimResult:
+    """Check one claim; the verdict ends with :func:`why` when it fails."""
+    status, text = CHECKS[claim.kind](claim, facts, run)
+    if status == FAILS:
+        text += " " + why(claim.stage, facts, run, _direction(claim, facts))
+    prefix = {HOLDS: "Holds here. ", FAILS: "Does not hold here. ", PENDING: ""}[status]
+    return ClaimResult(claim.kind, status, render(claim.statement, facts),
+                       [Segment(prefix)] + render(text, facts))
+
+
+def check_all(run) -> list[ClaimResult]:
+    """Every claim of the lesson of ``run`` (a :class:`~.lesson.LessonRun`)."""
+    facts = run.facts()
+    return [check(c, facts, run) for c in run.lesson.claims]
+

@@ -122,9 +122,9 @@ def bounded_json(v, depth: int = MAX_DEPTH, max_string: int = MAX_STRING) -> boo
 
 #: the values of the tables' *show* lists (app/tables.py's TOP_CHOICES)
 TOP_VALUES = tuple(n for _, n in TOP_CHOICES)
-#: what a replay step or a refused edit marks (callbacks_explain.step_marks,
-#: controller.refusal_marks): lists of drawing ids or node ids
-MARK_KINDS = ("step", "after", "before", "path")
+#: what a replay step, a refused edit or a what-if marks (callbacks_explain.step_marks,
+#: controller.refusal_marks, whatif.whatif_marks): lists of drawing ids or node ids
+MARK_KINDS = ("step", "after", "before", "path", "whatif")
 
 
 def _clicked_cell(v) -> bool:

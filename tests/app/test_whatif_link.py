@@ -84,3 +84,79 @@ def test_use_this_plan_applies_the_knobs_once_and_puts_the_sliders_back(served):
     # the knobs are in the session's profile now, and applied once: nothing moved
     assert text.startswith("no knob moved") and "The plan is unchanged" in text, text
     assert shown[(ids.MARKS, "data")] is None         # our marks go with the change
+
+
+# ----- the shareable link --------------------------------------------------------------------
+
+def follow(client, sid, hash_):
+    return client.call(f"{ids.LINK_MSG}.children", {
+        (ids.URL, "hash"): hash_, (ids.SESSION, "data"): sid},
+        trigger=f"{ids.URL}.hash").props()
+
+
+def groups_of(plan):
+    return sorted(sorted(g.nodes) for g in plan.groups)
+
+
+def test_a_shared_link_opens_the_same_workspace_in_another_session(served):
+    app, s, client = served()
+    a = on_h100(app, client)
+    ws = app.services.session(a)[0]
+    big = max(ws.plan.groups, key=lambda g: g.size)
+    assert client.edit(a, ids.SPLIT, big.nodes[0]).status == 200
+    edited = app.services.session(a)[0].plan
+    assert edited.num_kernels == ws.plan.num_kernels + big.size - 1
+    made = client.call(f"{ids.SHARE_URL}.value", {
+        (ids.SHARE, "n_clicks"): 1, (ids.SESSION, "data"): a,
+        (ids.URL, "href"): s.base + "/#old", **knob_values({"launch_overhead_s": -1})},
+        trigger=f"{ids.SHARE}.n_clicks").props()
+    url = made[(ids.SHARE_URL, "value")]
+    assert url.startswith(s.base + "/#ws=") and "#old" not in url
+    assert "opening it restores" in made[(ids.LINK_MSG, "children")]
+    b = client.new_session()
+    assert app.services.session(b)[0].device == "cpu"
+    got = follow(client, b, url[len(s.base) + 1:])
+    assert got[(ids.LINK_MSG, "children")].startswith("opened the shared link")
+    assert got[(ids.URL, "hash")] == ""                 # followed once: a reload is the session
+    assert got[(ids.knob_id("launch_overhead_s"), "value")] == -1
+    ws_b = app.services.session(b)[0]
+    assert (ws_b.choice, ws_b.policy, ws_b.device) == ("sample:transformer_block", "priority",
+                                                       "h100")
+    assert groups_of(ws_b.plan) == groups_of(edited) and ws_b.position == 1  # undo: proposal
+    # following it again changes nothing more
+    again = follow(client, b, url[len(s.base) + 1:])
+    assert (ids.VERSION, "data") not in again and app.services.session(b)[0].position == 1
+
+
+def _token(doc) -> str:
+    import base64
+    import json
+    import zlib
+
+    raw = zlib.compress(json.dumps(doc).encode())
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+@pytest.mark.parametrize("hash_, words", [
+    ("#ws=garbage!!", "damaged"),
+    ("#ws=" + "A" * 9000, "too long"),
+    ("#ws=" + _token({"v": 1, "g": "file:7", "p": "priority", "d": "cpu"}), "does not offer"),
+    ("#ws=" + _token({"v": 1, "g": "../../etc/passwd", "p": "priority", "d": "cpu"}),
+     "does not offer"),
+    ("#ws=" + _token({"v": 1, "g": "sample:mlp", "h": "0" * 16, "p": "priority", "d": "cpu"}),
+     "graph is not available"),
+    ("#ws=" + _token({"v": 1, "g": "sample:mlp", "p": "priority", "d": "cpu",
+                      "k": {"peak_flops": 99}}), "outside its slider's range"),
+    ("#ws=" + _token({"v": 1, "g": "sample:mlp", "p": "priority", "d": "cpu",
+                      "f": [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]]}), "illegal group"),
+])
+def test_a_bad_link_is_one_line_and_changes_nothing(served, hash_, words):
+    app, _, client = served()
+    sid = client.new_session()
+    before = app.services.session(sid)[0]
+    got = follow(client, sid, hash_)
+    text = str(got[(ids.LINK_MSG, "children")])
+    assert "the link was not opened" in text and words in text and "\n" not in text, text
+    assert (ids.VERSION, "data") not in got
+    after = app.services.session(sid)[0]
+    assert after.choice == before.choice and after.plan == before.plan

@@ -1,14 +1,18 @@
 """A shareable link to a workspace state (no Dash): what to put in the URL, and reading it back.
 
 A link carries a token, ``base64url(zlib(JSON))``, of the graph choice (a chooser key the
-server made, ``sample:mlp`` or ``file:2``: never a path), the policy, the device profile (a
-knobbed name included) and the current plan's groups of two or more ops, each as positions in
-the graph's topological order (compact, and no node name travels). Reading a token back checks
+server made, ``sample:mlp`` or ``file:2``: never a path) with the first 16 hex digits of the
+graph's fingerprint (so a link to ``file:2`` of a server that now lists another file there is
+refused), the policy, the device profile (a knobbed name included), the What-if sliders'
+positions, and the current plan's groups of two or more ops, each as positions in the graph's
+topological order (compact, and no node name travels). Reading a token back checks
 everything: its size before decoding (:data:`MAX_TOKEN`), its decompressed size, its JSON
-shape, the choice against the server's list, the policy and device against the known ones, and
-the groups through :func:`~workbench.planner.plan.make_plan` and the one legality checker. A
-bad, tampered or oversized token raises :class:`~workbench.errors.InputError` with one line;
-the app then opens the default state and shows that line.
+shape, the choice against the server's list, the policy and device against the known ones, the
+sliders against their ranges, and the groups through :func:`~workbench.planner.plan.make_plan`
+and the one legality checker. A bad, tampered or oversized token raises
+:class:`~workbench.errors.InputError` with one line; the app shows that line and changes
+nothing. Nothing of a token is ever a file name or reaches generated code: the choice is looked
+up among the server's keys, the rest are numbers and known names.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ MAX_JSON = 256 << 10
 VERSION = 1
 
 
-def encode_state(choice: str, policy: str, device: str, plan, graph) -> str:
+def encode_state(choice: str, policy: str, device: str, plan, graph,
+                 knobs: dict | None = None) -> str:
     """The token of a workspace state.
 
     Parameters
@@ -40,6 +45,9 @@ def encode_state(choice: str, policy: str, device: str, plan, graph) -> str:
         The current plan; its groups of two or more ops are kept (as topological positions).
     graph : Graph
         The plan's graph.
+    knobs : dict, optional
+        The What-if sliders' positions (knob name -> slider value, :mod:`.whatif`'s
+        ``SLIDERS``); neutral ones may be left out.
 
     Returns
     -------
@@ -57,7 +65,8 @@ def encode_state(choice: str, policy: str, device: str, plan, graph) -> str:
                          "file the server offers")
     pos = {n: i for i, n in enumerate(graph.topo_order)}
     groups = [sorted(pos[n] for n in g.nodes) for g in plan.groups if len(g.nodes) > 1]
-    doc = {"v": VERSION, "g": choice, "p": policy, "d": device, "f": groups}
+    doc = {"v": VERSION, "g": choice, "h": graph.fingerprint[:16], "p": policy, "d": device,
+           "f": groups, "k": {k: v for k, v in (knobs or {}).items() if v is not None}}
     raw = zlib.compress(json.dumps(doc, separators=(",", ":")).encode(), 9)
     token = base64.urlsafe_b64encode(raw).decode().rstrip("=")
     if len(token) > MAX_TOKEN:
@@ -83,7 +92,8 @@ def decode_state(token, choices, policies, devices_ok) -> dict:
     Returns
     -------
     dict
-        ``choice``, ``policy``, ``device``, ``groups`` (lists of topological positions).
+        ``choice``, ``fingerprint`` (16 hex digits, or None), ``policy``, ``device``,
+        ``groups`` (lists of topological positions), ``knobs`` (slider positions).
 
     Raises
     ------
@@ -122,7 +132,66 @@ def decode_state(token, choices, policies, devices_ok) -> dict:
                 isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in g)
             for g in groups)):
         raise InputError("the link's plan groups are malformed")
-    return {"choice": choice, "policy": policy, "device": device, "groups": groups}
+    fingerprint = doc.get("h")
+    if fingerprint is not None and not (isinstance(fingerprint, str) and len(fingerprint) == 16
+                                        and all(c in "0123456789abcdef" for c in fingerprint)):
+        raise InputError("the link's graph fingerprint is malformed")
+    return {"choice": choice, "fingerprint": fingerprint, "policy": policy, "device": device,
+            "groups": groups, "knobs": check_knobs(doc.get("k", {}))}
+
+
+def check_knobs(knobs) -> dict:
+    """A link's slider positions, checked: known knobs, finite numbers within each slider's
+    range (:data:`workbench.app.whatif.SLIDERS`; a linear slider: any finite value).
+
+    Raises
+    ------
+    InputError
+        For an unknown knob or a value out of range.
+    """
+    from workbench.app.whatif import SLIDERS
+
+    specs = {s.knob: s for s in SLIDERS}
+    if not isinstance(knobs, dict):
+        raise InputError("the link's knob settings are malformed")
+    for k, v in knobs.items():
+        spec = specs.get(k)
+        if spec is None:
+            raise InputError(f"the link sets an unknown knob {str(k)[:40]!r}")
+        number = isinstance(v, (int, float)) and not isinstance(v, bool) and v == v
+        # a log slider's position is an exponent in its range; a linear one holds the value
+        # itself (the profile's own is its neutral position), as validation.py checks them
+        inside = number and (spec.low <= v <= spec.high if spec.scale == "log"
+                             else abs(v) < 1e12)
+        if not inside:
+            raise InputError(f"the link's knob {k} is outside its slider's range")
+    return dict(knobs)
+
+
+def check_graph(state: dict, graph) -> None:
+    """Refuse a link whose graph is not the one the server offers under its choice now.
+
+    Raises
+    ------
+    InputError
+        If the fingerprints differ (the server's file changed, or lists another file there).
+    """
+    want = state.get("fingerprint")
+    if want is not None and graph.fingerprint[:16] != want:
+        raise InputError(f"the link's graph is not available: {state['choice']} on this server "
+                         f"is another graph ({graph.name}) than the one the link was made on")
+
+
+def same_state(ws, graph, state: dict) -> bool:
+    """True when workspace ``ws`` (on ``graph``) already shows a link's ``state``: the same
+    chooser key and graph, policy, device and grouping (what following it again would make)."""
+    if (ws.choice, ws.policy, ws.device) != (state["choice"], state["policy"], state["device"]):
+        return False
+    if state.get("fingerprint") not in (None, graph.fingerprint[:16]):
+        return False
+    pos = {n: i for i, n in enumerate(graph.topo_order)}
+    mine = sorted(sorted(pos[n] for n in g.nodes) for g in ws.plan.groups if len(g.nodes) > 1)
+    return mine == sorted(sorted(g) for g in state["groups"])
 
 
 def restore_plan(graph, groups, policy: str, device: str):

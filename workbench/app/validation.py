@@ -193,6 +193,10 @@ def schemas(upload_max_bytes: int) -> dict:
         (ids.DIFF_A, "value"): opt(one_of(*DIFF_CHOICES)),
         (ids.DIFF_B, "value"): opt(one_of(*DIFF_CHOICES)),
         **{(ids.knob_id(k.knob), "value"): opt(_knob_value(k)) for k in SLIDERS},
+        # a shared link's hash and the page's address: long enough that a link over the
+        # token limit reaches its callback, which says so in a line (workbench.app.link)
+        (ids.URL, "hash"): opt(string(MAX_STRING)),
+        (ids.URL, "href"): opt(string(MAX_STRING)),
         **learn_schemas(),
     }
 

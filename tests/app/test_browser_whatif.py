@@ -7,7 +7,7 @@ import json
 import pytest
 from selenium.webdriver.common.by import By
 
-from tests.app.conftest import choose, wait_for
+from tests.app.conftest import choose, cy_eval, wait_for
 from tests.app.test_browser import open_tab, save_screenshot, session_state, start, text_of
 from tests.conftest import SAMPLES_DIR
 from workbench.app import ids
@@ -59,6 +59,12 @@ def test_slowing_compute_flips_the_duplication_on_multi_consumer(dash_duo, make_
     assert fuse and fuse[0][1].startswith("producer") and fuse[0][2:4] == ["taken", "refused"]
     assert "1 → 2 kernels" in text_of(dash_duo, ids.WHATIF_SUMMARY)
     assert {r[0] for r in table_rows(dash_duo, ids.WHATIF_GROUPS)} == {"g0", "g1"}
+    # before "Use this plan", the canvas marks the ops of the changed groups (a thick green
+    # border) and fills the flipped decision's ops: `producer` is in both
+    consumers = {"consumer_square", "consumer_sub", "consumer_relu"}
+    wait_for(dash_duo, lambda: set(marked(dash_duo, "5px")) >= consumers, 20,
+             "the changed groups marked")
+    assert "producer" in marked(dash_duo, "3px")       # the flipped decision's op
     save_screenshot(dash_duo, tmp_path, "app-whatif.png")
     # the sweep plot of one knob is drawn
     wait_for(dash_duo, lambda: dash_duo.find_elements(f"#{ids.WHATIF_SWEEP} .scatterlayer"),
@@ -75,6 +81,20 @@ def test_slowing_compute_flips_the_duplication_on_multi_consumer(dash_duo, make_
              20, "the knobbed device in the dropdown")
     assert session_state(dash_duo, services)[0].device == knobbed
     assert session_state(dash_duo, services)[0].plan.num_kernels == 2
+    # the knobs are in the profile now: the sliders are back at neutral, nothing is applied
+    # twice, and the marks are gone with the change
+    wait_for(dash_duo, lambda: text_of(dash_duo, ids.WHATIF_SUMMARY).startswith(
+        "no knob moved"), 20, "the neutral what-if on the knobbed profile")
+    assert "The plan is unchanged" in text_of(dash_duo, ids.WHATIF_SUMMARY)
+    wait_for(dash_duo, lambda: not marked(dash_duo, "5px"), 20, "the marks cleared")
+
+
+def marked(dash_duo, width: str) -> list:
+    """The op ids drawn with a border of ``width`` (the marks' rules; a step's or a
+    flipped decision's ops 3px, a changed group's 5px)."""
+    return cy_eval(dash_duo, "cy.nodes('.op').filter(function (n) { return "
+                   f"n.style('border-width') === '{width}'; }}).map(function (n) {{ "
+                   "return n.data('node'); })") or []
 
 
 def test_diff_view_lists_the_same_differences_as_workbench_diff(dash_duo, make_app, tmp_path,

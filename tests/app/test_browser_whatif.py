@@ -8,7 +8,8 @@ import pytest
 from selenium.webdriver.common.by import By
 
 from tests.app.conftest import choose, cy_eval, wait_for
-from tests.app.test_browser import open_tab, save_screenshot, session_state, start, text_of
+from tests.app.test_browser import (open_tab, save_screenshot, session_key, session_state,
+                                     start, text_of)
 from tests.conftest import SAMPLES_DIR
 from workbench.app import ids
 from workbench.cli import main
@@ -39,6 +40,7 @@ def set_knob(dash_duo, knob: str, value: str) -> None:
 
 
 def test_slowing_compute_flips_the_duplication_on_multi_consumer(dash_duo, make_app, tmp_path):
+    # ... and the knobbed workspace shared as a link (share_and_open)
     # multi_consumer on the h100: `producer` (an add) is duplicated into its three consumers,
     # saving a 256 KiB round trip for a few FLOPs. At a thousandth of the compute peak those
     # FLOPs cost more than the traffic they save, so the planner must refuse: the "fuse
@@ -87,6 +89,31 @@ def test_slowing_compute_flips_the_duplication_on_multi_consumer(dash_duo, make_
         "no knob moved"), 20, "the neutral what-if on the knobbed profile")
     assert "The plan is unchanged" in text_of(dash_duo, ids.WHATIF_SUMMARY)
     wait_for(dash_duo, lambda: not marked(dash_duo, "5px"), 20, "the marks cleared")
+    share_and_open(dash_duo, services)
+
+
+def share_and_open(dash_duo, services):
+    """*Share link*, opened in a new tab (a new session): the same graph, knobbed device and
+    plan; then a damaged link is one line and changes nothing."""
+    ws = session_state(dash_duo, services)[0]
+    dash_duo.find_element(f"#{ids.SHARE}").click()
+    url = wait_for(dash_duo, lambda: dash_duo.find_element(f"#{ids.SHARE_URL}").get_attribute(
+        "value"), 20, "the link")
+    assert url.startswith(dash_duo.server_url) and "#ws=" in url
+    first = session_key(dash_duo)
+    dash_duo.driver.switch_to.new_window("tab")
+    dash_duo.driver.get(url)
+    wait_for(dash_duo, lambda: "opened the shared link" in text_of(dash_duo, ids.LINK_MSG), 30,
+             "the link followed")
+    assert session_key(dash_duo) != first
+    opened = session_state(dash_duo, services)[0]
+    assert (opened.choice, opened.device) == (ws.choice, ws.device) and opened.plan == ws.plan
+    assert "#ws=" not in dash_duo.driver.current_url       # followed once
+    dash_duo.driver.get(url.split("#")[0] + "#ws=damaged")
+    dash_duo.driver.refresh()
+    wait_for(dash_duo, lambda: "the link was not opened" in text_of(dash_duo, ids.LINK_MSG),
+             30, "the refusal")
+    assert session_state(dash_duo, services)[0].plan == ws.plan
 
 
 def marked(dash_duo, width: str) -> list:
@@ -116,3 +143,4 @@ def test_diff_view_lists_the_same_differences_as_workbench_diff(dash_duo, make_a
     wait_for(dash_duo, lambda: dash_duo.find_elements(f"#{ids.TIME_MEMORY} .scatterlayer"),
              20, "the time vs memory chart")
     save_screenshot(dash_duo, tmp_path, "app-diff.png")
+

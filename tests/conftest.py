@@ -28,3 +28,22 @@ def shared_hlo() -> Path:
 
 def sample_paths():
     return sorted(SAMPLES_DIR.glob("*.json"))
+
+
+@pytest.fixture(scope="session")
+def ray_executor():
+    """One local Ray (two CPUs) for the whole run, shared by the sweep tests
+    (tests/tuning/test_ray.py) and the app's Ray executor test (tests/app/test_ray_app.py);
+    shut down at the end. Tests that use it skip when Ray is not installed."""
+    from workbench.tuning.executors import ray_available
+    from workbench.tuning.ray_executor import RayExecutor
+
+    if not ray_available():
+        pytest.skip("Ray is not installed")
+    ex = RayExecutor(num_cpus=2)
+    ex.connect()
+    yield ex
+    ex.close()
+    import ray
+
+    assert not ray.is_initialized()

@@ -152,13 +152,12 @@ def register(app, services) -> None:
         if s is None or not ctx.triggered_id:
             raise PreventUpdate
         ws, graph = s
-        from workbench.tuning.executors import LocalExecutor
         from workbench.tuning.store import ResultsStore
         from workbench.tuning.tune import tune
 
         budget = max(1, min(int(budget or 4), 50))
         try:
-            with LocalExecutor() as ex, ResultsStore() as store:
+            with services.tune_executor() as ex, ResultsStore() as store:
                 result = tune(graph, ex, store, start=ws.plan, device=ws.device, budget=budget)
         except WorkbenchError as exc:
             return controller.error_text(exc), [], no_update, no_update

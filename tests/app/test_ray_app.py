@@ -18,7 +18,7 @@ def test_the_apps_profile_job_runs_as_a_ray_task(ray_executor, make_app):
     from workbench.app.callbacks_load import start_session
     from workbench.app.callbacks_profile import submit_job
 
-    app = make_app(SAMPLES_DIR / "mlp.json", executor="ray", profile_options={"repeat": 2})
+    app = make_app(SAMPLES_DIR / "multi_consumer.json", executor="ray", profile_options={"repeat": 2})
     services = app.services
     # the app found the test run's Ray running (it did not start one), and its profile
     # workers join it at its GCS address

@@ -6,7 +6,7 @@ sessions, server memory after 200 uploads, 30 compile & profile jobs from 5 sess
 Runs the three HTTP-level tests of tests/app/test_http.py that measure them (a real server on
 a free port, driven over HTTP by threads) with their output shown; each prints its figures
 (``20 sessions, 480 edits ...: edit p50 ... p95 ...``, ``200 uploads: server RSS ...``,
-``30 jobs: ... done``). The tests assert the goals loosely (no edit stalls — p95 under 1.5 s —,
+``30 jobs: ... done``). The tests assert the goals loosely (only a gross regression of the edit p95 — over 3 s — fails,
 RSS growth < 120 MiB, no job hung); this script is where the figures are read against the
 goals (edit p95 <= 300 ms under 20 sessions: the line says met or NOT met).
 """

@@ -31,8 +31,9 @@ def sample_paths():
 
 
 #: test files whose tests share one process-wide resource, so pytest-xdist keeps each group on
-#: one worker (``--dist loadgroup``, as scripts/test.sh runs it): a local Ray cluster
-_SERIAL_FILES = {"tests/tuning/test_ray.py": "ray"}
+#: one worker (``--dist loadgroup``, as scripts/test.sh runs it): a local Ray cluster (the
+#: session's ``ray_executor``, shared by the sweep tests and the app's Ray executor test)
+_SERIAL_FILES = {"tests/tuning/test_ray.py": "ray", "tests/app/test_ray_app.py": "ray"}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -46,3 +47,22 @@ def pytest_collection_modifyitems(config, items):
             group = "browser"
         if group:
             item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.fixture(scope="session")
+def ray_executor():
+    """One local Ray (two CPUs) for the whole run, shared by the sweep tests
+    (tests/tuning/test_ray.py) and the app's Ray executor test (tests/app/test_ray_app.py);
+    shut down at the end. Tests that use it skip when Ray is not installed."""
+    from workbench.tuning.executors import ray_available
+    from workbench.tuning.ray_executor import RayExecutor
+
+    if not ray_available():
+        pytest.skip("Ray is not installed")
+    ex = RayExecutor(num_cpus=2)
+    ex.connect()
+    yield ex
+    ex.close()
+    import ray
+
+    assert not ray.is_initialized()

@@ -7,8 +7,9 @@ import json
 import pytest
 from selenium.webdriver.common.by import By
 
-from tests.app.conftest import choose, wait_for
-from tests.app.test_browser import open_tab, save_screenshot, session_state, start, text_of
+from tests.app.conftest import choose, cy_eval, wait_for
+from tests.app.test_browser import (open_tab, save_screenshot, session_key, session_state,
+                                     start, text_of)
 from tests.conftest import SAMPLES_DIR
 from workbench.app import ids
 from workbench.cli import main
@@ -39,6 +40,7 @@ def set_knob(dash_duo, knob: str, value: str) -> None:
 
 
 def test_slowing_compute_flips_the_duplication_on_multi_consumer(dash_duo, make_app, tmp_path):
+    # ... and the knobbed workspace shared as a link (share_and_open)
     # multi_consumer on the h100: `producer` (an add) is duplicated into its three consumers,
     # saving a 256 KiB round trip for a few FLOPs. At a thousandth of the compute peak those
     # FLOPs cost more than the traffic they save, so the planner must refuse: the "fuse
@@ -59,6 +61,12 @@ def test_slowing_compute_flips_the_duplication_on_multi_consumer(dash_duo, make_
     assert fuse and fuse[0][1].startswith("producer") and fuse[0][2:4] == ["taken", "refused"]
     assert "1 → 2 kernels" in text_of(dash_duo, ids.WHATIF_SUMMARY)
     assert {r[0] for r in table_rows(dash_duo, ids.WHATIF_GROUPS)} == {"g0", "g1"}
+    # before "Use this plan", the canvas marks the ops of the changed groups (a thick green
+    # border) and fills the flipped decision's ops: `producer` is in both
+    consumers = {"consumer_square", "consumer_sub", "consumer_relu"}
+    wait_for(dash_duo, lambda: set(marked(dash_duo, "5px")) >= consumers, 20,
+             "the changed groups marked")
+    assert "producer" in marked(dash_duo, "3px")       # the flipped decision's op
     save_screenshot(dash_duo, tmp_path, "app-whatif.png")
     # the sweep plot of one knob is drawn
     wait_for(dash_duo, lambda: dash_duo.find_elements(f"#{ids.WHATIF_SWEEP} .scatterlayer"),
@@ -68,6 +76,52 @@ def test_slowing_compute_flips_the_duplication_on_multi_consumer(dash_duo, make_
     wait_for(dash_duo, lambda: session_state(dash_duo, services)[0].device.startswith(
         "h100+peak_flops="), 20, "the knobbed plan")
     assert session_state(dash_duo, services)[0].plan.num_kernels == 2
+    # the device dropdown shows the knobbed profile as one of its options (a name outside
+    # them is cleared by the dropdown, which would re-plan on no device): the plan stays
+    knobbed = session_state(dash_duo, services)[0].device
+    wait_for(dash_duo, lambda: "h100 + knobs (peak_flops=" in text_of(dash_duo, ids.DEVICE),
+             20, "the knobbed device in the dropdown")
+    assert session_state(dash_duo, services)[0].device == knobbed
+    assert session_state(dash_duo, services)[0].plan.num_kernels == 2
+    # the knobs are in the profile now: the sliders are back at neutral, nothing is applied
+    # twice, and the marks are gone with the change
+    wait_for(dash_duo, lambda: text_of(dash_duo, ids.WHATIF_SUMMARY).startswith(
+        "no knob moved"), 20, "the neutral what-if on the knobbed profile")
+    assert "The plan is unchanged" in text_of(dash_duo, ids.WHATIF_SUMMARY)
+    wait_for(dash_duo, lambda: not marked(dash_duo, "5px"), 20, "the marks cleared")
+    share_and_open(dash_duo, services)
+
+
+def share_and_open(dash_duo, services):
+    """*Share link*, opened in a new tab (a new session): the same graph, knobbed device and
+    plan; then a damaged link is one line and changes nothing."""
+    ws = session_state(dash_duo, services)[0]
+    dash_duo.find_element(f"#{ids.SHARE}").click()
+    url = wait_for(dash_duo, lambda: dash_duo.find_element(f"#{ids.SHARE_URL}").get_attribute(
+        "value"), 20, "the link")
+    assert url.startswith(dash_duo.server_url) and "#ws=" in url
+    first = session_key(dash_duo)
+    dash_duo.driver.switch_to.new_window("tab")
+    dash_duo.driver.get(url)
+    wait_for(dash_duo, lambda: "opened the shared link" in text_of(dash_duo, ids.LINK_MSG), 30,
+             "the link followed")
+    assert session_key(dash_duo) != first
+    opened = session_state(dash_duo, services)[0]
+    assert (opened.choice, opened.device) == (ws.choice, ws.device) and opened.plan == ws.plan
+    assert "#ws=" not in dash_duo.driver.current_url       # followed once
+    dash_duo.driver.get(url.split("#")[0] + "#ws=damaged")
+    dash_duo.driver.refresh()
+    wait_for(dash_duo, lambda: "the link was not opened" in text_of(dash_duo, ids.LINK_MSG),
+             30, "the refusal")
+    assert session_state(dash_duo, services)[0].plan == ws.plan
+
+
+def marked(dash_duo, width: str) -> list:
+    """The op ids drawn with a border of ``width`` (the marks' rules; a step's or a
+    flipped decision's ops 3px, a changed group's 5px)."""
+    return cy_eval(dash_duo, "cy.nodes('.op').filter(function (n) { return "
+                   f"n.style('border-width') === '{width}'; }}).map(function (n) {{ "
+                   "return n.data('node'); })") or []
 
 
 def test_diff_view_lists_the_same_differences_as_workbench_diff(dash_duo, make_app, tmp_path,
@@ -89,3 +143,4 @@ def test_diff_view_lists_the_same_differences_as_workbench_diff(dash_duo, make_a
     wait_for(dash_duo, lambda: dash_duo.find_elements(f"#{ids.TIME_MEMORY} .scatterlayer"),
              20, "the time vs memory chart")
     save_screenshot(dash_duo, tmp_path, "app-diff.png")
+

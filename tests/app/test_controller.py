@@ -308,3 +308,16 @@ def test_folding_batch_norms_in_the_app_says_what_it_folded():
     assert report.folded and len(folded.nodes) != len(g.nodes) or report.folded
     text = controller.fold_text(report)
     assert all(f"{f.norm} into {f.conv}" in text for f in report.folded)
+
+
+def test_device_options_hold_a_knobbed_profile_only_when_it_is_not_a_base_profile():
+    from workbench.app.controller import device_choices, device_options
+
+    base = [o["value"] for o in device_options("h100")]
+    assert base == list(device_choices()) and "h100" in base
+    opts = device_options("h100+peak_flops=6.7e+10")
+    assert [o["value"] for o in opts] == base + ["h100+peak_flops=6.7e+10"]
+    assert opts[-1]["label"] == "h100 + knobs (peak_flops=6.7e+10)"
+    assert [o["value"] for o in device_options(None)] == base
+    two = device_options("h100+launch_overhead_s=1e-06+peak_flops=6.7e+10")[-1]["label"]
+    assert two == "h100 + knobs (launch_overhead_s=1e-06, peak_flops=6.7e+10)"

@@ -298,8 +298,9 @@ def test_twenty_concurrent_sessions_are_isolated_and_edits_stay_fast(served):
         assert len(ws.history) == 1 + max(1, i % 4) and ws.position == i % 4
     times.sort()
     p50, p95 = times[len(times) // 2], times[int(len(times) * 0.95)]
+    goal = "met" if p95 <= 0.300 else "NOT met (a busy machine? compare with bench_web.py)"
     print(f"\n20 sessions, {len(times)} edits in {wall:.1f} s: edit p50 {p50 * 1e3:.1f} ms, "
-          f"p95 {p95 * 1e3:.1f} ms, max {times[-1] * 1e3:.0f} ms")
+          f"p95 {p95 * 1e3:.1f} ms, max {times[-1] * 1e3:.0f} ms; goal p95 <= 300 ms: {goal}")
     assert len(times) == 20 * 12 * 2
     # the figure (p95 <= 300 ms) is measured by bench/bench_web.py on a quiet machine;
     # here, beside another test worker, only a gross regression fails

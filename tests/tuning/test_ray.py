@@ -1,5 +1,6 @@
 """Sweeps on a local Ray (skipped when Ray is not installed: ``pip install -e '.[ray]'``,
-which scripts/test.sh does). One local Ray for this module, two CPUs, shut down at the end."""
+which scripts/test.sh does). One local Ray for the test run (tests/conftest.py's ``ray_executor``,
+two CPUs, shut down at the end)."""
 
 import pytest
 
@@ -14,17 +15,6 @@ from workbench.tuning.tasks import Task
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not ray_available(), reason="Ray is not installed")]
-
-
-@pytest.fixture(scope="module")
-def ray_executor():
-    ex = RayExecutor(num_cpus=2)
-    ex.connect()
-    yield ex
-    ex.close()
-    import ray
-
-    assert not ray.is_initialized()
 
 
 def test_a_sweep_of_three_graphs_and_two_policies_on_local_ray(ray_executor, tmp_path):

@@ -26,7 +26,8 @@ def create_app(config: AppConfig | None = None):
     from dash import Dash, dcc, html
 
     from workbench.app import (callbacks_cost, callbacks_diff, callbacks_exercise,
-                               callbacks_explain, callbacks_learn, callbacks_load,
+                               callbacks_explain, callbacks_learn, callbacks_link,
+                               callbacks_load,
                                callbacks_plan, callbacks_profile, callbacks_tour,
                                callbacks_view, callbacks_whatif, ids, validation)
     from workbench.app.controller import device_choices, policies
@@ -56,6 +57,7 @@ def create_app(config: AppConfig | None = None):
     callbacks_explain.register(app, services)
     callbacks_profile.register(app, services)
     callbacks_whatif.register(app, services)
+    callbacks_link.register(app, services)
     callbacks_diff.register(app, services)
     callbacks_learn.register(app, services)
     callbacks_exercise.register(app, services)

@@ -10,12 +10,12 @@ from __future__ import annotations
 import base64
 import json
 import os
-import time
 
 from dash import ClientsideFunction, Input, Output, State, ctx, no_update, set_props
 from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids
+from workbench.app.opening import open_graph, version  # noqa: F401 (callbacks import them here)
 from workbench.app.state import new_session_id
 from workbench.app.fmt import plural
 from workbench.errors import InputError, PlanError, WorkbenchError
@@ -24,11 +24,6 @@ from workbench.errors import InputError, PlanError, WorkbenchError
 GONE = {"evicted": "Your earlier session was let go to keep the server within its memory "
                    "budget (the least recently used sessions go first): this is a fresh one.",
         "expired": "Your earlier session expired after a day unused: this is a fresh one."}
-
-
-def version(sid: str, graph_changed: bool = False) -> dict:
-    """The value written to ``ids.VERSION``: whose state changed, when, and whether the graph did."""
-    return {"sid": sid, "t": time.time_ns(), "graph": graph_changed}
 
 
 def decode_upload(contents: str, filename: str | None, max_bytes: int) -> bytes:
@@ -84,19 +79,6 @@ def apply_plan_upload(services, sid: str, doc: dict, name: str) -> tuple[dict, s
                           f"({plural(new.plan.num_kernels, 'kernel')}; Undo goes back)")
 
 
-def open_graph(services, sid: str, graph, label: str, policy: str = controller.DEFAULT_POLICY,
-               device: str = controller.DEFAULT_DEVICE, choice: str | None = None) -> dict:
-    """Make ``graph``, planned, the session's workspace (its old report goes); returns the
-    new ``ids.VERSION`` value. Raises WorkbenchError if the planner refuses the graph."""
-    from workbench.app.state import graph_key
-
-    ws = controller.open_workspace(graph_key(graph), graph, label, policy, device, choice,
-                                   planner=services.propose)
-    services.store.put_workspace(sid, ws, graph)
-    services.store.put_report(sid, None)
-    return version(sid, True)
-
-
 def start_session(services) -> str:
     """Create a session on the app's initial graph; returns its key."""
     sid = new_session_id()
@@ -110,17 +92,35 @@ def register(app, services, upload_max_bytes: int) -> None:
 
     @app.callback(Output(ids.SESSION, "data"), Output(ids.VERSION, "data"),
                   Input(ids.SESSION, "modified_timestamp"), State(ids.SESSION, "data"),
-                  State(ids.VERSION, "data"))
-    def init_session(_ts, sid, current):
+                  State(ids.VERSION, "data"), State(ids.URL, "hash"))
+    def init_session(_ts, sid, current, hash_):
+        """The page opens: a new session (or the tab's own, on a reload); a shared link in
+        the URL's hash is followed then (:mod:`.callbacks_link`)."""
         if services.session(sid) is None:
             gone = services.store.gone(sid)
             if gone:
                 set_props(ids.LOAD_NOTE, {"children": GONE[gone]})
             sid = start_session(services)
-            return sid, version(sid, True)
+            return sid, opened_link(sid, hash_) or version(sid, True)
         if current is None:  # a reload: draw the session's state
-            return no_update, version(sid, True)
+            return no_update, opened_link(sid, hash_) or version(sid, True)
         raise PreventUpdate
+
+    def opened_link(sid, hash_):
+        """Follow the link in ``hash_``, if it is one: its line and knobs set, the hash
+        cleared; returns the new version (None when nothing changed)."""
+        from workbench.app.callbacks_link import SLIDER_IDS, follow_link, token_of
+
+        token = token_of(hash_)
+        if token is None:
+            return None
+        new_version, message, sliders = follow_link(services, sid, token)
+        set_props(ids.LINK_MSG, {"children": message})
+        set_props(ids.URL, {"hash": ""})
+        for cid, value in zip(SLIDER_IDS, sliders or ()):
+            if value is not no_update:
+                set_props(cid, {"value": value})
+        return new_version and version(sid, True)
 
     @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
                   Output(ids.LOAD_MSG, "children"), Output(ids.LOAD_NOTE, "children"),
@@ -190,14 +190,16 @@ def register(app, services, upload_max_bytes: int) -> None:
 
     @app.callback(Output(ids.GRAPH_TITLE, "children"),
                   Output(ids.GRAPH_CHOICE, "value", allow_duplicate=True),
-                  Output(ids.POLICY, "value"), Output(ids.DEVICE, "value"),
+                  Output(ids.POLICY, "value"), Output(ids.DEVICE, "options"),
+                  Output(ids.DEVICE, "value"),
                   Input(ids.VERSION, "data"), prevent_initial_call=True)
     def show_header(version_):
         s = services.session((version_ or {}).get("sid"))
         if s is None:
             raise PreventUpdate
         ws, graph = s
-        return graph_title(graph, ws.source), ws.choice, ws.policy, ws.device
+        return (graph_title(graph, ws.source), ws.choice, ws.policy,
+                controller.device_options(ws.device), ws.device)
 
     @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
                   Output(ids.LOAD_NOTE, "children", allow_duplicate=True),

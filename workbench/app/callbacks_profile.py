@@ -40,7 +40,8 @@ def submit_job(services, sid, backend):
     bare = Graph(graph.name, graph.nodes, graph.outputs, graph.meta)  # without its caches
     backend = backend if backend in BACKENDS else "auto"
     return services.jobs.submit(sid, "profile", (bare, ws.plan, backend,
-                                                 dict(services.config.profile_options)))
+                                                 dict(services.config.profile_options),
+                                                 services.ray_target))
 
 
 def job_view(services, task) -> tuple:

@@ -11,7 +11,8 @@ from workbench.app.callbacks_load import version
 from workbench.app.figures_whatif import sweep_figure
 from workbench.app.fmt import fmt_bytes, fmt_seconds
 from workbench.app.whatif import (SLIDERS, changed_group_rows, flip_rows, settings_from_sliders,
-                                  slider_state, trial_rows, tune_summary, whatif_summary)
+                                  slider_state, trial_rows, tune_summary, whatif_marks,
+                                  whatif_summary)
 from workbench.errors import WorkbenchError
 
 SLIDER_IDS = [ids.knob_id(s.knob) for s in SLIDERS]
@@ -58,26 +59,25 @@ def register(app, services) -> None:
 
         return [st["disabled"] for st in slider_state(get_device(s[0].device))]
 
-    @app.callback(*[Output(i, "value") for i in SLIDER_IDS],
-                  Input(ids.WHATIF_RESET, "n_clicks"), State(ids.SESSION, "data"),
-                  prevent_initial_call=True)
-    def reset_knobs(_n, sid):
-        s = services.session(sid)
-        if s is None:
-            raise PreventUpdate
-        from workbench.costmodel import get_device
-
-        return [st["value"] for st in slider_state(get_device(s[0].device))]
-
     @app.callback(Output(ids.WHATIF_SUMMARY, "children"), Output(ids.WHATIF_FLIPS, "rowData"),
                   Output(ids.WHATIF_GROUPS, "rowData"), Output(ids.WHATIF_MSG, "children"),
+                  Output(ids.MARKS, "data", allow_duplicate=True),
                   *[Input(i, "value") for i in SLIDER_IDS], Input(ids.VERSION, "data"),
-                  Input(ids.TABS, "value"))
+                  Input(ids.TABS, "value"), State(ids.MARKS, "data"),
+                  prevent_initial_call=True)
     def show_whatif(*args):
-        *values, version_, tab = args
+        """Re-plan live on the knobbed profile; mark on the graph the groups that changed and
+        the decisions that flipped (the marks go when the knobs are neutral again or another
+        tab is shown)."""
+        *values, version_, tab, marks = args
+        ours = bool(marks and "whatif" in marks)      # the marks on the canvas are ours
         s = services.session((version_ or {}).get("sid"))
-        if s is None or tab != ids.TAB_WHATIF:
+        if s is None:
             raise PreventUpdate
+        if tab != ids.TAB_WHATIF:
+            if not ours:
+                raise PreventUpdate
+            return no_update, no_update, no_update, no_update, None
         ws, graph = s
         from workbench.costmodel import get_device
         from workbench.planner.whatif import what_if
@@ -87,31 +87,43 @@ def register(app, services) -> None:
             w = what_if(graph, settings, ws.policy, ws.device, ws.plan.constraints,
                         base_plan=ws.proposal)
         except WorkbenchError as exc:
-            return no_update, no_update, no_update, controller.error_text(exc)
-        return whatif_summary(w), flip_rows(w.flips), changed_group_rows(w), ""
+            return no_update, no_update, no_update, controller.error_text(exc), no_update
+        new_marks = whatif_marks(w, graph)
+        if new_marks is None and not ours:
+            new_marks = no_update                       # leave a replay's or an edit's marks
+        return whatif_summary(w), flip_rows(w.flips), changed_group_rows(w), "", new_marks
 
     @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
                   Output(ids.WHATIF_MSG, "children", allow_duplicate=True),
-                  Input(ids.WHATIF_APPLY, "n_clicks"), *[State(i, "value") for i in SLIDER_IDS],
+                  *[Output(i, "value") for i in SLIDER_IDS],
+                  Input(ids.WHATIF_APPLY, "n_clicks"), Input(ids.WHATIF_RESET, "n_clicks"),
+                  *[State(i, "value") for i in SLIDER_IDS],
                   State(ids.SESSION, "data"), prevent_initial_call=True)
-    def apply_knobs(_n, *args):
+    def knob_buttons(_apply, _reset, *args):
+        """*Use this plan*: re-plan the session on the knobbed profile, and put every slider
+        back to its neutral position on that profile — the sliders are relative to the
+        session's profile, which now holds the knobs (left where they were, they would apply
+        the knobs a second time). *Reset knobs*: the sliders back to neutral."""
         *values, sid = args
+        from workbench.costmodel import get_device
+        from workbench.costmodel.knobs import apply_knobs as knobbed
+
         with services.lock(sid):
             s = services.session(sid)
-            if s is None:
+            if s is None or not ctx.triggered_id:
                 raise PreventUpdate
             ws, graph = s
-            from workbench.costmodel import get_device
-            from workbench.costmodel.knobs import apply_knobs as knobbed
-
+            if ctx.triggered_id == ids.WHATIF_RESET:
+                return (no_update, "", *[st["value"] for st in
+                                         slider_state(get_device(ws.device))])
             try:
                 dev = knobbed(get_device(ws.device), settings_from_sliders(
                     get_device(ws.device), values))
                 new = controller.replan(ws, graph, ws.policy, dev.name, planner=services.propose)
             except WorkbenchError as exc:
-                return no_update, controller.error_text(exc)
+                return (no_update, controller.error_text(exc), *[no_update] * len(values))
             services.store.put_workspace(sid, new)
-        return version(sid), ""
+        return (version(sid), "", *[st["value"] for st in slider_state(dev)])
 
     @app.callback(Output(ids.WHATIF_SWEEP, "figure"), Input(ids.WHATIF_SWEEP_KNOB, "value"),
                   Input(ids.VERSION, "data"), Input(ids.TABS, "value"))
@@ -140,13 +152,12 @@ def register(app, services) -> None:
         if s is None or not ctx.triggered_id:
             raise PreventUpdate
         ws, graph = s
-        from workbench.tuning.executors import LocalExecutor
         from workbench.tuning.store import ResultsStore
         from workbench.tuning.tune import tune
 
         budget = max(1, min(int(budget or 4), 50))
         try:
-            with LocalExecutor() as ex, ResultsStore() as store:
+            with services.tune_executor() as ex, ResultsStore() as store:
                 result = tune(graph, ex, store, start=ws.plan, device=ws.device, budget=budget)
         except WorkbenchError as exc:
             return controller.error_text(exc), [], no_update, no_update

@@ -36,6 +36,21 @@ def device_choices() -> tuple[str, ...]:
     return tuple(DEVICES)
 
 
+def device_options(current: str | None) -> list[dict]:
+    """Options of the device dropdown: every profile of the cost model, and ``current`` when it
+    is none of them (a knobbed profile after *Use this plan*, ``h100+peak_flops=6.7e+10``),
+    labelled as its base profile with knobs. The dropdown clears a value that is not among its
+    options, and the cleared value would re-plan the session on no device: the name shown must
+    be an option."""
+    opts = [{"label": d, "value": d} for d in device_choices()]
+    if current and current not in device_choices():
+        base, _, knobs = str(current).partition("+")
+        knobs = re.sub(r"\+(?=[a-z_])", ", ", knobs)   # not the + of an exponent
+        opts.append({"label": f"{base} + knobs ({knobs})"[:120],
+                     "value": current})
+    return opts
+
+
 def policies() -> tuple[str, ...]:
     """The planner's policies (``workbench.planner.POLICIES``)."""
     from workbench.planner import POLICIES

@@ -63,11 +63,20 @@ def header(choices: list[dict], initial_choice: str | None, policies: tuple) -> 
             _button(ids.FOLD_BN, "Fold batch norms", "Fold each inference batch norm after a "
                     "convolution or matmul into its weights (opens the folded graph; the "
                     "command line's workbench plan --fold-bn)"),
+            _button(ids.SHARE, "Share link", "A link to this workspace: the graph, policy, "
+                    "device, What-if knobs and plan (with your edits); opening it restores "
+                    "them"),
         ]),
+        html.Div(id=ids.SHARE_BOX, className="share-box", style={"display": "none"}, children=[
+            dcc.Input(id=ids.SHARE_URL, type="text", readOnly=True, className="share-url",
+                      debounce=True),
+            dcc.Clipboard(target_id=ids.SHARE_URL, id=ids.SHARE_COPY, className="share-copy",
+                          title="Copy the link")]),
         html.Div([html.Div(id=ids.APP_MSG, className="msg error", role="alert"),
                   html.Div(id=ids.LOAD_MSG, className="msg error", role="alert"),
                   html.Div(id=ids.LOAD_NOTE, className="msg note", role="status"),
-                  html.Div(id=ids.REPLAN_MSG, className="msg error", role="alert")]),
+                  html.Div(id=ids.REPLAN_MSG, className="msg error", role="alert"),
+                  html.Div(id=ids.LINK_MSG, className="msg note", role="status")]),
     ])
 
 

@@ -22,8 +22,10 @@ def whatif_tab(_button, _table) -> html.Div:
     """Knobs, what they changed, the sweep of one knob, and measured autotuning (``_button``
     and ``_table`` make the page's buttons and tables: :mod:`.layout`'s)."""
     return html.Div(className="tab-body", children=[
-        html.Div("Move a cost-model term: the plan is made again on the changed profile, and "
-                 "the decisions that flipped and the groups that changed are listed.",
+        html.Div("Move a cost-model term: the plan is made again on the changed profile; the "
+                 "decisions that flipped and the groups that changed are listed and marked on "
+                 "the graph (the flipped decision's op filled red, the changed groups' ops "
+                 "bordered green) until you use the plan or reset the knobs.",
                  className="hint"),
         *[_slider(s) for s in SLIDERS],
         html.Div(className="edit-bar", children=[

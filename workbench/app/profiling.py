@@ -21,7 +21,8 @@ def plan_key(plan) -> str:
     return hashlib.sha256(repr((plan.graph_fingerprint, members)).encode()).hexdigest()[:16]
 
 
-def report_record(plan, report, requested: str = "auto") -> dict:
+def report_record(plan, report, requested: str = "auto", sources: dict | None = None,
+                  where: str | None = None) -> dict:
     """What the app keeps after a profile (JSON-ready, so another process can read it).
 
     ``plan``: the key of the plan profiled (:func:`plan_key`); ``report``:
@@ -29,9 +30,13 @@ def report_record(plan, report, requested: str = "auto") -> dict:
     kernel's generated source, read from the kernel cache files the report names;
     ``requested``: the backend asked for (``auto``, ``cpu``, ``cuda``). It names no file of
     the server: each kernel's ``source_path`` is replaced by ``source_file``, its base name.
+    ``sources``: the sources when they were read where the job ran (a Ray node); ``where``:
+    that place, added to the report's notes (``measured on the Ray cluster at HOST:PORT``).
     """
     doc = report.to_json()
-    sources = read_sources(doc)
+    sources = read_sources(doc) if sources is None else dict(sources)
+    if where:
+        doc["notes"] = list(doc.get("notes") or ()) + [f"measured on {where}"]
     for k in doc.get("kernels", ()) + doc.get("unfused_kernels", ()):
         path = k.pop("source_path", None)   # a file of the server: not for the browser
         if path:

@@ -78,6 +78,13 @@ class AppConfig:
         (:mod:`workbench.importers.limits`; None: the defaults).
     tour : bool
         Open the tour of the main view on a browser's first visit.
+    executor : str
+        Where compile & profile jobs (and *Tune*) measure: ``local`` (this machine's worker
+        processes) or ``ray`` (Ray tasks: ``workbench serve --executor ray``).
+    ray_address : str or None
+        A Ray cluster's address (``HOST:PORT``); None with ``ray`` starts a local Ray.
+    ray_cpus : int or None
+        CPUs of that local Ray (default: ``workbench.tuning.ray_executor.LOCAL_CPUS``).
     """
 
     initial: str | None = None
@@ -98,6 +105,9 @@ class AppConfig:
     profile_options: dict = field(default_factory=dict)
     input_limits: object = None
     tour: bool = True
+    executor: str = "local"
+    ray_address: str | None = None
+    ray_cpus: int | None = None
 
 
 #: a chooser key: ``sample:NAME`` or ``file:N`` (ASCII digits only)
@@ -130,6 +140,29 @@ def decisions_key(decisions) -> int:
     return hash(tuple((d.action, d.fused, d.reason, d.nodes) for d in decisions))
 
 
+def connect_ray(config: AppConfig):
+    """For ``executor="ray"``: the app's Ray executor (connected: a local Ray started on this
+    machine, or the cluster at ``config.ray_address`` joined), and the target the profile
+    workers join — ``(address, words)``: the cluster's address, or the local Ray's own GCS
+    address. ``(None, None)`` for the local executor.
+
+    Raises
+    ------
+    InputError
+        An unknown executor, an address without ``ray``, Ray not installed, or a cluster that
+        does not answer (one line: ``cannot reach the Ray cluster at HOST:PORT: ...``).
+    """
+    from workbench.tuning.executors import make_executor
+
+    if config.executor == "local" and not config.ray_address:
+        return None, None
+    ex = make_executor(config.executor, config.ray_address, config.ray_cpus)
+    ex.connect()
+    if config.ray_address:
+        return ex, (config.ray_address, f"the Ray cluster at {config.ray_address}")
+    return ex, (ex.gcs_address(), "a local Ray on this machine")
+
+
 class Services:
     """Configuration, graph choices, the session store and the layout cache of one app."""
 
@@ -159,6 +192,7 @@ class Services:
                                timeout_s=config.job_timeout_s,
                                memory_bytes=config.job_memory_bytes)
         self.jobs.on_finish = self._job_finished
+        self.ray, self.ray_target = connect_ray(config)
         self.loader = WorkerPool("load", ("load",), workers=1, max_queued=16, per_owner=1,
                                  timeout_s=config.load_timeout_s,
                                  address_space=config.load_address_space)
@@ -170,9 +204,21 @@ class Services:
         self.jobs.start()
 
     def close(self) -> None:
-        """Stop the worker processes."""
+        """Stop the worker processes (and a local Ray this app started)."""
         self.jobs.close()
         self.loader.close()
+        if self.ray is not None:
+            self.ray.close()
+            self.ray = None
+
+    def tune_executor(self):
+        """The executor *Tune* measures with, as a context manager: the app's Ray (kept open
+        after the tune), or a fresh local worker process."""
+        from contextlib import nullcontext
+
+        from workbench.tuning.executors import LocalExecutor
+
+        return nullcontext(self.ray) if self.ray is not None else LocalExecutor()
 
     def _job_finished(self, task) -> None:
         """A profile job ended: keep its report in the session (whether or not the browser

@@ -122,9 +122,9 @@ def bounded_json(v, depth: int = MAX_DEPTH, max_string: int = MAX_STRING) -> boo
 
 #: the values of the tables' *show* lists (app/tables.py's TOP_CHOICES)
 TOP_VALUES = tuple(n for _, n in TOP_CHOICES)
-#: what a replay step or a refused edit marks (callbacks_explain.step_marks,
-#: controller.refusal_marks): lists of drawing ids or node ids
-MARK_KINDS = ("step", "after", "before", "path")
+#: what a replay step, a refused edit or a what-if marks (callbacks_explain.step_marks,
+#: controller.refusal_marks, whatif.whatif_marks): lists of drawing ids or node ids
+MARK_KINDS = ("step", "after", "before", "path", "whatif")
 
 
 def _clicked_cell(v) -> bool:
@@ -156,7 +156,7 @@ def schemas(upload_max_bytes: int) -> dict:
         ("*", "n_submit"): opt(integer(0)),
         (ids.GRAPH_CHOICE, "value"): opt(string(200)),
         (ids.POLICY, "value"): opt(string(64)),
-        (ids.DEVICE, "value"): opt(string(64)),
+        (ids.DEVICE, "value"): opt(string(1024)),   # a knobbed profile's name is long
         (ids.PROFILE_BACKEND, "value"): opt(string(64)),
         (ids.MOVE_TARGET, "value"): opt(string(64)),
         (ids.UPLOAD, "contents"): opt(upload),
@@ -193,6 +193,10 @@ def schemas(upload_max_bytes: int) -> dict:
         (ids.DIFF_A, "value"): opt(one_of(*DIFF_CHOICES)),
         (ids.DIFF_B, "value"): opt(one_of(*DIFF_CHOICES)),
         **{(ids.knob_id(k.knob), "value"): opt(_knob_value(k)) for k in SLIDERS},
+        # a shared link's hash and the page's address: long enough that a link over the
+        # token limit reaches its callback, which says so in a line (workbench.app.link)
+        (ids.URL, "hash"): opt(string(MAX_STRING)),
+        (ids.URL, "href"): opt(string(MAX_STRING)),
         **learn_schemas(),
     }
 

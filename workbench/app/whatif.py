@@ -109,6 +109,25 @@ def changed_group_rows(w) -> list[dict]:
     return rows
 
 
+def whatif_marks(w, graph) -> dict | None:
+    """What the canvas marks for a what-if before *Use this plan* (the ``ids.MARKS`` store,
+    drawn by :func:`~workbench.app.graph_figure.highlight_rules`): ``after`` the ops of the
+    groups the knobs changed (a thick green border), ``step`` the op each flipped decision is
+    about — its producer, listed first (filled light red; the decision's consumers are in the
+    changed groups) —, ``whatif`` the changed groups' ids in the new plan (the tag that says
+    these marks are the what-if's). None when the plan is unchanged."""
+    from workbench.app.drawing import vertex_ids
+
+    if w.diff.same and not w.flips:
+        return None
+    vid = vertex_ids(graph)
+    changed = [n for gid in w.changed_groups for n in w.plan.group(gid).nodes]
+    flipped = [f.nodes[0] for f in w.flips if f.nodes]
+    return {"after": sorted({vid[n] for n in changed if n in vid}),
+            "step": sorted({vid[n] for n in flipped if n in vid}), "before": [],
+            "whatif": list(w.changed_groups) or ["-"]}
+
+
 #: the plans the diff view can compare, besides the current one
 DIFF_CHOICES = ("current", "proposal", "priority", "xla-cpu", "greedy", "xla", "unfused")
 

@@ -88,10 +88,16 @@ def load_task(data: bytes | None, name: str, path: str | None, policy: str, devi
     return Graph(graph.name, graph.nodes, graph.outputs, graph.meta), plan
 
 
-def profile_task(graph, plan, backend: str, options: dict, progress=None):
+def profile_task(graph, plan, backend: str, options: dict, ray_target=None, progress=None):
     """Compile & profile ``plan`` (``options``: keyword arguments of
-    :func:`workbench.profiler.profile`, e.g. ``repeat``); returns the app's record of it."""
+    :func:`workbench.profiler.profile`, e.g. ``repeat``); returns the app's record of it.
+
+    ``ray_target``: ``(address, words)`` to run it as a Ray task there instead
+    (:func:`ray_profile`; ``workbench serve --executor ray``)."""
     from workbench.app.profiling import report_record, run_profile
+
+    if ray_target is not None:
+        return ray_profile(graph, plan, backend, options, ray_target, progress)
 
     def on_progress(stage, k, n, message=""):
         from workbench.app.profiling import progress_text
@@ -101,6 +107,46 @@ def profile_task(graph, plan, backend: str, options: dict, progress=None):
 
     report = run_profile(graph, plan, backend, on_progress, **options)
     return report_record(plan, report, backend)
+
+
+#: this worker process's connections to Ray, by address (a worker is a spawned process that
+#: serves one task at a time; the connection outlives a task, not the process)
+_RAY_EXECUTORS: dict = {}
+
+
+def ray_profile(graph, plan, backend: str, options: dict, ray_target, progress=None):
+    """Compile & profile ``plan`` as a Ray task (the sweep's executor,
+    :class:`~workbench.tuning.ray_executor.RayExecutor`: one CPU, or ``{"GPU": 1}`` for
+    ``cuda``; no retries) at ``ray_target = (address, words)``; the kernels' sources are read
+    on the node that compiled them.
+
+    Raises
+    ------
+    WorkbenchError
+        One line: the cluster cannot be reached, the task crashed or failed (a compile
+        error, a mismatch), or it ran past its timeout.
+    """
+    from workbench.app.profiling import report_record
+    from workbench.tuning.measure import PROFILE
+    from workbench.tuning.ray_executor import RayExecutor
+    from workbench.tuning.tasks import TIMEOUT_S, Task
+
+    address, words = ray_target
+    if progress:
+        progress(0, 1, f"compiling and profiling on {words}…")
+    ex = _RAY_EXECUTORS.get(address)
+    if ex is None:
+        ex = RayExecutor(address=address)
+        ex.connect()
+        _RAY_EXECUTORS[address] = ex
+    timeout = float(options.get("budget_s") or 0) + TIMEOUT_S
+    (outcome,) = ex.run([Task(PROFILE, {"graph": graph, "plan": plan, "backend": backend,
+                                        "options": options}, timeout_s=timeout,
+                              backend="cuda" if backend == "cuda" else "cpu")])
+    if not outcome.ok:
+        raise WorkbenchError(f"compile & profile on {words}: {outcome.message}")
+    report, sources = outcome.value
+    return report_record(plan, report, backend, sources=sources, where=words)
 
 
 def lesson_task(lesson_id: str, again: bool = False, progress=None) -> dict:

@@ -79,7 +79,8 @@ def serve_config(args, initial):
                      max_sessions=args.max_sessions, profile_workers=args.profile_workers,
                      max_jobs=args.max_jobs, job_timeout_s=args.job_timeout,
                      job_memory_bytes=int(args.job_memory_mib * 2**20),
-                     input_limits=limits_of(args))
+                     input_limits=limits_of(args), executor=args.executor,
+                     ray_address=args.address)
 
 
 def cmd_serve(args) -> int:
@@ -98,7 +99,11 @@ def cmd_serve(args) -> int:
         if not Path(d).is_dir():
             raise InputError(f"--graph-dir {d}: not a directory")
     config = serve_config(args, initial)
-    app = create_app(config)
+    if config.executor == "ray":
+        print("connecting to " + (f"the Ray cluster at {config.ray_address}" if
+                                  config.ray_address else "a local Ray (starting it)") + " …",
+              flush=True)
+    app = create_app(config)  # an unreachable Ray cluster: one line here, before serving
     app.services.start()     # the worker processes, spawned before any request is served
     app.services.warm(graph)  # planned before the first page asks (a big module: a minute)
     if not args.verbose:
@@ -177,6 +182,13 @@ def register(subparsers) -> None:
     s.add_argument("--job-memory-mib", type=_positive, default=3072.0,
                    help="resident memory a profile worker may use before its job is stopped "
                         "(default 3072)")
+    s.add_argument("--executor", choices=("local", "ray"), default="local",
+                   help="where compile & profile jobs and Tune measure: local worker "
+                        "processes (default), or Ray tasks (a local Ray on this machine, or "
+                        "the cluster at --address; needs the [ray] extra)")
+    s.add_argument("--address", metavar="HOST:PORT",
+                   help="the Ray cluster to send jobs to (with --executor ray; `ray start "
+                        "--head` on the head node prints it)")
     s.add_argument("--verbose", action="store_true",
                    help="log every request the server answers")
     s.set_defaults(func=cmd_serve)

@@ -150,3 +150,38 @@ MEASURE = "workbench.tuning.measure:measure_task"
 def wall_clock() -> float:
     """Seconds since the epoch (the store's time stamps)."""
     return time.time()
+
+
+def profile_task(graph, plan, backend="cpu", options=None) -> tuple:
+    """Compile & profile ``plan`` where the task runs (a Ray worker, for the app's
+    ``workbench serve --executor ray``): :func:`workbench.profiler.profile` with ``options``
+    (``repeat``...), and each kernel's generated source read there, since the kernel cache
+    holding it is that machine's.
+
+    Returns
+    -------
+    (Report, dict)
+        The profiler's report and group id -> generated source (at most 1 MiB each).
+
+    Raises
+    ------
+    WorkbenchError
+        A compile error, a mismatch against the reference, a resource limit.
+    """
+    from workbench.profiler import profile
+
+    report = profile(graph, plan, backend=backend, **(options or {}))
+    sources = {}
+    for k in report.to_json().get("kernels", ()):
+        path = k.get("source_path")
+        if path:
+            try:
+                with open(path, encoding="utf-8") as f:
+                    sources[k["group_id"]] = f.read(1 << 20)
+            except OSError as exc:
+                sources[k["group_id"]] = f"# the source could not be read: {exc.strerror}"
+    return report, sources
+
+
+#: the remote compile & profile task (:func:`profile_task`)
+PROFILE = "workbench.tuning.measure:profile_task"

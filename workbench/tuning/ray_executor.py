@@ -154,6 +154,13 @@ class RayExecutor:
             self._ray.shutdown()
         self._started = False
 
+    def gcs_address(self) -> str:
+        """The address other processes join this Ray at (``HOST:PORT`` of its GCS): the app's
+        profile workers join the local Ray its server started."""
+        if self._ray is None:
+            self.connect()
+        return self._ray.get_runtime_context().gcs_address
+
     def device_key(self, backend: str) -> str:
         """The measuring device as the results store keys it: this machine for a local Ray,
         ``ray:<address>|<backend>`` for a cluster (whose nodes the driver cannot name)."""

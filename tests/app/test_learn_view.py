@@ -118,3 +118,41 @@ def test_the_learning_state_counts_in_the_session_budget_and_needs_a_session():
     assert store.put_learning(sid, {"best": {"x": 1.0}}, size=5000) is True
     assert store.learning(sid) == {"best": {"x": 1.0}}
     assert store.used_bytes() == before + 5000
+
+
+def test_a_kernel_and_its_whole_call_are_shown_by_one_statistic():
+    """A noisy measurement compares fastest runs: the kernel table, the measured table and the
+    lesson's text all show the fastest run (a kernel at its median beside the call at its
+    fastest run would be slower than the call it is part of)."""
+    from tests.teaching.conftest import fake_record
+
+    fmt = learn_view.fmt_seconds
+    run = open_lesson(LESSONS_BY_ID["vertical"], "cpu")
+    s = run.stage("fused")
+    pred = s.cost.total.predicted_s
+    rec = fake_record(s, 1.5 * pred, 2 * pred, noisy=True)  # fastest runs: 1.35 and 1.8
+    rec["kernels"] = [{"group": "g0", "measured_s": 1.5 * pred, "min_s": rec["fused_min_s"]}]
+    rec["unfused_kernels"] = [{"group": "g0", "measured_s": pred, "min_s": 0.8 * pred},
+                              {"group": "g1", "measured_s": pred, "min_s": 0.9 * pred}]
+    run = run.with_records({"fused": rec})
+    k = [st.id for st in run.stages].index("fused")
+    record, which = learn_view.stage_record(run, k)
+    (row,) = learn_view.kernel_rows(s, record, which)
+    call = fmt(rec["fused_min_s"])
+    assert row["measured"] == call != fmt(rec["fused_s"])
+    assert learn_view.kernel_columns(record)[-1]["name"] == "measured (fastest run)"
+    fused, _ = learn_view.measured_rows(run, run.records)
+    assert fused[3] == call + " (fastest run)"
+    assert run.facts()["fused.measured"].text() == call
+    assert "the fastest run is compared (marked)" in learn_view.provenance(run.records)
+    # every op alone shows the same measurement's baseline kernels
+    record, which = learn_view.stage_record(run, 0)
+    rows = learn_view.kernel_rows(run.stages[0], record, which)
+    assert [r["measured"] for r in rows] == [fmt(0.8 * pred), fmt(0.9 * pred)]
+    # quiet timings: medians throughout
+    rec = dict(rec, noisy=False)
+    (row,) = learn_view.kernel_rows(s, rec)
+    assert row["measured"] == fmt(rec["fused_s"])
+    assert learn_view.kernel_columns(rec)[-1]["name"] == "measured (median)"
+    assert learn_view.kernel_columns(None)[-1]["name"] == "measured"
+    assert "fastest" not in learn_view.provenance({"fused": rec})

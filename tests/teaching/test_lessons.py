@@ -157,6 +157,33 @@ def test_the_textbook_claim_names_a_compute_bound_kernel_when_it_fails():
     assert claim.status == FAILS and "compute-bound" in plain(claim.verdict)
 
 
+def test_the_textbook_claim_that_holds_on_a_compute_bound_kernel_says_its_premise_does_not():
+    """Sine and cosine fused: the measured speedup may come near the bytes ratio while the
+    cost model finds the kernel compute-bound; the verdict then says both, in its numbers."""
+    run = open_lesson(LESSONS_BY_ID["sibling"], "cpu")
+    facts = run.facts()
+    if not str(facts["fused.bound"].value).startswith("compute"):
+        pytest.skip("sine and cosine are not compute-bound on this machine's profile")
+    s = run.stage("fused")
+    t, ratio = s.cost.total.predicted_s, facts["fused.bytes_ratio"].value
+    held = run.with_records({"fused": fake_record(s, t, t * ratio)})
+    claim = next(c for c in check_all(held) if c.kind == "memory-bound-ideal")
+    verdict = plain(claim.verdict)
+    assert claim.status == HOLDS and "premise does not hold" in verdict
+    f = held.facts()
+    for key in ("fused.bound", "fused.kernel_compute", "fused.kernel_memory",
+                "fused.measured_vs_predicted"):
+        assert f[key].text() in verdict, key
+    # a memory-bound kernel's verdict has no such note
+    run = open_lesson(LESSONS_BY_ID["vertical"], "a100")  # datasheet: memory-bound
+    s = run.stage("fused")
+    t, ratio = s.cost.total.predicted_s, run.facts()["fused.bytes_ratio"].value
+    assert str(run.facts()["fused.bound"].value).startswith("memory")
+    held = run.with_records({"fused": fake_record(s, t, t * ratio)})
+    claim = next(c for c in check_all(held) if c.kind == "memory-bound-ideal")
+    assert claim.status == HOLDS and "premise" not in plain(claim.verdict)
+
+
 def test_batch_norm_folding_and_why_not_in_training():
     run = open_lesson(LESSONS_BY_ID["conv-bn"], "cpu")
     facts = run.facts()

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 
 from workbench.fmt import fmt_bytes, fmt_count, fmt_rate, fmt_time
+from workbench.teaching.measure import call_time
 
 #: where a fact comes from
 SOURCES = ("graph", "planner", "cost model", "transform", "profile")
@@ -214,8 +215,7 @@ def measured_facts(key: str, record: dict | None, predicted: float | None = None
     # on a busy machine the median is disturbed; the fastest run is the one to compare
     # (workbench.profiler.report.Timing)
     which = "fastest run (the timings were noisy)" if r.get("noisy") else "median"
-    fused = r.get("fused_min_s") if r.get("noisy") else r.get("fused_s")
-    unfused = r.get("unfused_min_s") if r.get("noisy") else r.get("unfused_s")
+    fused, unfused = call_time(r, "fused"), call_time(r, "unfused")
     out = dict([
         fact("measured", fused, "seconds", f"time per call, fused: {which}"),
         fact("measured_unfused", unfused, "seconds", f"time per call, unfused: {which}"),

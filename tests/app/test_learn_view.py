@@ -44,6 +44,15 @@ def test_kernel_rows_flag_a_missed_prediction():
     assert "(miss: 5.00x)" in rows[0]["measured"]
     rows = learn_view.kernel_rows(s, {"kernels": [{"group": "g0", "measured_s": pred * 1.5}]})
     assert "miss" not in rows[0]["measured"]
+    # an offline kernel (weight folding) is timed by one run: no prediction judged, as in the
+    # profiler's own check
+    run = open_lesson(LESSONS_BY_ID["conv-bn"], "cpu")
+    folded = run.stage("folded")
+    offline = [g.id for g in folded.plan.groups if g.role == "offline"]
+    rows = learn_view.kernel_rows(folded, {"kernels": [
+        {"group": g, "measured_s": 1.0} for g in offline]})
+    marked = [r["measured"] for r in rows if "[offline]" in r["group"]]
+    assert len(marked) == len(offline) and all(m.endswith("(one run)") for m in marked)
 
 
 def test_an_illegal_group_changes_nothing_and_says_why():

@@ -134,7 +134,9 @@ def kernel_rows(stage, record: dict | None = None, which: str = "kernels") -> li
         moved = c.bytes_read + c.bytes_written
         m = measured.get(g.id)
         flag = ""
-        if m and c.predicted_s and missed(m / c.predicted_s):
+        if g.role == "offline":  # timed by its one run when the weights are loaded: the
+            flag = " (one run)"  # profiler judges no prediction of it, nor does the lesson
+        elif m and c.predicted_s and missed(m / c.predicted_s):
             flag = f" (miss: {m / c.predicted_s:.2f}x)"
         role = "" if g.role == "call" else f" [{g.role}]"
         rows.append({"group": g.id + role, "kind": g.kind,

@@ -165,3 +165,22 @@ def test_a_kernel_and_its_whole_call_are_shown_by_one_statistic():
     assert learn_view.kernel_columns(rec)[-1]["name"] == "measured (median)"
     assert learn_view.kernel_columns(None)[-1]["name"] == "measured"
     assert "fastest" not in learn_view.provenance({"fused": rec})
+
+
+@pytest.mark.parametrize("ex_id", ["xla-mlp", "xla-softmax", "transformer-block"])
+def test_every_op_of_an_exercise_is_drawn_to_be_clicked(ex_id):
+    """A real module's name scopes make layers; the exercise's canvas opens them all (a closed
+    layer hid the MLP's ReLUs, which the student could then not put in a group)."""
+    from workbench.app.cache import LruCache
+    from workbench.planner.plan import is_source
+
+    ex = EXERCISES_BY_ID[ex_id]
+    if not ex.available():
+        pytest.skip("the real XLA modules are not in ../shared/hlo")
+    graph = ex.graph()
+    elements = learn_view.drawn_elements(LruCache(max_entries=8), graph, [])
+    drawn = {e["data"].get("node") for e in elements if "source" not in e["data"]}
+    ops = {n.id for n in graph.nodes if not is_source(graph, n.id)}
+    assert ops <= drawn
+    assert not [e for e in elements if "layer" in e.get("classes", "")
+                and "collapsed" in e.get("classes", "")]

@@ -299,7 +299,8 @@ def score_line(score) -> str:
 def drawn_elements(layouts, graph, groups: list, basis: list | None = None,
                    salt: str = "") -> list:
     """Cytoscape elements of ``graph`` under ``groups`` (dicts, as
-    :func:`~workbench.app.graph_figure.grouping_from_plan` makes them), every group open.
+    :func:`~workbench.app.graph_figure.grouping_from_plan` makes them), every layer and every
+    group open, so that every op is drawn and can be clicked.
 
     The layout starts from the one of ``basis`` (member sets: the lesson's final plan), kept in
     place where the groups allow (the graph view's own incremental layout,
@@ -312,10 +313,12 @@ def drawn_elements(layouts, graph, groups: list, basis: list | None = None,
     from workbench.app.hierarchy import layers_of, place
     from workbench.app.scene import build_scene
     from workbench.app.scene_layout import layout_scene
-    from workbench.app.view import draw_canvas, view_state
+    from workbench.app.view import draw_canvas, everything, view_state
 
     layers = layers_of(graph)
-    record: dict = {"open": [], "nodes": []}
+    # every layer and inputs box open (the main view's *Expand all*): a student must be able
+    # to see, and click, every op of a real module, whose name scopes make layers
+    record = everything({}, layers, [], True)
 
     def scene_of(sets, dicts):
         drawing = build_drawing(graph, sets)

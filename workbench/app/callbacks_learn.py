@@ -40,7 +40,8 @@ def nav(item: dict, learning: dict) -> list:
     for level, name in LEVELS.items():
         items = [e for e in teaching.EXERCISES if e.level == level]
         out.append(html.Div(name, className="nav-level"))
-        out.append(html.Ul([link("exercise", e.id, e.title, _mark(best.get(e.id)))
+        out.append(html.Ul([link("exercise", e.id, e.title, _mark(best.get(e.id))
+                                 if e.available() else " (needs ../shared/hlo)")
                             for e in items]))
     out.append(html.H4(dcc.Link("Glossary", href="/learn?term=")))
     return out

@@ -17,7 +17,7 @@ SECTION_KINDS = tuple(ids.LEARN_SECTIONS)
 def _mark(best: float | None) -> str:
     if best is None:
         return ""
-    return " ✓" if best >= 1.0 else f" {best:.2f}"
+    return " ✓" if best >= 1.0 else f" (best F1 {best:.2f})"
 
 
 def nav(item: dict, learning: dict) -> list:

@@ -113,7 +113,7 @@ def exercise_section() -> html.Div:
         html.Div(_canvas(ids.EX_CYTO), className="learn-canvas tall"),
         html.Div(id=ids.EX_SCORE, className="summary"),
         _table(ids.EX_DIFFS, [("side", "difference"), ("pairs", "pairs of ops"),
-                              ("step", "decision"), ("reason", "reason"),
+                              ("step", "decision step"), ("reason", "reason"),
                               ("explanation", "the key's own record")], "360px"),
         html.Div(id=ids.EX_PROGRESS, className="hint"),
         dcc.Store(id=ids.EX_VERSION)])

@@ -31,4 +31,9 @@ fi
 
 export DASH_TEST_CHROMEPATH="${DASH_TEST_CHROMEPATH:-/usr/bin/chromium}"
 export WORKBENCH_CACHE_DIR="${WORKBENCH_CACHE_DIR:-$PWD/.cache/workbench}"
-exec .venv/bin/python -m pytest --headless "$@"
+# two pytest-xdist workers (WORKBENCH_TEST_WORKERS=0 runs in one process); the browser tests and
+# the local Ray cluster each stay on one worker (tests/conftest.py groups them)
+workers="${WORKBENCH_TEST_WORKERS:-2}"
+xdist=()
+[ "$workers" != "0" ] && xdist=(-n "$workers" --dist loadgroup)
+exec .venv/bin/python -m pytest --headless "${xdist[@]}" "$@"

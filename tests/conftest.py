@@ -28,3 +28,21 @@ def shared_hlo() -> Path:
 
 def sample_paths():
     return sorted(SAMPLES_DIR.glob("*.json"))
+
+
+#: test files whose tests share one process-wide resource, so pytest-xdist keeps each group on
+#: one worker (``--dist loadgroup``, as scripts/test.sh runs it): a local Ray cluster
+_SERIAL_FILES = {"tests/tuning/test_ray.py": "ray"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Group the tests that cannot run beside each other under pytest-xdist: every browser test
+    (dash[testing]'s ``dash_duo`` serves the app on port 8050 and drives one Chromium) in the
+    ``browser`` group, and the files of :data:`_SERIAL_FILES` in theirs. Without xdist the
+    marker does nothing."""
+    for item in items:
+        group = _SERIAL_FILES.get(item.nodeid.split("::")[0])
+        if "dash_duo" in getattr(item, "fixturenames", ()):
+            group = "browser"
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))

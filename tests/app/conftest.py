@@ -8,6 +8,7 @@ cytoscape instance.
 
 from __future__ import annotations
 
+import socket
 import time
 
 import pytest
@@ -16,6 +17,23 @@ from workbench.app import AppConfig, create_app
 
 #: browser window size for the tests and the screenshots (pixels)
 WINDOW = (1600, 1000)
+
+
+def _free_port() -> int:
+    """A TCP port nobody on this machine listens on now (the kernel's choice)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _dash_ports_of_this_process():
+    """dash[testing] serves every app on 58050, 58051, ... in each process; two test runs on one
+    machine (two checkouts, or pytest-xdist workers) would collide. Start this process's count
+    at a free port instead."""
+    from dash.testing.application_runners import BaseDashRunner
+
+    BaseDashRunner._next_port = _free_port()
 
 
 def pytest_setup_options():

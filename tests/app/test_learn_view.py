@@ -184,3 +184,34 @@ def test_every_op_of_an_exercise_is_drawn_to_be_clicked(ex_id):
     assert ops <= drawn
     assert not [e for e in elements if "layer" in e.get("classes", "")
                 and "collapsed" in e.get("classes", "")]
+
+
+def test_the_learn_list_marks_scores_and_the_real_modules_it_cannot_open(monkeypatch, tmp_path):
+    """The list shows an exercise's best F1 (✓ when exact), and marks the real modules when
+    ../shared/hlo is not beside the checkout (a fresh clone elsewhere)."""
+    from workbench.app.callbacks_learn import nav
+    from workbench.teaching import exercises
+
+    def texts(learning):
+        out = []
+
+        def walk(c):
+            if isinstance(c, str):
+                out.append(c)
+            for child in (c if isinstance(c, list) else [getattr(c, "children", None)]):
+                if child is not None and not isinstance(c, str):
+                    walk(child)
+        walk(nav({}, learning))
+        return " | ".join(out)
+
+    shown = texts({"best": {"xla-softmax": 0.5714, "chain": 1.0}})
+    assert "A chain of pointwise ops ✓" in shown
+    if EXERCISES_BY_ID["xla-softmax"].available():
+        assert "Softmax as XLA:CPU compiled it (best F1 0.57)" in shown
+    monkeypatch.setattr(exercises, "shared_hlo_dir", lambda: tmp_path / "no-such-dir")
+    shown = texts({})
+    reals = [e for e in EXERCISES if e.real_module]
+    assert len(reals) == 3
+    for e in reals:
+        assert f"{e.title} (needs ../shared/hlo)" in shown
+    assert "A chain of pointwise ops (needs" not in shown

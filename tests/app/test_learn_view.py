@@ -44,6 +44,15 @@ def test_kernel_rows_flag_a_missed_prediction():
     assert "(miss: 5.00x)" in rows[0]["measured"]
     rows = learn_view.kernel_rows(s, {"kernels": [{"group": "g0", "measured_s": pred * 1.5}]})
     assert "miss" not in rows[0]["measured"]
+    # an offline kernel (weight folding) is timed by one run: no prediction judged, as in the
+    # profiler's own check
+    run = open_lesson(LESSONS_BY_ID["conv-bn"], "cpu")
+    folded = run.stage("folded")
+    offline = [g.id for g in folded.plan.groups if g.role == "offline"]
+    rows = learn_view.kernel_rows(folded, {"kernels": [
+        {"group": g, "measured_s": 1.0} for g in offline]})
+    marked = [r["measured"] for r in rows if "[offline]" in r["group"]]
+    assert len(marked) == len(offline) and all(m.endswith("(one run)") for m in marked)
 
 
 def test_an_illegal_group_changes_nothing_and_says_why():
@@ -118,3 +127,91 @@ def test_the_learning_state_counts_in_the_session_budget_and_needs_a_session():
     assert store.put_learning(sid, {"best": {"x": 1.0}}, size=5000) is True
     assert store.learning(sid) == {"best": {"x": 1.0}}
     assert store.used_bytes() == before + 5000
+
+
+def test_a_kernel_and_its_whole_call_are_shown_by_one_statistic():
+    """A noisy measurement compares fastest runs: the kernel table, the measured table and the
+    lesson's text all show the fastest run (a kernel at its median beside the call at its
+    fastest run would be slower than the call it is part of)."""
+    from tests.teaching.conftest import fake_record
+
+    fmt = learn_view.fmt_seconds
+    run = open_lesson(LESSONS_BY_ID["vertical"], "cpu")
+    s = run.stage("fused")
+    pred = s.cost.total.predicted_s
+    rec = fake_record(s, 1.5 * pred, 2 * pred, noisy=True)  # fastest runs: 1.35 and 1.8
+    rec["kernels"] = [{"group": "g0", "measured_s": 1.5 * pred, "min_s": rec["fused_min_s"]}]
+    rec["unfused_kernels"] = [{"group": "g0", "measured_s": pred, "min_s": 0.8 * pred},
+                              {"group": "g1", "measured_s": pred, "min_s": 0.9 * pred}]
+    run = run.with_records({"fused": rec})
+    k = [st.id for st in run.stages].index("fused")
+    record, which = learn_view.stage_record(run, k)
+    (row,) = learn_view.kernel_rows(s, record, which)
+    call = fmt(rec["fused_min_s"])
+    assert row["measured"] == call != fmt(rec["fused_s"])
+    assert learn_view.kernel_columns(record)[-1]["name"] == "measured (fastest run)"
+    fused, _ = learn_view.measured_rows(run, run.records)
+    assert fused[3] == call + " (fastest run)"
+    assert run.facts()["fused.measured"].text() == call
+    assert "the fastest run is compared (marked)" in learn_view.provenance(run.records)
+    # every op alone shows the same measurement's baseline kernels
+    record, which = learn_view.stage_record(run, 0)
+    rows = learn_view.kernel_rows(run.stages[0], record, which)
+    assert [r["measured"] for r in rows] == [fmt(0.8 * pred), fmt(0.9 * pred)]
+    # quiet timings: medians throughout
+    rec = dict(rec, noisy=False)
+    (row,) = learn_view.kernel_rows(s, rec)
+    assert row["measured"] == fmt(rec["fused_s"])
+    assert learn_view.kernel_columns(rec)[-1]["name"] == "measured (median)"
+    assert learn_view.kernel_columns(None)[-1]["name"] == "measured"
+    assert "fastest" not in learn_view.provenance({"fused": rec})
+
+
+@pytest.mark.parametrize("ex_id", ["xla-mlp", "xla-softmax", "transformer-block"])
+def test_every_op_of_an_exercise_is_drawn_to_be_clicked(ex_id):
+    """A real module's name scopes make layers; the exercise's canvas opens them all (a closed
+    layer hid the MLP's ReLUs, which the student could then not put in a group)."""
+    from workbench.app.cache import LruCache
+    from workbench.planner.plan import is_source
+
+    ex = EXERCISES_BY_ID[ex_id]
+    if not ex.available():
+        pytest.skip("the real XLA modules are not in ../shared/hlo")
+    graph = ex.graph()
+    elements = learn_view.drawn_elements(LruCache(max_entries=8), graph, [])
+    drawn = {e["data"].get("node") for e in elements if "source" not in e["data"]}
+    ops = {n.id for n in graph.nodes if not is_source(graph, n.id)}
+    assert ops <= drawn
+    assert not [e for e in elements if "layer" in e.get("classes", "")
+                and "collapsed" in e.get("classes", "")]
+
+
+def test_the_learn_list_marks_scores_and_the_real_modules_it_cannot_open(monkeypatch, tmp_path):
+    """The list shows an exercise's best F1 (✓ when exact), and marks the real modules when
+    ../shared/hlo is not beside the checkout (a fresh clone elsewhere)."""
+    from workbench.app.callbacks_learn import nav
+    from workbench.teaching import exercises
+
+    def texts(learning):
+        out = []
+
+        def walk(c):
+            if isinstance(c, str):
+                out.append(c)
+            for child in (c if isinstance(c, list) else [getattr(c, "children", None)]):
+                if child is not None and not isinstance(c, str):
+                    walk(child)
+        walk(nav({}, learning))
+        return " | ".join(out)
+
+    shown = texts({"best": {"xla-softmax": 0.5714, "chain": 1.0}})
+    assert "A chain of pointwise ops ✓" in shown
+    if EXERCISES_BY_ID["xla-softmax"].available():
+        assert "Softmax as XLA:CPU compiled it (best F1 0.57)" in shown
+    monkeypatch.setattr(exercises, "shared_hlo_dir", lambda: tmp_path / "no-such-dir")
+    shown = texts({})
+    reals = [e for e in EXERCISES if e.real_module]
+    assert len(reals) == 3
+    for e in reals:
+        assert f"{e.title} (needs ../shared/hlo)" in shown
+    assert "A chain of pointwise ops (needs" not in shown

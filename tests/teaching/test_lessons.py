@@ -157,6 +157,74 @@ def test_the_textbook_claim_names_a_compute_bound_kernel_when_it_fails():
     assert claim.status == FAILS and "compute-bound" in plain(claim.verdict)
 
 
+def test_the_textbook_claim_compares_the_time_saved_with_the_bytes_saved():
+    """Time follows bytes when fusion removes the same share of both: a speedup of 1.02x where
+    a third of the bytes go does not follow them (a ratio of speedups, 1.02 / 1.5, would
+    have passed within a factor of two)."""
+    run = open_lesson(LESSONS_BY_ID["vertical"], "a100")
+    s = run.stage("fused")
+    facts = run.facts()
+    ratio = facts["fused.bytes_ratio"].value
+    assert facts["fused.bytes_saved_share"].text() == "33 %" and ratio == pytest.approx(1.5)
+    t = s.cost.total.predicted_s
+
+    def verdict(speedup):
+        held = run.with_records({"fused": fake_record(s, t, t * speedup)})
+        claim = next(c for c in check_all(held) if c.kind == "memory-bound-ideal")
+        return claim.status, plain(claim.verdict), held.facts()
+
+    status, text, f = verdict(1.02)
+    assert status == FAILS and f["fused.time_saved_share"].text() == "2 %"
+    assert "removes 33 % of the bytes moved" in text and "it removes 2 % of the time" in text
+    status, text, f = verdict(ratio)
+    assert status == HOLDS and f["fused.time_saved_share"].text() == "33 %"
+    assert verdict(1.25)[0] == HOLDS  # 20 % of the time: within a factor of two of 33 %
+
+
+def test_the_textbook_claim_that_holds_on_a_compute_bound_kernel_says_its_premise_does_not():
+    """Sine and cosine fused: the measured speedup may come near the bytes ratio while the
+    cost model finds the kernel compute-bound; the verdict then says both, in its numbers."""
+    run = open_lesson(LESSONS_BY_ID["sibling"], "cpu")
+    facts = run.facts()
+    if not str(facts["fused.bound"].value).startswith("compute"):
+        pytest.skip("sine and cosine are not compute-bound on this machine's profile")
+    s = run.stage("fused")
+    t, ratio = s.cost.total.predicted_s, facts["fused.bytes_ratio"].value
+    held = run.with_records({"fused": fake_record(s, t, t * ratio)})
+    claim = next(c for c in check_all(held) if c.kind == "memory-bound-ideal")
+    verdict = plain(claim.verdict)
+    assert claim.status == HOLDS and "premise does not hold" in verdict
+    f = held.facts()
+    for key in ("fused.bound", "fused.kernel_compute", "fused.kernel_memory",
+                "fused.measured_vs_predicted"):
+        assert f[key].text() in verdict, key
+    # a memory-bound kernel's verdict has no such note
+    run = open_lesson(LESSONS_BY_ID["vertical"], "a100")  # datasheet: memory-bound
+    s = run.stage("fused")
+    t, ratio = s.cost.total.predicted_s, run.facts()["fused.bytes_ratio"].value
+    assert str(run.facts()["fused.bound"].value).startswith("memory")
+    held = run.with_records({"fused": fake_record(s, t, t * ratio)})
+    claim = next(c for c in check_all(held) if c.kind == "memory-bound-ideal")
+    assert claim.status == HOLDS and "premise" not in plain(claim.verdict)
+
+
+def test_folding_slower_than_fusing_is_explained_by_plans_predicted_alike():
+    """The folded plan measured slower than the fused one: the plans are named by their
+    titles, and the reason is that the cost model predicts them nearly alike (not a
+    compute-bound argument about bytes, which the two plans share)."""
+    run = open_lesson(LESSONS_BY_ID["conv-bn"], "cpu")
+    fused, folded = run.stage("fused"), run.stage("folded")
+    a, b = fused.cost.total.predicted_s, folded.cost.total.predicted_s
+    assert abs(a - b) < 0.1 * max(a, b)
+    recs = {"fused": fake_record(fused, a, 2 * a), "folded": fake_record(folded, 2 * a, 2 * a)}
+    claim = next(c for c in check_all(run.with_records(recs)) if c.kind == "slower-than")
+    verdict = plain(claim.verdict)
+    assert claim.status == FAILS
+    assert f"for {fused.title} against" in verdict and f"for {folded.title} (" in verdict
+    assert "nearly the same time" in verdict and "compute-bound" not in verdict
+    assert run.with_records(recs).facts()["fused.spread"].text() in verdict
+
+
 def test_batch_norm_folding_and_why_not_in_training():
     run = open_lesson(LESSONS_BY_ID["conv-bn"], "cpu")
     facts = run.facts()

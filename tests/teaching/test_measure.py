@@ -28,6 +28,10 @@ def test_a_lesson_measured_here_is_stored_per_machine_and_fills_its_facts(cache)
     assert PENDING not in {c.status for c in check_all(run.with_records(recs))}
     # nothing measured twice unless asked
     assert measure.measure_lesson(run, "cpu") == recs
+    # one kernel, the same rounds: the kernel's time is the whole call's, by one statistic
+    assert measure.kernel_times(r) == {"g0": measure.call_time(r, "fused")}
+    assert set(measure.kernel_times(r, "unfused_kernels")) == {"g0", "g1"}
+    assert all(k["min_s"] <= k["measured_s"] for k in r["kernels"] + r["unfused_kernels"])
 
 
 def test_stage_keys_follow_the_plan_and_the_backend():

@@ -152,9 +152,10 @@ def register(app, services) -> None:
         from workbench.teaching.whatif import planner_choice
 
         kernels = planner_choice(question, s.device, value)
+        (a, _), (b, _) = question.plans
         answer = answer_text(s, value) + (
-            f" The planner itself, with the knob here, makes {plural(kernels, 'kernel')} "
-            f"(the plans compared have {s.kernels[0]} and {s.kernels[1]}).")
+            f" The planner itself, with the knob here, makes {plural(kernels, 'kernel')}; "
+            f"{a} has {s.kernels[0]} and {b} {s.kernels[1]}.")
         text = linkify(question.text) + [" Move the knob: the slider multiplies the device's "
                                          "own value by powers of ten."]
         return question.title, text, fig, answer

@@ -17,7 +17,7 @@ SECTION_KINDS = tuple(ids.LEARN_SECTIONS)
 def _mark(best: float | None) -> str:
     if best is None:
         return ""
-    return " ✓" if best >= 1.0 else f" {best:.2f}"
+    return " ✓" if best >= 1.0 else f" (best F1 {best:.2f})"
 
 
 def nav(item: dict, learning: dict) -> list:
@@ -40,7 +40,8 @@ def nav(item: dict, learning: dict) -> list:
     for level, name in LEVELS.items():
         items = [e for e in teaching.EXERCISES if e.level == level]
         out.append(html.Div(name, className="nav-level"))
-        out.append(html.Ul([link("exercise", e.id, e.title, _mark(best.get(e.id)))
+        out.append(html.Ul([link("exercise", e.id, e.title, _mark(best.get(e.id))
+                                 if e.available() else " (needs ../shared/hlo)")
                             for e in items]))
     out.append(html.H4(dcc.Link("Glossary", href="/learn?term=")))
     return out
@@ -152,6 +153,7 @@ def register(app, services) -> None:
 
     @app.callback(Output(ids.LESSON_STAGE_TEXT, "children"), Output(ids.LESSON_CYTO, "elements"),
                   Output(ids.LESSON_STAGE_TABLE, "children"), Output(ids.LESSON_KERNELS, "data"),
+                  Output(ids.LESSON_KERNELS, "columns"),
                   Input(ids.LESSON_STAGE, "value"), Input(ids.LEARN_ITEM, "data"),
                   Input(ids.LESSON_MEASURED_VERSION, "data"))
     def show_stage(k, item, _mv):
@@ -170,8 +172,10 @@ def register(app, services) -> None:
         basis = [g.nodes for g in run.plan.groups] if stage.graph is run.graph else None
         elements = learn_view.drawn_elements(services.layouts, stage.graph,
                                              grouping_from_plan(stage.plan), basis, lesson.id)
-        rows = learn_view.kernel_rows(stage, run.records.get(stage.id))
-        return text, elements, stage_table(run, k), rows
+        record, which = learn_view.stage_record(run, k)
+        rows = learn_view.kernel_rows(stage, record, which)
+        return (text, elements, stage_table(run, k), rows,
+                learn_view.kernel_columns(record))
 
     @app.callback(Output(ids.LESSON_STAGE, "value", allow_duplicate=True),
                   Input(ids.LESSON_PREV, "n_clicks"), Input(ids.LESSON_NEXT, "n_clicks"),

@@ -20,6 +20,11 @@ STEPS = (
      "Each coloured box is a fusion group: one kernel. Click an op to select its group; "
      "shift-click to select several. A duplicated producer is drawn, dashed, in every group "
      "that recomputes it."),
+    (ids.SEARCH, "Layers, Find, Fit and the map",
+     "The canvas shows the model's layers, from the name scopes JAX writes, with the groups "
+     "inside them. Click a closed layer to open it; Find searches ids, ops and scopes and "
+     "opens what it finds; Fit shows everything, and the map at the bottom right shows where "
+     "you are."),
     (ids.LEGEND, "What the colours mean",
      "Loop fusion, input fusion, output fusion, multi-output fusion: the kinds XLA names. Each "
      "name links to the glossary."),
@@ -58,24 +63,27 @@ def register(app, services, enabled: bool) -> None:
     """Attach the tour's callbacks; ``enabled``: a first visit opens it."""
 
     @app.callback(Output(ids.TOUR_STEP, "data"), Output(ids.TOUR_SEEN, "data"),
+                  Output(ids.FIRST_VISIT, "data", allow_duplicate=True),
                   Input(ids.URL, "pathname"), Input(ids.TOUR_OPEN, "n_clicks"),
                   Input(ids.TOUR_NEXT, "n_clicks"), Input(ids.TOUR_BACK, "n_clicks"),
                   Input(ids.TOUR_CLOSE, "n_clicks"), State(ids.TOUR_STEP, "data"),
-                  State(ids.TOUR_SEEN, "data"))
+                  State(ids.TOUR_SEEN, "data"), prevent_initial_call="initial_duplicate")
     def move(pathname, _o, _n, _b, _c, step, seen):
+        """The tour's step; a first visit that opens the tour also dismisses the welcome box
+        (the tour says what it says), so that a newcomer is not shown both at once."""
         trigger = ctx.triggered_id
         if trigger in (None, ids.URL):  # a page load: a first visit opens the tour
             if enabled and not seen and (pathname or "/") == "/" and step is None:
-                return 0, no_update
+                return 0, no_update, {"seen": True}
             raise PreventUpdate
         if trigger == ids.TOUR_OPEN:
-            return 0, no_update
+            return 0, no_update, no_update
         if trigger == ids.TOUR_CLOSE or (trigger == ids.TOUR_NEXT and step is not None
                                          and step >= len(STEPS) - 1):
-            return None, True
+            return None, True, no_update
         if step is None:
             raise PreventUpdate
-        return max(0, step + (1 if trigger == ids.TOUR_NEXT else -1)), no_update
+        return max(0, step + (1 if trigger == ids.TOUR_NEXT else -1)), no_update, no_update
 
     @app.callback(Output(ids.TOUR, "style"), Output(ids.TOUR_TITLE, "children"),
                   Output(ids.TOUR_TEXT, "children"), Output(ids.TOUR_COUNT, "children"),

@@ -11,6 +11,7 @@ from dash import dash_table, dcc, html
 
 from workbench.app import ids
 from workbench.app.glossary_links import linkify
+from workbench.app.learn_view import KERNEL_COLUMNS
 from workbench.app.graph_figure import stylesheet
 from workbench.teaching.glossary import TERMS
 
@@ -44,7 +45,7 @@ def _table(id_, columns, height="240px") -> dash_table.DataTable:
         id=id_, columns=[{"name": n, "id": i} for i, n in columns], data=[],
         style_table={"overflowY": "auto", "maxHeight": height},
         style_cell={"fontFamily": "Inter, Helvetica, sans-serif", "fontSize": 12,
-                    "padding": "3px 6px", "textAlign": "left", "whiteSpace": "normal",
+                    "padding": "2px 4px", "textAlign": "left", "whiteSpace": "normal",
                     "height": "auto", "maxWidth": 420},
         style_header={"fontWeight": "600", "backgroundColor": "#f3f4f6"})
 
@@ -81,11 +82,8 @@ def lesson_section() -> html.Div:
             html.Div(_canvas(ids.LESSON_CYTO), className="learn-canvas"),
             html.Div(className="lesson-figures", children=[
                 html.Div(id=ids.LESSON_STAGE_TABLE, className="cost-card"),
-                _table(ids.LESSON_KERNELS, [("group", "kernel"), ("kind", "kind"),
-                                            ("ops", "ops"), ("moved", "bytes moved"),
-                                            ("flops", "FLOPs"), ("intensity", "FLOP/B"),
-                                            ("bound", "bound"), ("predicted", "predicted"),
-                                            ("measured", "measured")], "200px")])]),
+                _table(ids.LESSON_KERNELS, KERNEL_COLUMNS + (("measured", "measured"),),
+                       "200px")])]),
         measured,
         html.H4("What the lesson claims, checked here"),
         html.Div(id=ids.LESSON_CLAIMS, className="claims"),
@@ -115,7 +113,7 @@ def exercise_section() -> html.Div:
         html.Div(_canvas(ids.EX_CYTO), className="learn-canvas tall"),
         html.Div(id=ids.EX_SCORE, className="summary"),
         _table(ids.EX_DIFFS, [("side", "difference"), ("pairs", "pairs of ops"),
-                              ("step", "decision"), ("reason", "reason"),
+                              ("step", "decision step"), ("reason", "reason"),
                               ("explanation", "the key's own record")], "360px"),
         html.Div(id=ids.EX_PROGRESS, className="hint"),
         dcc.Store(id=ids.EX_VERSION)])

@@ -16,6 +16,7 @@ from workbench.app.fmt import fmt_bytes, fmt_seconds
 from workbench.errors import PlanError
 from workbench.fmt import fmt_count
 from workbench.teaching.facts import MISS_FACTOR, missed
+from workbench.teaching.measure import call_time
 
 KINDS = ("lesson", "exercise", "question", "term")
 
@@ -91,19 +92,51 @@ def bytes_saved_line(run, k: int) -> str:
     return "as many bytes move as unfused"
 
 
-def kernel_rows(stage, record: dict | None = None) -> list[dict]:
-    """One row per kernel of a stage: its cost and, when ``record`` is the stage's
-    measurement, its measured time (a miss by more than the tolerance is flagged)."""
-    from workbench.costmodel.text import bound_label
+def stage_record(run, k: int) -> tuple[dict | None, str]:
+    """The measurement whose kernels stage ``k`` shows, and which of its kernel lists: a
+    measured stage's own record (``kernels``); for every op alone, the planner's plan's
+    record, whose baseline is that plan (``unfused_kernels``); None for the planner's
+    intermediate steps, which are not measured."""
+    s = run.stages[k]
+    if s.id == "unfused":
+        return run.records.get("fused"), "unfused_kernels"
+    return (run.records.get(s.id), "kernels") if s.measure else (None, "kernels")
 
-    measured = {k["group"]: k["measured_s"] for k in (record or {}).get("kernels", ())}
+
+def kernel_columns(record: dict | None) -> list[dict]:
+    """The kernel table's columns; the measured one says which of the runs it shows (the
+    statistic of the whole call's time: :func:`workbench.teaching.measure.statistic`)."""
+    from workbench.teaching.measure import statistic
+
+    names = KERNEL_COLUMNS + (("measured", f"measured ({statistic(record)})"
+                               if record else "measured"),)
+    return [{"name": n, "id": i} for i, n in names]
+
+
+#: the kernel table's columns but the measured one: (id, header)
+KERNEL_COLUMNS = (("group", "kernel"), ("kind", "kind"), ("ops", "ops"),
+                  ("moved", "bytes moved"), ("flops", "FLOPs"), ("intensity", "FLOP/B"),
+                  ("bound", "bound"), ("predicted", "predicted"))
+
+
+def kernel_rows(stage, record: dict | None = None, which: str = "kernels") -> list[dict]:
+    """One row per kernel of a stage: its cost and, when ``record`` is a measurement of the
+    stage's plan (``which``: its ``kernels``, or its baseline's ``unfused_kernels``), its
+    measured time by the record's statistic, the one the whole call's time uses (a miss by
+    more than the tolerance is flagged)."""
+    from workbench.costmodel.text import bound_label
+    from workbench.teaching.measure import kernel_times
+
+    measured = kernel_times(record, which)
     rows = []
     for g in stage.plan.groups:
         c = stage.cost.groups[g.id]
         moved = c.bytes_read + c.bytes_written
         m = measured.get(g.id)
         flag = ""
-        if m and c.predicted_s and missed(m / c.predicted_s):
+        if g.role == "offline":  # timed by its one run when the weights are loaded: the
+            flag = " (one run)"  # profiler judges no prediction of it, nor does the lesson
+        elif m and c.predicted_s and missed(m / c.predicted_s):
             flag = f" (miss: {m / c.predicted_s:.2f}x)"
         role = "" if g.role == "call" else f" [{g.role}]"
         rows.append({"group": g.id + role, "kind": g.kind,
@@ -117,8 +150,8 @@ def kernel_rows(stage, record: dict | None = None) -> list[dict]:
 
 
 #: the columns of :func:`measured_rows`
-MEASURED_COLUMNS = ("stage", "plan", "predicted", "measured", "measured / predicted", "",
-                    "bytes: cost model", "bytes: kernels' arguments")
+MEASURED_COLUMNS = ("stage", "plan", "predicted", "measured", "measured / predicted",
+                    "hit or miss", "bytes: cost model", "bytes: kernels' arguments")
 
 
 def measured_rows(run, records: dict) -> list[tuple]:
@@ -135,10 +168,11 @@ def measured_rows(run, records: dict) -> list[tuple]:
                 rows.append((s.title, which, fmt_seconds(pred), "measuring…", "", "", model,
                              "measuring…"))
                 continue
-            m = r[f"{key}_min_s"] if r.get("noisy") else r[f"{key}_s"]
+            m = call_time(r, key)
             ratio = m / pred if m and pred else math.nan
             note = ("miss" if missed(ratio) else "hit") if math.isfinite(ratio) else ""
-            rows.append((s.title, which, fmt_seconds(pred), fmt_seconds(m),
+            mark = " (fastest run)" if r.get("noisy") else ""
+            rows.append((s.title, which, fmt_seconds(pred), fmt_seconds(m) + mark,
                          f"{ratio:.2f}x" if math.isfinite(ratio) else "-", note, model,
                          fmt_bytes(r.get(f"bytes_{key}"))))
     return rows
@@ -152,9 +186,11 @@ def provenance(records: dict) -> str:
     m = r.get("machine", {})
     text = (f"measured with the {r.get('backend')} backend on {m.get('host')} "
             f"({m.get('cpu')}, {m.get('cpus')} CPUs) at {r.get('measured_at')}")
+    text += "; every time is the median of the profiler's runs"
     if any(x.get("noisy") for x in records.values()):
-        text += ("; the timings were noisy (another process held the CPU): the fastest runs "
-                 "are compared")
+        text += (", except where the timings were noisy (another process held the CPU): there "
+                 "the fastest run is compared (marked), for the whole call and each kernel "
+                 "alike")
     return text + f"; a measurement off its prediction by more than {MISS_FACTOR:g}x is a miss"
 
 
@@ -263,7 +299,8 @@ def score_line(score) -> str:
 def drawn_elements(layouts, graph, groups: list, basis: list | None = None,
                    salt: str = "") -> list:
     """Cytoscape elements of ``graph`` under ``groups`` (dicts, as
-    :func:`~workbench.app.graph_figure.grouping_from_plan` makes them), every group open.
+    :func:`~workbench.app.graph_figure.grouping_from_plan` makes them), every layer and every
+    group open, so that every op is drawn and can be clicked.
 
     The layout starts from the one of ``basis`` (member sets: the lesson's final plan), kept in
     place where the groups allow (the graph view's own incremental layout,
@@ -276,10 +313,12 @@ def drawn_elements(layouts, graph, groups: list, basis: list | None = None,
     from workbench.app.hierarchy import layers_of, place
     from workbench.app.scene import build_scene
     from workbench.app.scene_layout import layout_scene
-    from workbench.app.view import draw_canvas, view_state
+    from workbench.app.view import draw_canvas, everything, view_state
 
     layers = layers_of(graph)
-    record: dict = {"open": [], "nodes": []}
+    # every layer and inputs box open (the main view's *Expand all*): a student must be able
+    # to see, and click, every op of a real module, whose name scopes make layers
+    record = everything({}, layers, [], True)
 
     def scene_of(sets, dicts):
         drawing = build_drawing(graph, sets)

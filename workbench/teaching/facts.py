@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 
 from workbench.fmt import fmt_bytes, fmt_count, fmt_rate, fmt_time
+from workbench.teaching.measure import call_time
 
 #: where a fact comes from
 SOURCES = ("graph", "planner", "cost model", "transform", "profile")
@@ -30,8 +31,8 @@ class Fact:
     value : float, int, str or None
         None while a profile has not measured it yet.
     unit : str
-        ``bytes``, ``seconds``, ``count``, ``ratio`` (``2.31x``), ``flop-rate``, ``bytes-rate``,
-        ``text``.
+        ``bytes``, ``seconds``, ``count``, ``ratio`` (``2.31x``), ``share`` (a fraction, written
+        ``42 %``), ``flop-rate``, ``bytes-rate``, ``text``.
     source : str
         One of :data:`SOURCES`.
     what : str
@@ -77,6 +78,7 @@ _FORMATS = {
     "bytes-rate": lambda x: fmt_rate(x, "B/s"),
     "intensity": lambda x: f"{x:.3g} FLOP/B",
     "flop-eq": lambda x: f"{x:.3g} FLOP",
+    "share": lambda x: f"{100 * x:.0f} %",
 }
 
 
@@ -185,11 +187,15 @@ def comparison_facts(key: str, cost, base, device) -> dict[str, Fact]:
                         "cost model", f"{where}: predicted unfused time over this plan's"),
         "bytes_ratio": Fact(moved_u / moved if moved else math.inf, "ratio", "cost model",
                             f"{where}: bytes moved unfused over this plan's"),
+        "bytes_saved_share": Fact(1 - moved / moved_u if moved_u else 0.0, "share",
+                                  "cost model", f"{where}: share of the bytes moved unfused "
+                                  "that this plan no longer moves"),
     }
     return {f"{key}.{k}": v for k, v in f.items()}
 
 
-MEASURED_FIELDS = ("measured", "measured_unfused", "measured_speedup", "measured_bytes",
+MEASURED_FIELDS = ("measured", "measured_unfused", "measured_speedup", "time_saved_share",
+                   "measured_bytes",
                    "measured_unfused_bytes", "measured_vs_predicted",
                    "measured_unfused_vs_predicted", "backend", "spread", "noisy")
 
@@ -200,7 +206,8 @@ def measured_facts(key: str, record: dict | None, predicted: float | None = None
 
     ``measured`` and ``measured_unfused`` (the whole call, fused and its unfused baseline: the
     median of the profiler's runs, or the fastest run when the profiler found them noisy),
-    ``measured_speedup``, ``measured_bytes`` and
+    ``measured_speedup``, ``time_saved_share`` (the share of the unfused time the plan no
+    longer takes), ``measured_bytes`` and
     ``measured_unfused_bytes`` (the bytes of the compiled kernels' arguments, read and
     written), ``measured_vs_predicted`` (measured over predicted, for fused and unfused),
     ``backend``, ``spread`` (the fused runs' interquartile range).
@@ -214,13 +221,14 @@ def measured_facts(key: str, record: dict | None, predicted: float | None = None
     # on a busy machine the median is disturbed; the fastest run is the one to compare
     # (workbench.profiler.report.Timing)
     which = "fastest run (the timings were noisy)" if r.get("noisy") else "median"
-    fused = r.get("fused_min_s") if r.get("noisy") else r.get("fused_s")
-    unfused = r.get("unfused_min_s") if r.get("noisy") else r.get("unfused_s")
+    fused, unfused = call_time(r, "fused"), call_time(r, "unfused")
     out = dict([
         fact("measured", fused, "seconds", f"time per call, fused: {which}"),
         fact("measured_unfused", unfused, "seconds", f"time per call, unfused: {which}"),
         fact("measured_speedup", unfused / fused if fused and unfused else None, "ratio",
              "measured unfused time over fused"),
+        fact("time_saved_share", 1 - fused / unfused if fused and unfused else None, "share",
+             "share of the unfused time per call that this plan no longer takes"),
         fact("measured_bytes", r.get("bytes_fused"), "bytes",
              "bytes of the fused kernels' arguments"),
         fact("measured_unfused_bytes", r.get("bytes_unfused"), "bytes",

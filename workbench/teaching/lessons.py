@@ -307,8 +307,10 @@ LESSONS = (
          "On a GPU, registers per thread are capped, and a kernel above the cap spills to "
          "memory. This lesson plans on the {device.name} profile, a cap of {device.cap} "
          "registers per thread, far below a real GPU's {device.real_cap}, so that a small graph "
-         "meets it. Fused whole, the kernel would need {uncapped.registers} registers; the "
-         "planner refuses: \u201c{regs.refusal}\u201d. Its plan has {fused.kernels} kernels, "
+         "meets it. Fused whole, the kernel would need {uncapped.registers} registers. The "
+         "planner grows its kernels one merge at a time and refuses the first merge whose "
+         "kernel would pass the cap, long before the whole graph is one kernel: "
+         "\u201c{regs.refusal}\u201d. Its plan has {fused.kernels} kernels, "
          "needing at most {fused.registers} registers each.",
          "Registers also set occupancy, the share of a multiprocessor's thread slots a kernel "
          "keeps busy: more registers per thread, fewer threads resident. At "

@@ -24,6 +24,9 @@ from workbench.paths import cache_dir
 BUDGET_S = 1.0
 #: timed rounds at most
 REPEAT = 15
+#: the version of a stored record's fields (part of its cache key: a record of an older
+#: version, which kept no fastest run per kernel, is measured again)
+RECORD_VERSION = 2
 
 
 @lru_cache(maxsize=1)
@@ -85,7 +88,7 @@ def stage_key(lesson_id: str, stage, backend: str) -> str:
     """The cache key of one stage's measurement: the lesson, the stage, its graph's content,
     its groups and the backend."""
     doc = [lesson_id, stage.id, stage.graph.fingerprint, _plan_members(stage.plan), backend,
-           stage.plan.device]
+           stage.plan.device, RECORD_VERSION]
     return hashlib.sha256(json.dumps(doc).encode()).hexdigest()[:20]
 
 
@@ -127,6 +130,35 @@ def _num(x):
     return x if isinstance(x, (int, float)) else None
 
 
+def _kernel(k: dict) -> dict:
+    """What is kept of one timed kernel: its median and fastest run (seconds), prediction and
+    bytes."""
+    return {"group": k["group_id"], "measured_s": _num(k.get("median_s")),
+            "min_s": _num(k.get("min_s")), "predicted_s": _num(k.get("predicted_s")),
+            "bytes": k["bytes_read"] + k["bytes_written"]}
+
+
+def statistic(record: dict | None) -> str:
+    """Which of a record's runs every figure of it shows: ``median``, or ``fastest run`` when
+    the profiler found the timings noisy. The whole call's time and each kernel's come from
+    the same rounds and use the same statistic, so that a page never shows a kernel slower
+    than the call it is part of."""
+    return "fastest run" if (record or {}).get("noisy") else "median"
+
+
+def call_time(record: dict, which: str = "fused") -> float | None:
+    """A record's time per call, ``fused`` or ``unfused``, by :func:`statistic`."""
+    return record.get(f"{which}_min_s") if record.get("noisy") else record.get(f"{which}_s")
+
+
+def kernel_times(record: dict | None, which: str = "kernels") -> dict:
+    """Group id -> a record's time of each kernel (``kernels``: the plan's; ``unfused_kernels``:
+    its baseline's, one op each), by :func:`statistic`."""
+    r = record or {}
+    key = "min_s" if r.get("noisy") else "measured_s"
+    return {k["group"]: k.get(key) for k in r.get(which, ())}
+
+
 def record_of(report, lesson_id: str, stage_id: str) -> dict:
     """What is kept of a profile :class:`~workbench.profiler.Report` for a lesson stage."""
     doc = report.to_json()
@@ -146,9 +178,8 @@ def record_of(report, lesson_id: str, stage_id: str) -> dict:
         "bytes_fused": moved(doc["kernels"]), "bytes_unfused": moved(doc["unfused_kernels"]),
         "predicted_s": _num(tot.get("predicted_s")),
         "predicted_unfused_s": _num(tot.get("predicted_unfused_s")),
-        "kernels": [{"group": k["group_id"], "measured_s": _num(k.get("median_s")),
-                     "predicted_s": _num(k.get("predicted_s")),
-                     "bytes": k["bytes_read"] + k["bytes_written"]} for k in doc["kernels"]],
+        "kernels": [_kernel(k) for k in doc["kernels"]],
+        "unfused_kernels": [_kernel(k) for k in doc["unfused_kernels"]],
         "ok": bool(doc["ok"]), "notes": list(doc.get("notes") or ()),
         "machine": dict(machine()) | {"busy": bool((doc.get("machine") or {}).get("busy"))},
         "measured_at": time.strftime("%Y-%m-%d %H:%M:%S"),

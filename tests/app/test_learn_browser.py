@@ -181,8 +181,12 @@ def test_an_exercise_is_answered_and_scored_with_the_differences_explained(dash_
     # an illegal one: refused with the checker's reason, the other groups kept
     for node in ("reduce_max.6", "multiply.1"):
         click_node(dash_duo, "exercise-graph", node)
+    # both ops selected on the canvas before Group (on a busy machine a click lands late)
+    wait_for(dash_duo, lambda: selected(dash_duo, "exercise-graph") >= {"reduce_max.6",
+                                                                        "multiply.1"},
+             20, "the illegal group's two ops selected")
     dash_duo.find_element(f"#{ids.EX_GROUP}").click()
-    dash_duo.wait_for_contains_text(f"#{ids.EX_MSG}", "[shape-mismatch]")
+    dash_duo.wait_for_contains_text(f"#{ids.EX_MSG}", "[shape-mismatch]", 30)
     assert "2 groups of several ops" in text_of(dash_duo, ids.EX_STATE)
     assert groups_drawn(dash_duo, "exercise-graph") == 2
     dash_duo.find_element(f"#{ids.EX_CHECK}").click()

@@ -72,6 +72,23 @@ def make_app():
 CY = "window.workbenchCy('graph-view')"
 
 
+@pytest.fixture
+def served(make_app):
+    """``served(**config)``: (app, Served, Client) on a real port; stopped after the test."""
+    started = []
+
+    def start(*args, **config):
+        app = make_app(*args, **config)
+        from tests.app.http_client import Client, Served
+
+        s = Served(app)
+        started.append(s)
+        return app, s, Client(s)
+    yield start
+    for s in started:
+        s.close()
+
+
 def cy_eval(duo, expr: str, *args):
     """Evaluate ``expr`` (JavaScript, with ``cy`` bound to the graph's cytoscape instance)."""
     return duo.driver.execute_script(f"var cy = {CY}; if (!cy) {{ return null; }} return {expr};",

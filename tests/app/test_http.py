@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.http_client import Client, Served, http
+from tests.app.http_client import http
 from tests.conftest import REPO_ROOT, SAMPLES_DIR
 from workbench.app import controller, ids
 
@@ -23,21 +23,6 @@ LEAKS = ("Traceback", 'File "', str(REPO_ROOT), str(Path.home()), "/work/", "sit
 
 def leaks(text: str) -> list[str]:
     return [x for x in LEAKS if x and x in text]
-
-
-@pytest.fixture
-def served(make_app):
-    """``served(**config)``: (app, Served, Client) on a real port; stopped after the test."""
-    started = []
-
-    def start(*args, **config):
-        app = make_app(*args, **config)
-        s = Served(app)
-        started.append(s)
-        return app, s, Client(s)
-    yield start
-    for s in started:
-        s.close()
 
 
 # ----- who may ask ---------------------------------------------------------------------------

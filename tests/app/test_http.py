@@ -423,27 +423,6 @@ def test_thirty_profile_jobs_from_five_sessions_all_end(served):
 
 # ----- Tune: a job, not a request ----------------------------------------------------------------
 
-@pytest.fixture
-def private_cache(tmp_path, monkeypatch):
-    """A results store of the test's own (``$WORKBENCH_CACHE_DIR`` in the temporary directory,
-    set before the app's workers are spawned, so they inherit it), with the cpu profile copied
-    and the compiled kernels' caches linked (nothing compiled twice across tests)."""
-    import shutil
-
-    from workbench.paths import cache_dir
-
-    shared = cache_dir()
-    mine = tmp_path / "cache"
-    mine.mkdir()
-    if (shared / "cpu_profile.json").is_file():
-        shutil.copy(shared / "cpu_profile.json", mine / "cpu_profile.json")
-    for kernels in ("cpu", "cuda", "numba"):
-        (shared / kernels).mkdir(parents=True, exist_ok=True)
-        (mine / kernels).symlink_to(shared / kernels, target_is_directory=True)
-    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(mine))
-    return mine
-
-
 def _click_tune(client, sid, budget):
     t0 = time.perf_counter()
     a = client.call(f"{ids.TUNE_SUMMARY}.children", {

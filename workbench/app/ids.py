@@ -124,6 +124,10 @@ TUNE_BUDGET = "tune-budget"          #: input: variants to measure
 TUNE_SUMMARY = "tune-summary"
 TUNE_TABLE = "tune-table"            #: table: each measured variant
 TUNE_HISTORY = "tune-history"        #: table: the results store's measurements of this graph
+TUNE_CANCEL = "tune-cancel"          #: stop the session's tune job (queued or running)
+TUNE_POLL = "tune-poll"              #: dcc.Interval: reads the tune job's progress while in flight
+TUNE_PROGRESS = "tune-progress"      #: html.Progress: variants measured of the budget
+TUNE_STATUS = "tune-status"          #: the job's state in words ("tuning: 2 of 4 variants…")
 
 
 def knob_id(knob: str) -> str:

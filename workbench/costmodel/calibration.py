@@ -29,6 +29,27 @@ is a measurement of this machine running our kernels, not a datasheet or a sysfs
     cheap elementwise ops, each transcendental (exp, log, tanh, logistic, erf, sin, cos, pow),
     divide, sqrt, rsqrt, row and column reductions, reduce-window, transpose, broadcasts along
     inner and outer dimensions, concatenate, slice, pad, reverse.
+``loop``
+    ``kind -> [[inner extent, seconds per element], ...]``: what one element of a loop kernel
+    costs beyond streaming its bytes when its innermost loop has that many iterations, for a
+    kernel that only stores (``store``: a broadcast scalar), reads one array (``unary``) or two
+    (``binary``). The backend's loops are vectorised by LLVM only for some inner extents: on
+    the 2-core VM a multiply ran at 0.05 ns per element with rows of 8 or of 48 and more
+    elements, at 0.77 ns (scalar code) with rows of 12 to 32; a negate up to 48, a broadcast
+    store up to 64. A kernel's nest iterates over its result's shape, the last dimension
+    innermost, so ``f32[2,16,16,16]`` runs rows of 16. The model charges a loop node (see
+    :func:`node_compute_s`) the larger of its class's cost and this one, at the extent
+    measured nearest below its own (a step: the cliffs are sharp).
+``half``
+    ``dtype -> {"write": s, "read": s}`` for ``bf16`` and ``f16``: the seconds per element,
+    beyond streaming, of rounding a float32 to that dtype and storing its bits (``write``), and
+    of loading and widening one (``read``). The backend computes in float32 and rounds each
+    half-precision op's result in software: on the 2-core VM a write cost 23-29 ns per element
+    and a read 3.5 ns, a hundred times an f32 multiply, so a bf16 multiply of 4,096 elements
+    took 140 µs. Each op that computes (FLOPs, transcendentals, a convert; not one that moves
+    bits) with a half result is charged a write per element, each half operand a read per
+    element (a dot or convolution on half operands, which runs as loops rather than
+    BLAS, a read per FLOP: two reads per multiply-add), in class :data:`HALF`.
 ``parallel_speedup``, ``parallel_min_work``
     How much faster a compute-bound kernel runs when the backend spreads it over the cores (a
     sine kernel above and below the backend's threshold), and that threshold (statement
@@ -67,6 +88,13 @@ LEVEL_NAMES = ("L1", "L2", "LLC")
 #: a level ends where the bandwidth falls below this share of the level's best (the drops of
 #: the 2-core VM: 96 -> 64 -> 38 -> 26 GB/s; a smaller threshold merged noise into levels)
 LEVEL_DROP = 0.7
+#: footprints up to this many bytes launch as the probe's plans without a streaming kernel
+#: (``launch_ctx`` footprint 0; those plans' own kernels touch up to ~160 KiB): the launch
+#: grows with a footprint that leaves the caches, not from the first byte. On the 2-core VM the
+#: one-element kernels of real models with footprints of 1 KiB to 1 MiB ran in 20-40 ns
+#: whatever the footprint, as the probe's plans of footprint 0 did, while interpolating from
+#: 1 byte to the 4 MiB point predicted 45-60 ns
+LAUNCH_FOOTPRINT_FLOOR = 1 << 20
 #: ops that are transcendental classes of their own
 TRANSCENDENTAL_CLASSES = ("exponential", "log", "tanh", "logistic", "erf", "sine", "cosine",
                           "power")
@@ -74,8 +102,16 @@ TRANSCENDENTAL_CLASSES = ("exponential", "log", "tanh", "logistic", "erf", "sine
 ARITH_CLASSES = ("divide", "sqrt", "rsqrt")
 #: data-movement ops with a class of their own
 LAYOUT_CLASSES = ("transpose", "concatenate", "slice", "pad", "reverse")
+#: the class of a node whose cost is half-precision rounding and conversion (``Calibration.half``)
+HALF = "half_precision"
+#: the loop kinds of ``Calibration.loop``, by the array operands a node reads
+LOOP_KINDS = ("store", "unary", "binary", "ternary")
+#: the class of a node whose loop the backend does not vectorise (its row is too short)
+SHORT_LOOP = "short_loop"
 #: what the dominant-term sentence calls each class
 CLASS_WORDS = {
+    SHORT_LOOP: "short rows, not vectorised",
+    HALF: "bf16/f16 rounding in software",
     "elementwise": "elementwise", "reduce_row": "row reduction",
     "reduce_col": "column reduction", "reduce_window": "reduce-window",
     "broadcast_inner": "broadcast along inner dimensions",
@@ -89,7 +125,8 @@ CLASS_KIND = {**{c: "transcendental" for c in TRANSCENDENTAL_CLASSES},
               **{c: "layout" for c in LAYOUT_CLASSES + ("broadcast_inner",
                                                          "broadcast_outer")},
               "reduce_row": "reduction", "reduce_col": "reduction",
-              "reduce_window": "reduction", "elementwise": "elementwise"}
+              "reduce_window": "reduction", "elementwise": "elementwise", SHORT_LOOP: "loop",
+              HALF: "dtype"}
 
 
 def interp_loglog(points, x: float, extrapolate_linear: bool = True) -> float:
@@ -181,6 +218,10 @@ class Calibration:
     launch_ctx: tuple = ()
     #: the share of the shorter of compute and memory hidden (the profile's ``overlap`` knob)
     overlap: float = OVERLAP
+    #: loop kind -> ((inner extent, seconds per element), ...) (see the module notes)
+    loop: dict = field(default_factory=dict)
+    #: half dtype -> {"write": seconds per element, "read": seconds per element}
+    half: dict = field(default_factory=dict)
 
     @staticmethod
     def from_json(doc: dict) -> "Calibration":
@@ -197,21 +238,25 @@ class Calibration:
             {k: tuple(tuple(p) for p in v) for k, v in doc["per_element"].items()},
             float(doc.get("parallel_speedup", 1.0)), int(doc.get("parallel_min_work", 1 << 20)),
             {k: tuple(tuple(p) for p in v) for k, v in doc.get("contraction", {}).items()},
-            str(doc.get("source", "")), tuple(tuple(p) for p in doc.get("launch_ctx", ())))
+            str(doc.get("source", "")), tuple(tuple(p) for p in doc.get("launch_ctx", ())),
+            loop={k: tuple(sorted(tuple(p) for p in v)) for k, v in doc.get("loop", {}).items()},
+            half={k: {d: float(x) for d, x in v.items()} for k, v in doc.get("half", {}).items()})
 
     # ----- the terms -------------------------------------------------------------------------
 
     def launch(self, context) -> float:
         """Seconds to launch a kernel in a plan of ``context`` = (footprint bytes, kernels per
         round), at least the warm launch: the ``launch_ctx`` table (plans of 1 to 64 distinct
-        kernels and a footprint of 0 to 32 MiB, interpolated log-log in both), else the
+        kernels and a footprint of 0 to 32 MiB, interpolated log-log in both; a footprint under
+        :data:`LAUNCH_FOOTPRINT_FLOOR` counts as the probe's footprint 0), else the
         ``launch_cold`` curve by footprint (a number ``context`` is a footprint)."""
         footprint, kernels = context if isinstance(context, tuple) else (context, 1)
         if self.launch_ctx:
             rows: dict = {}
+            floor = float(LAUNCH_FOOTPRINT_FLOOR)
             for k, fp, sec in self.launch_ctx:
-                rows.setdefault(k, []).append((max(fp, 1.0), sec))
-            by_k = [(k, interp_loglog(pts, max(footprint, 1.0), extrapolate_linear=False))
+                rows.setdefault(k, []).append((max(fp, floor), sec))
+            by_k = [(k, interp_loglog(pts, max(footprint, floor), extrapolate_linear=False))
                     for k, pts in sorted(rows.items())]
             return max(self.launch_s, interp_loglog(by_k, max(kernels, 1),
                                                     extrapolate_linear=False))
@@ -219,6 +264,17 @@ class Calibration:
             return self.launch_s
         return max(self.launch_s, interp_loglog(self.launch_cold, footprint,
                                                 extrapolate_linear=False))
+
+    def loop_s(self, kind: str, inner: int) -> float:
+        """One core's seconds per element of a loop kernel of ``kind`` (``store``, ``unary``,
+        ``binary``) whose innermost loop runs ``inner`` iterations: the measurement at the
+        largest extent not above ``inner`` (the smallest one below all of them); 0 when the
+        calibration has none."""
+        pts = self.loop.get(kind) or ()
+        if not pts or inner <= 0:
+            return 0.0
+        below = [s for n, s in pts if n <= inner]
+        return float(below[-1] if below else pts[0][1])
 
     def memory(self, nbytes: float) -> float:
         """Seconds to stream ``nbytes`` (read + written) as the probe's kernel does."""
@@ -309,6 +365,41 @@ def node_compute_s(index, i: int, cal: Calibration) -> tuple[str, float]:
     return klass, elements * scale * cal.per_element_s(klass, nbytes)
 
 
+#: the classes whose node is a loop over its result (the ones :attr:`Calibration.loop` covers)
+LOOP_CLASSES = ("elementwise", "broadcast_inner", "broadcast_outer") + ARITH_CLASSES
+
+
+def node_loop(index, i: int) -> tuple[str, int] | None:
+    """(loop kind, inner extent) of node ``i`` run as a kernel of its own, or None for a node
+    that is no loop over its result (a scalar, a reduction, a contraction, a layout op, a
+    transcendental, a free alias). The kind counts the arrays it streams besides its result
+    (``store``: none, ``unary``, ``binary``, ``ternary``: three or more); the inner extent is
+    its result's last dimension."""
+    if index.source[i] or index.free[i] or index.opaque[i] or index.reduction[i] \
+            or index.contraction[i]:
+        return None
+    node = index.graph.node(index.ids[i])
+    shape = getattr(node.type, "shape", None)
+    if not shape or index.elements[i] <= 1:
+        return None
+    arrays = sum(1 for o in dict.fromkeys(index.operands[i]) if index.elements[o] > 1)
+    return LOOP_KINDS[min(arrays, len(LOOP_KINDS) - 1)], int(shape[-1])
+
+
+def node_loop_s(index, i: int, cal: Calibration, klass: str) -> float:
+    """One core's seconds node ``i``'s loop costs beyond the same loop over long rows, when it
+    runs as a kernel of its own (see the module notes): its elements at the loop cost of its
+    kind and inner extent less the cost at the longest rows measured. 0 for a node of another
+    class, or without ``Calibration.loop``."""
+    if klass not in LOOP_CLASSES or not cal.loop:
+        return 0.0
+    loop = node_loop(index, i)
+    if loop is None or not cal.loop.get(loop[0]):
+        return 0.0
+    base = cal.loop[loop[0]][-1][1]
+    return index.elements[i] * max(cal.loop_s(*loop) - base, 0.0)
+
+
 def node_work(index, i: int) -> int:
     """Statement executions of node ``i`` in a kernel (its value, and a load or store), the
     measure of the backend's parallel threshold."""
@@ -328,6 +419,9 @@ class NodeCosts:
     work: list
     #: the contraction's seconds when other ops share its kernel (an output fusion)
     dot_fused_s: list = field(default_factory=list)
+    #: the extra seconds of the node's loop over short rows when it is a kernel of its own
+    #: (:func:`node_loop_s`; a fused kernel is taken to be vectorised)
+    loop_s: list = field(default_factory=list)
 
 
 def contraction_kind(index, i: int) -> str:
@@ -342,7 +436,7 @@ def node_costs(index, cal: Calibration, blocked_min_bytes: int) -> NodeCosts:
     """:class:`NodeCosts` of every node of ``index`` on ``cal``."""
     n = len(index)
     klass, comp, dots, work = [""] * n, [0.0] * n, [0.0] * n, [0] * n
-    fused = [0.0] * n
+    fused, loops = [0.0] * n, [0.0] * n
     for i in range(n):
         if index.contraction[i]:
             kind = contraction_kind(index, i)
@@ -354,8 +448,40 @@ def node_costs(index, cal: Calibration, blocked_min_bytes: int) -> NodeCosts:
             klass[i] = "contraction"
         else:
             klass[i], comp[i] = node_compute_s(index, i, cal)
+            loops[i] = node_loop_s(index, i, cal, klass[i])
+        half = half_s(index, i, cal)
+        if half > 0:
+            if index.contraction[i]:
+                dots[i] += half
+                fused[i] += half
+            else:
+                if half > comp[i]:
+                    klass[i] = HALF
+                comp[i] += half
         work[i] = node_work(index, i)
-    return NodeCosts(klass, comp, dots, work, fused)
+    return NodeCosts(klass, comp, dots, work, fused, loops)
+
+
+def half_s(index, i: int, cal: Calibration) -> float:
+    """One core's seconds node ``i`` spends rounding its half-precision result and widening its
+    half-precision operands (see the module notes; 0 without ``Calibration.half``)."""
+    if not cal.half or index.source[i] or index.free[i] or index.opaque[i]:
+        return 0.0
+    # moving bits (a broadcast, reshape, slice, select ...) neither widens nor rounds
+    if not (index.flops[i] or index.trans[i] or index.ops[i] == "convert"):
+        return 0.0
+    graph = index.graph
+    dtype = getattr(graph.node(index.ids[i]).type, "dtype", None)
+    total = 0.0
+    if dtype in cal.half:
+        total += index.elements[i] * cal.half[dtype].get("write", 0.0)
+    elements = node_basis(index, i)[0]
+    for o in dict.fromkeys(index.operands[i]):
+        od = getattr(graph.node(index.ids[o]).type, "dtype", None)
+        if od in cal.half and index.elements[o] > 1:
+            reads = index.flops[i] / 2 if index.contraction[i] else elements
+            total += reads * cal.half[od].get("read", 0.0)
+    return total
 
 
 def speedup(cal: Calibration, work: float, rows: int = 2) -> float:

@@ -19,7 +19,8 @@ as the profiler times kernels, turned into the numbers the cost model reads.
   where the backend's row loops are vectorised and where they run as scalar code;
 * converts of 4,096 elements into and out of bf16 and f16 (stored as bits, rounded and widened
   in software): what a half-precision value costs to write and to read;
-* dots from 64^3 to 1024^3 and convolutions (3x3, 1x1, depthwise) by shape.
+* dots from 4x8x8 to 1024^3 (the small ones: a call costs ~0.2 µs however little it computes)
+  and convolutions (3x3, 1x1, depthwise) by shape.
 
 Each kernel runs in a plan of its own, many times in a row; its typical run counts (the 25th
 percentile of its runs: the profile reports medians, which a burst of load inflates more), and
@@ -54,9 +55,9 @@ COLD_ELEMENTS = (1 << 15, 1 << 18, 1 << 21, 1 << 23, 1 << 25)
 #: classes measured at both sizes (their speed depends on the access pattern)
 STRIDED = ("reduce_col", "reduce_row", "transpose", "broadcast_inner", "broadcast_outer")
 #: dot shapes (M, K, N) and convolutions (NHWC input, HWIO kernel, groups)
-DOTS = ((64, 64, 64), (128, 128, 128), (128, 512, 256), (256, 256, 256), (256, 512, 512),
+DOTS = ((4, 8, 8), (8, 16, 16), (16, 32, 32), (32, 64, 64), (64, 64, 64), (128, 128, 128), (128, 512, 256), (256, 256, 256), (256, 512, 512),
         (512, 512, 512), (512, 512, 1024), (1024, 1024, 1024))
-CONVS = (((4, 16, 16, 16), (3, 3, 16, 32), 1), ((8, 32, 32, 32), (3, 3, 32, 64), 1),
+CONVS = (((2, 4, 4, 8), (3, 3, 8, 8), 1), ((4, 16, 16, 16), (3, 3, 16, 32), 1), ((8, 32, 32, 32), (3, 3, 32, 64), 1),
          ((8, 32, 32, 64), (1, 1, 64, 64), 1), ((8, 32, 32, 64), (3, 3, 1, 64), 64),
          ((8, 64, 64, 64), (3, 3, 1, 64), 64))
 

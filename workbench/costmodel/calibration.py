@@ -46,8 +46,9 @@ is a measurement of this machine running our kernels, not a datasheet or a sysfs
     of loading and widening one (``read``). The backend computes in float32 and rounds each
     half-precision op's result in software: on the 2-core VM a write cost 23-29 ns per element
     and a read 3.5 ns, a hundred times an f32 multiply, so a bf16 multiply of 4,096 elements
-    took 140 µs. Each op that computes (FLOPs, transcendentals, a convert; not one that moves
-    bits) with a half result is charged a write per element, each half operand a read per
+    took 140 µs, and a copy of bf16 values (a reshape or broadcast of its own, which widens and
+    encodes each value too) 20-40 ns per element. Each op with a half result is charged a
+    write per element (but a broadcast scalar, encoded once), each half operand a read per
     element (a dot or convolution on half operands, which runs as loops rather than
     BLAS, a read per FLOP: two reads per multiply-add), in class :data:`HALF`.
 ``parallel_speedup``, ``parallel_min_work``
@@ -487,8 +488,9 @@ def half_s(index, i: int, cal: Calibration) -> float:
     half-precision operands (see the module notes; 0 without ``Calibration.half``)."""
     if not cal.half or index.source[i] or index.free[i] or index.opaque[i]:
         return 0.0
-    # moving bits (a broadcast, reshape, slice, select ...) neither widens nor rounds
-    if not (index.flops[i] or index.trans[i] or index.ops[i] == "convert"):
+    # a broadcast scalar is encoded once, out of the loop
+    if index.ops[i] in ("broadcast", "iota") and all(index.elements[o] <= 1
+                                                     for o in index.operands[i]):
         return 0.0
     graph = index.graph
     dtype = getattr(graph.node(index.ids[i]).type, "dtype", None)

@@ -26,7 +26,9 @@ is a measurement of this machine running our kernels, not a datasheet or a sysfs
     ``class -> [[bytes, seconds per element], ...]``: the compute time one element of an op
     class costs on one core beyond streaming its bytes (the probe kernel's time with the memory
     term taken off by inverting the combination below), at one or more working-set sizes:
-    cheap elementwise ops, each transcendental (exp, log, tanh, logistic, erf, sin, cos, pow),
+    cheap elementwise ops, each transcendental (exp, log, tanh, logistic, erf, sin, cos, pow;
+    also over rows of 16, ``exp@short``..., the cost of a node whose rows are shorter than
+    :data:`SHORT_ROW`: scalar code, 5-20x the vectorised cost),
     divide, sqrt, rsqrt, row and column reductions, reduce-window, transpose, broadcasts along
     inner and outer dimensions, concatenate, slice, pad, reverse.
 ``loop``
@@ -99,6 +101,15 @@ LAUNCH_FOOTPRINT_FLOOR = 1 << 20
 #: ops that are transcendental classes of their own
 TRANSCENDENTAL_CLASSES = ("exponential", "log", "tanh", "logistic", "erf", "sine", "cosine",
                           "power")
+#: the per-element key of a class measured over short rows (``exponential@short``): rows of 16,
+#: scalar code; used for a node whose rows the loop measurements say run as scalar code
+SHORT_SUFFIX = "@short"
+#: rows shorter than this many elements count as short for the transcendental classes (the
+#: backend's loops over rows of 12-48 ran as scalar code on the 2-core VM; a softmax over rows
+#: of 8, its exponentials inside a reduction's row loop, took 5 ns per exp, not 0.23)
+SHORT_ROW = 64
+#: a loop costing more than this many times the loop over the longest rows runs as scalar code
+SCALAR_FACTOR = 3.0
 #: slower arithmetic with a class of its own
 ARITH_CLASSES = ("divide", "sqrt", "rsqrt")
 #: data-movement ops with a class of their own
@@ -357,13 +368,33 @@ def node_compute_s(index, i: int, cal: Calibration) -> tuple[str, float]:
     from workbench.ir.ops import get_op
 
     if get_op(index.ops[i]).composite:
+        exp = "exponential" + (SHORT_SUFFIX if _short_rows(index, i, cal, "exponential")
+                               else "")
         per = (index.flops[i] * cal.per_element_s("elementwise", nbytes)
-               + index.trans[i] * cal.per_element_s("exponential", nbytes))
+               + index.trans[i] * cal.per_element_s(exp, nbytes))
         return "elementwise", per
     scale = 1.0
     if klass == "elementwise" and elements:
         scale = max(1.0, index.flops[i] / elements)
+    if klass in TRANSCENDENTAL_CLASSES and _short_rows(index, i, cal, klass):
+        return klass, elements * cal.per_element_s(klass + SHORT_SUFFIX, nbytes)
     return klass, elements * scale * cal.per_element_s(klass, nbytes)
+
+
+def _short_rows(index, i: int, cal: Calibration, klass: str) -> bool:
+    """Whether ``klass`` was measured over short rows and node ``i``'s rows are short: the
+    one-input loop over rows of its length ran as scalar code (more than
+    :data:`SCALAR_FACTOR` times the loop over the longest rows; without loop measurements, rows
+    under :data:`SHORT_ROW`)."""
+    if klass + SHORT_SUFFIX not in cal.per_element:
+        return False
+    shape = getattr(index.graph.node(index.ids[i]).type, "shape", ())
+    if not shape:
+        return False
+    pts = cal.loop.get("unary")
+    if pts:
+        return cal.loop_s("unary", int(shape[-1])) > SCALAR_FACTOR * max(pts[-1][1], 1e-12)
+    return shape[-1] < SHORT_ROW
 
 
 #: the classes whose node is a loop over its result (the ones :attr:`Calibration.loop` covers)

@@ -10,8 +10,8 @@ as the profiler times kernels, turned into the numbers the cost model reads.
 * one kernel per op class on 16,384 float32 elements (64 KiB, a working set every level-2
   cache holds), and the classes whose speed depends on the access pattern (column reductions,
   transposes, broadcasts) again at 2 M elements (8 MiB): cheap elementwise ops (a chain of
-  eight), exp, log, tanh, logistic, erf, sin, cos, pow, divide, sqrt, rsqrt, row and column
-  reductions, reduce-window, transpose, broadcasts along inner and outer dimensions,
+  eight), exp, log, tanh, logistic, erf, sin, cos, pow (also over rows of 16, where they run as
+  scalar code), divide, sqrt, rsqrt, row and column reductions, reduce-window, transpose, broadcasts along inner and outer dimensions,
   concatenate, slice, pad, reverse;
 * a sine kernel above the backend's parallel threshold: the parallel speedup;
 * loop kernels (a broadcast scalar, a negate, a multiply, ``x * y + z``) on 16,384 elements in
@@ -39,7 +39,8 @@ import time
 
 import numpy as np
 
-from workbench.costmodel.calibration import compute_beyond_memory, find_levels, interp_loglog
+from workbench.costmodel.calibration import (SHORT_SUFFIX, TRANSCENDENTAL_CLASSES,
+                                             compute_beyond_memory, find_levels, interp_loglog)
 from workbench.ir import GraphBuilder, verify
 
 #: seconds each kernel's timing loop runs in one round (at least MIN_RUNS runs)
@@ -191,12 +192,15 @@ def _class_graph(klass: str, n: int):
         for k in range(4):
             y = b.op("add", [b.op("multiply", [y, b.splat(1.5, (n,))]), b.splat(0.5, (n,))])
         return verify(b.build([y])), 8 * n
+    shape = (n,)
+    if klass.endswith(SHORT_SUFFIX):        # the same op over rows of 16: scalar code
+        klass, shape = klass[:-len(SHORT_SUFFIX)], (n // 16, 16)
     if klass in ("exponential", "log", "tanh", "logistic", "erf", "sine", "cosine", "sqrt",
                  "rsqrt"):
-        x = b.parameter("x", (n,))
+        x = b.parameter("x", shape)
         return verify(b.build([b.op(klass, [x])])), n
     if klass in ("power", "divide"):
-        x, y = b.parameter("x", (n,)), b.parameter("y", (n,))
+        x, y = b.parameter("x", shape), b.parameter("y", shape)
         return verify(b.build([b.op(klass, [x, y])])), n
     if klass in ("reduce_row", "reduce_col", "reduce_window", "transpose", "reverse"):
         shape = (rows, 256) if klass != "reduce_col" else (256, rows) if n <= SMALL else \
@@ -250,7 +254,8 @@ def _moved_bytes(graph) -> int:
 def _per_element(warm, stream, cache_dir, progress, speedup_of):
     out: dict[str, list] = {}
     jobs = [(c, SMALL) for c in CLASSES] + [(c, LARGE) for c in STRIDED] + \
-        [(c, TINY) for c in TINY_CLASSES if c in CLASSES]
+        [(c, TINY) for c in TINY_CLASSES if c in CLASSES] + \
+        [(c + SHORT_SUFFIX, SMALL) for c in CLASSES if c in TRANSCENDENTAL_CLASSES]
     for k, (klass, n) in enumerate(jobs):
         _tick(progress, f"{klass} on {n} elements", k, len(jobs))
         g, charged = _class_graph(klass, n)

@@ -128,3 +128,13 @@ def test_a_transcendental_over_short_rows_costs_its_scalar_measurement():
     assert exp(256, 16) == pytest.approx(4096 * 4e-9)     # rows of 16: scalar code
     assert exp(16, 256) == pytest.approx(4096 * 1e-9)     # long rows: the vectorised cost
     assert exp(512, 8) == pytest.approx(4096 * 1e-9)      # rows of 8: vectorised as well
+
+
+def test_a_kernel_in_a_plan_bigger_than_a_cache_streams_at_the_plans_bandwidth():
+    cal = Calibration.from_json(CAL)
+    alone = cal.memory(64 * KiB)
+    assert alone == pytest.approx(64 * KiB / 100e9)            # the innermost level, warm
+    assert cal.memory(64 * KiB, (16 * KiB, 10)) == pytest.approx(alone)   # a small plan
+    # a 32 MiB footprint streams at the 32 MiB point's 50 GB/s: so does a small kernel in it
+    assert cal.memory(64 * KiB, (32 * MiB, 10)) == pytest.approx(64 * KiB / 50e9)
+    assert cal.memory(64 * MiB, (32 * MiB, 10)) == pytest.approx(cal.memory(64 * MiB))

@@ -39,9 +39,11 @@ is a measurement of this machine running our kernels, not a datasheet or a sysfs
     the 2-core VM a multiply ran at 0.05 ns per element with rows of 8 or of 48 and more
     elements, at 0.77 ns (scalar code) with rows of 12 to 32; a negate up to 48, a broadcast
     store up to 64. A kernel's nest iterates over its result's shape, the last dimension
-    innermost, so ``f32[2,16,16,16]`` runs rows of 16. The model charges a loop node (see
-    :func:`node_compute_s`) the larger of its class's cost and this one, at the extent
-    measured nearest below its own (a step: the cliffs are sharp).
+    innermost, so ``f32[2,16,16,16]`` runs rows of 16. An op run as a kernel of its own is
+    charged its elements at the measurement for its kind and the extent measured nearest below
+    its own (a step: the cliffs are sharp), less the cost over the longest rows
+    (:func:`node_loop_s`, class :data:`SHORT_LOOP`); a fused kernel is taken to be vectorised
+    (on the 2-core VM fused kernels over rows of 32 mostly were), and the planner prices it so.
 ``half``
     ``dtype -> {"write": s, "read": s}`` for ``bf16`` and ``f16``: the seconds per element,
     beyond streaming, of rounding a float32 to that dtype and storing its bits (``write``), and
@@ -70,7 +72,8 @@ is a measurement of this machine running our kernels, not a datasheet or a sysfs
 A kernel's time (:func:`cpu_terms`)::
 
     compute = sum over members of elements x per_element(class, bytes) / speedup + contraction
-    memory  = stream(bytes read + bytes written)
+              (+ the short-row loop of a one-op kernel, + half-precision rounding)
+    memory  = stream(bytes read + bytes written), at most at the footprint's bandwidth
     time    = launch(traffic) + compute + memory - 0.95 * min(compute, memory)
 
 (XLA's ``CombineComputeAndMemoryAccessTime``, kMemoryComputeParallelism = 0.95; ``speedup`` is

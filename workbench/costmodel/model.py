@@ -63,7 +63,7 @@ from dataclasses import dataclass, field
 
 from workbench.ir.graph import Graph
 from workbench.costmodel.calibrated import calibration_of, graph_traffic, node_costs_of
-from workbench.costmodel.calibration import cpu_terms, cpu_time, node_basis
+from workbench.costmodel.calibration import SHORT_LOOP, cpu_terms, cpu_time, node_basis
 from workbench.costmodel.devices import (DEVICES, LEVEL_WORDS, DeviceProfile, cpu_profile,
                                          get_device, probe_cpu)
 from workbench.ir.index import GraphIndex, graph_index
@@ -304,6 +304,11 @@ def calibrated_estimate(index: GraphIndex, mem, bytes_read: int, bytes_written: 
             n = units.get(k, (0, "element"))[0] + node_basis(index, m)[0]
             units[k] = (n, "element")
     by_class.pop("contraction", None)
+    if len(mem) == 1 and costs.loop_s:
+        (m,) = mem
+        if costs.loop_s[m] > 0:
+            by_class[SHORT_LOOP] = costs.loop_s[m]
+            units[SHORT_LOOP] = (index.elements[m], "element")
     units["contraction"] = (dot_flops, "FLOP")
     units["memory"] = (bytes_read + bytes_written, "B")
     moved = bytes_read + bytes_written

@@ -179,6 +179,9 @@ class FusionState:
             return None
         cs, ds, dsf, work = self.sums(*groups, minus=minus)
         size = sum(len(g.members) for g in groups) - len(minus)
+        if size == 1 and self.costs.loop_s:   # a loop over short rows alone (not fused)
+            cs += sum(self.costs.loop_s[m] for g in groups for m in g.members
+                      if m not in minus)
         return cs, (dsf if size > 1 else ds), work, self.traffic
 
     def sums(self, *groups: Group, minus=()):

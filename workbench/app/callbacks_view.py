@@ -90,7 +90,7 @@ def register(app, services) -> None:
                   Output(ids.SELECTED, "data", allow_duplicate=True),
                   Output(ids.FOUND, "data", allow_duplicate=True),
                   Output(ids.SEARCH, "value"),
-                  Input(ids.VERSION, "data"), prevent_initial_call=True)
+                  Input(ids.HEADER_VERSION, "data"), prevent_initial_call=True)
     def new_graph(version):
         """Another graph (or a reload): the view starts afresh. XLA's grouping is unticked
         (and offered only for a graph that has one), the hover line, search and selection

@@ -192,21 +192,25 @@ def register(app, services, upload_max_bytes: int) -> None:
                             Output(ids.HEADER_VERSION, "data"), Input(ids.VERSION, "data"),
                             State(ids.POLICY, "value"), State(ids.DEVICE, "value"))
 
-    @app.callback(Output(ids.GRAPH_TITLE, "children"),
-                  Output(ids.GRAPH_CHOICE, "value", allow_duplicate=True),
-                  Output(ids.POLICY, "value"), Output(ids.DEVICE, "options"),
-                  Output(ids.DEVICE, "value"),
-                  Input(ids.HEADER_VERSION, "data"), prevent_initial_call=True)
-    def show_header(version_):
+    @app.callback(Output(ids.GRAPH_TITLE, "children"), Output(ids.DEVICE, "options"),
+                  Input(ids.HEADER_VERSION, "data"), State(ids.GRAPH_CHOICE, "value"),
+                  State(ids.POLICY, "value"), State(ids.DEVICE, "value"),
+                  prevent_initial_call=True)
+    def show_header(version_, choice, policy, device):
         """The header after the graph, the policy or the device changed (the browser's
-        ``headerGate`` passes only those versions on: an edit's is drawn without waiting
-        for this)."""
+        ``headerGate`` passes only those versions on). The dropdowns are set (``set_props``)
+        only where they show something else: they are inputs of callbacks that change the
+        session (and so the canvas), and Dash would hold the canvas back until this answered
+        if they were declared outputs."""
         s = services.session((version_ or {}).get("sid"))
         if s is None:
             raise PreventUpdate
         ws, graph = s
-        return (graph_title(graph, ws.source), ws.choice, ws.policy,
-                controller.device_options(ws.device), ws.device)
+        for cid, now, want in ((ids.GRAPH_CHOICE, choice, ws.choice),
+                               (ids.POLICY, policy, ws.policy), (ids.DEVICE, device, ws.device)):
+            if now != want:
+                set_props(cid, {"value": want})
+        return graph_title(graph, ws.source), controller.device_options(ws.device)
 
     @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
                   Output(ids.LOAD_NOTE, "children", allow_duplicate=True),

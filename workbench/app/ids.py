@@ -196,6 +196,7 @@ Q_TEXT = "question-text"
 Q_DEVICE = "question-device"
 Q_KNOB = "question-knob"         #: slider: log10 of the knob's value
 Q_CHART = "question-chart"
+Q_CHART_BOX = "question-chart-box"  #: holds Q_CHART once a question is shown (plotly loads then)
 Q_ANSWER = "question-answer"
 # glossary
 GLOSSARY = "glossary"

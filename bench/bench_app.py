@@ -19,8 +19,8 @@ nodes once flattened; git-ignored, built on the first run if missing, which need
   box; *Close layer* after a click on the open layer) until the drawing changed and a frame was painted;
 - ``edit round trip``: from pressing *Split* (the biggest group of at most ``--split-max`` ops
   drawn in the open biggest layer selected, else its smallest) or *Undo* until
-  the plan summary counts other kernels (or the old ones again), the canvas shows other boxes
-  (or the old ones) and a frame was painted; the positions of every drawn node are compared
+  the plan summary counts other kernels (or the old ones again), the split group's box is gone
+  from the canvas (or back, with as many boxes as before) and a frame was painted; the positions of every drawn node are compared
   before and after, and those that moved are counted apart: outside the split group (each one
   a fault) and the split group's own ops (allowed: their group changed; on the forward module
   they are two broadcasts that the planner duplicated into all 24 layer-norm groups, drawn in
@@ -87,8 +87,6 @@ poll();
 LEAVES = ("cy.nodes().filter(function (n) { return !n.isParent() && !n.hasClass('title'); })"
           ".length")
 GROUPS = "cy.nodes('.group').length"
-#: the drawing's tag (every element id starts with it; another grouping, another tag)
-PREFIX = "cy.nodes()[0].id().split(':')[0];"
 POSITIONS = """var cy = window.workbenchCy('graph-view'); var out = {};
 cy.nodes().forEach(function (n) { if (n.isParent() || n.hasClass('title')) return;
   var p = n.position(); out[n.data('vid')] = [p.x, p.y]; }); return out;"""
@@ -232,14 +230,14 @@ def session_checks(port: int, edits: int, split_max: int) -> dict:
             own = set(cy(driver, "cy.nodes('[vid = \"' + arguments[0] + '\"]')[0].descendants()"
                                  ".map(function (n) { return n.data('vid'); })", gvid))
             # a split leaves the group's free ops and duplicated producers with their readers:
-            # wait for another kernel count and another box count, not a computed one
-            tag = cy(driver, PREFIX)
+            # wait for another kernel count and for the group's box to be gone (its id names
+            # its members: the same box comes back on undo)
+            box = f"cy.nodes('[vid = \"{gvid}\"]').length"
             out["split"].append(timed(
                 driver, click_js("split-group"),
                 f"!document.getElementById('plan-summary').textContent.startsWith('{kernels} ') "
-                f"&& {PREFIX.rstrip(';')} != '{tag}'"))
+                f"&& {box} == 0"))
             after = driver.execute_script(POSITIONS)
-            tag = cy(driver, PREFIX)
             moved = [k for k, p in pos.items() if k in after and after[k] != p]
             out["moved"].append(sum(1 for k in moved if k not in own))
             out["moved_own"].append(sum(1 for k in moved if k in own))
@@ -247,7 +245,7 @@ def session_checks(port: int, edits: int, split_max: int) -> dict:
             out["undo"].append(timed(
                 driver, click_js("undo"),
                 f"document.getElementById('plan-summary').textContent.startsWith('{kernels} ') "
-                f"&& {PREFIX.rstrip(';')} != '{tag}' && {GROUPS} == {boxes}"))
+                f"&& {box} == 1 && {GROUPS} == {boxes}"))
             time.sleep(0.5)
         return out
     finally:

@@ -11,8 +11,8 @@ from workbench.app import controller, ids
 from workbench.app import view as views
 from workbench.app.drawing import vertex_ids
 from workbench.app.fmt import plural
-from workbench.app.graph_figure import (HIGHLIGHT_SLOTS, generation, highlight_rules,
-                                        layout_tag, stylesheet)
+from workbench.app.graph_figure import (HIGHLIGHT_SLOTS, highlight_rules, stylesheet,
+                                        with_scoped_ids)
 from workbench.app.hierarchy import ROOT, find_nodes, layers_of
 from workbench.app.scene import group_key
 from workbench.errors import WorkbenchError
@@ -121,20 +121,14 @@ def register(app, services) -> None:
         record = views.record_for(record, ws.graph_key, graph, layers, view.groups)
         canvas = services.canvas_for(version["sid"], ws.graph_key, graph, view.groups, record,
                                      view.mode)
-        salt = f"{ws.graph_key}|{view.mode}|{layout_tag(canvas.layout)}"
-        elements = generation_prefixed(canvas.elements, view.groups, record, salt)
+        salt = f"{ws.graph_key}|{view.mode}|{record.get('open')!r}|{record.get('nodes')!r}"
+        elements = with_scoped_ids(canvas.elements, salt)
         banner = " · ".join(x for x in (view.banner, canvas.layout.note) if x)
         triggers = triggered_ids()
         fit = not triggers or ids.XLA_TOGGLE in triggers or (
             ids.VERSION in triggers and bool(version.get("graph")))
         return (elements, {"name": "preset", "fit": fit, "padding": 20}, canvas.min_zoom,
                 banner)
-
-    def generation_prefixed(elements, groups, record, salt):
-        from workbench.app.graph_figure import with_prefix
-
-        tag = generation(groups, record.get("nodes", ()), salt + repr(record.get("open")))
-        return with_prefix(elements, tag)
 
     @app.callback(Output(ids.VIEW_STATE, "data"), Output(ids.FOUND, "data",
                                                           allow_duplicate=True),

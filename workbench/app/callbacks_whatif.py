@@ -207,7 +207,7 @@ def register(app, services) -> None:
             except WorkbenchError as exc:
                 return (no_update, controller.error_text(exc), *[no_update] * len(values))
             services.store.put_workspace(sid, new)
-        return (version(sid), "", *[st["value"] for st in slider_state(dev)])
+        return (version(sid, False, new), "", *[st["value"] for st in slider_state(dev)])
 
     @app.callback(Output(ids.WHATIF_SWEEP, "figure"), Input(ids.WHATIF_SWEEP_KNOB, "value"),
                   Input(ids.VERSION, "data"), Input(ids.TABS, "value"))

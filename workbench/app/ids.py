@@ -9,6 +9,8 @@ VIEW_STATE = "view-state"        #: dcc.Store: open layers, collapsed groups (ap
 FOUND = "found-vertex"           #: dcc.Store: drawing id to centre the view on (search, replay)
 REPLAY_STEP = "replay-step"      #: dcc.Store: the replay step drawn (None: the plan)
 MARKS = "step-marks"             #: dcc.Store: drawing ids a replay step or a refusal marks
+HEADER_VERSION = "header-version"  #: dcc.Store: VERSION, copied when the graph, policy or device changed
+REPLAY_REQUEST = "replay-request"  #: dcc.Store: a replay step (not the plan's end) to draw
 FIRST_VISIT = "first-visit"      #: dcc.Store (local storage): the help was dismissed
 APP_MSG = "app-message"          #: a request the server could not handle, in one line
 
@@ -198,6 +200,7 @@ Q_TEXT = "question-text"
 Q_DEVICE = "question-device"
 Q_KNOB = "question-knob"         #: slider: log10 of the knob's value
 Q_CHART = "question-chart"
+Q_CHART_BOX = "question-chart-box"  #: holds Q_CHART once a question is shown (plotly loads then)
 Q_ANSWER = "question-answer"
 # glossary
 GLOSSARY = "glossary"

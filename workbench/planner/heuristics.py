@@ -38,6 +38,9 @@ from __future__ import annotations
 
 import gc
 import heapq
+from functools import reduce
+from itertools import compress, count
+from operator import add, is_, is_not
 
 from workbench.costmodel.model import kernel_time
 from workbench.errors import InputError, PlanError
@@ -145,6 +148,10 @@ class PriorityRun(PlannerRun):
 
     def plan(self) -> None:
         self.version: dict[int, int] = {}
+        #: (producer gid, consumer gid) -> (producer ver, consumer ver, fused s, terms, inputs)
+        self._pairs: dict[tuple, tuple] = {}
+        #: producer gid -> its :class:`_Table` of consumers
+        self._tables: dict[int, _Table] = {}
         self.cands: dict[int, Candidate] = {}
         self.heap: list = []
         for g in sorted(self.state.groups.values(), key=lambda g: g.rank):
@@ -175,41 +182,34 @@ class PriorityRun(PlannerRun):
     def evaluate(self, p: Group, full: bool = False):
         """A :class:`Candidate` for fusing ``p`` into all its consumers, or None when it has no
         consumers. Only with ``full`` is legality checked here (the loop checks it when it pops
-        a candidate); a structural refusal is always reported."""
-        st, ix = self.state, self.ix
+        a candidate); a structural refusal is always reported.
+
+        Each producer-consumer pair's fused estimate is kept until either group changes (their
+        :attr:`~workbench.planner.state.Group.ver` snapshots say so): after a fusion, a producer
+        of many consumers re-estimates only the consumer that changed (XLA's priority fusion
+        likewise recomputes only the priorities a fusion invalidated)."""
+        st = self.state
         succ = st.succ[p.gid]
         if not succ:
             return None
-        if len(succ) == 1:
-            consumers = [st.groups[next(iter(succ))]]
+        r = self._structural(p, succ)
+        if r is not None and not full:   # refused whatever the costs: no need to order them
+            return Candidate(p, (), refusal=r, k=len(succ))
+        tab = self._tables.get(p.gid)
+        if tab is None or tab.pver is not p.ver or len(tab.gids) != len(succ) or \
+                not succ.issuperset(tab.gids):
+            tab = self._tables[p.gid] = self._table(p, succ)
         else:
-            consumers = sorted((st.groups[c] for c in succ), key=lambda g: g.rank)
-        r = self._structural(p, consumers)
-        if r is not None and not full:
-            return Candidate(p, consumers, refusal=r)
-        output, nbytes_of, contraction = ix.output, ix.nbytes, ix.contraction
-        keep = [v for v in p.outs if output[v]]
-        t_unfused, t_fused, fused, ins = st.time(p), 0.0, [], []
-        p_dot = bool(p.special) and any(contraction[m] for m in p.special)
-        dev, time_of = self.dev, kernel_time
-        for c in consumers:
-            flops, trans = c.flops + p.flops, c.trans + p.trans
-            shared = p.members & c.members if p.dup or c.dup else ()
-            for m in shared:
-                flops -= ix.flops[m]
-                trans -= ix.trans[m]
-            n_in, in_bytes = st.merged_inputs(c, p)
-            written = c.out_bytes
-            for v in keep:
-                if v not in c.outs:
-                    written += nbytes_of[v]
-            nbytes = in_bytes + written
-            dot = p_dot or (bool(c.special) and any(contraction[m] for m in c.special))
-            t_fused += time_of(flops, trans, nbytes, dev, written, dot,
-                               st.calibrated(c, p, minus=shared))
-            t_unfused += c.t if c.t is not None else st.time(c)
-            fused.append((flops, trans, nbytes, written, dot))
-            ins.append(n_in)
+            vers = [c.ver for c in tab.consumers]
+            if not all(map(is_, vers, tab.vers)):
+                ctx: list = []
+                for i in compress(count(), map(is_not, vers, tab.vers)):
+                    tab.set(i, *self._pair_cached(p, tab.consumers[i], ctx))
+                tab.vers = vers
+        # summed in the consumers' order, one by one, as the estimate always was
+        t_unfused = reduce(add, tab.tcs, st.time(p))
+        t_fused = reduce(add, tab.times, 0.0)
+        consumers, fused, ins = list(tab.consumers), list(tab.terms), list(tab.ins)
         cand = Candidate(p, consumers, refusal=r, t_unfused=t_unfused, t_fused=t_fused,
                          fused=fused, n_inputs=ins)
         if r is not None:
@@ -217,6 +217,61 @@ class PriorityRun(PlannerRun):
         if full:
             return self.legality(cand) or cand
         return cand
+
+    def _table(self, p: Group, succ) -> "_Table":
+        """The estimates of fusing ``p`` into each of its consumers ``succ``, in rank order."""
+        groups = self.state.groups
+        if len(succ) == 1:
+            consumers = [groups[next(iter(succ))]]
+        else:
+            consumers = sorted((groups[c] for c in succ), key=_rank)
+        tab = _Table(p.ver, consumers)
+        ctx = []
+        for i, c in enumerate(consumers):
+            tab.set(i, *self._pair_cached(p, c, ctx))
+        return tab
+
+    def _pair_cached(self, p: Group, c: Group, ctx: list) -> tuple:
+        """:meth:`_pair` of ``p`` and ``c`` with ``c``'s time, kept until either changes
+        (``ctx``: the producer's terms, filled on first use)."""
+        key = (p.gid, c.gid)
+        e = self._pairs.get(key)
+        if e is None or e[0] is not p.ver or e[1] is not c.ver:
+            if not ctx:
+                ctx.extend(self._producer_terms(p))
+            t, terms, n_in = self._pair(p, c, *ctx)
+            e = self._pairs[key] = (p.ver, c.ver, t, terms, n_in,
+                                    c.t if c.t is not None else self.state.time(c))
+        return e[1:]
+
+    def _producer_terms(self, p: Group) -> tuple:
+        """What every pair of :meth:`_pair` needs of the producer: the bytes of its graph
+        outputs (written whatever the consumer) and whether it holds a contraction."""
+        ix = self.ix
+        output, nbytes_of = ix.output, ix.nbytes
+        keep = [v for v in p.outs if output[v]]
+        p_dot = bool(p.special) and any(ix.contraction[m] for m in p.special)
+        return keep, p_dot
+
+    def _pair(self, p: Group, c: Group, keep, p_dot) -> tuple:
+        """``(fused seconds, (flops, trans, bytes, written, dot), inputs)`` of producer ``p``
+        fused into consumer ``c``."""
+        st, ix = self.state, self.ix
+        flops, trans = c.flops + p.flops, c.trans + p.trans
+        shared = p.members & c.members if p.dup or c.dup else ()
+        for m in shared:
+            flops -= ix.flops[m]
+            trans -= ix.trans[m]
+        n_in, in_bytes = st.merged_inputs(c, p)
+        written = c.out_bytes
+        for v in keep:
+            if v not in c.outs:
+                written += ix.nbytes[v]
+        nbytes = in_bytes + written
+        dot = p_dot or (bool(c.special) and any(ix.contraction[m] for m in c.special))
+        t = kernel_time(flops, trans, nbytes, self.dev, written, dot,
+                        st.calibrated(c, p, minus=shared))
+        return t, (flops, trans, nbytes, written, dot), n_in
 
     def legality(self, cand: "Candidate"):
         """Check every producer-consumer union of ``cand``; a refused :class:`Candidate`, or
@@ -236,10 +291,13 @@ class PriorityRun(PlannerRun):
                                  fused=cand.fused, n_inputs=cand.n_inputs)
         return None
 
-    def _structural(self, p: Group, consumers) -> Refusal | None:
+    def _structural(self, p: Group, succ) -> Refusal | None:
+        """Why ``p`` cannot be fused into its consumers (the ids ``succ``) whatever the
+        costs, or None."""
         ix = self.ix
-        k = len(consumers)
-        if p.pinned or any(c.pinned for c in consumers):
+        k = len(succ)
+        groups = self.state.groups
+        if self.cons.pinned and (p.pinned or any(groups[c].pinned for c in succ)):
             return Refusal("pinned", "a pinned group is kept exactly as it is")
         if len(p.outs) > 1:
             return Refusal("multi-output", f"it writes {len(p.outs)} values "
@@ -350,6 +408,30 @@ def _count(n: int) -> str:
     from workbench.fmt import fmt_count
 
     return fmt_count(n)
+
+
+def _rank(g: Group) -> int:
+    return g.rank
+
+
+class _Table:
+    """A producer's consumers in rank order with each pair's estimate (see
+    :meth:`PriorityRun.evaluate`): valid while the producer's version ``pver`` and its set of
+    consumers stay; a consumer whose version changed is re-estimated alone."""
+
+    __slots__ = ("pver", "consumers", "gids", "vers", "times", "terms", "ins", "tcs")
+
+    def __init__(self, pver, consumers: list):
+        k = len(consumers)
+        self.pver, self.consumers = pver, consumers
+        self.gids = [c.gid for c in consumers]
+        self.vers = [None] * k
+        self.times, self.terms, self.ins, self.tcs = [0.0] * k, [None] * k, [0] * k, [0.0] * k
+
+    def set(self, i: int, ver, t: float, terms: tuple, n_in: int, tc: float) -> None:
+        """Consumer ``i`` (at version ``ver``): fused seconds, terms, inputs, its own time."""
+        self.vers[i], self.times[i], self.terms[i], self.ins[i], self.tcs[i] = \
+            ver, t, terms, n_in, tc
 
 
 class Candidate:

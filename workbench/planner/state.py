@@ -212,19 +212,21 @@ class FusionState:
     def merged_inputs(self, a: Group, b: Group) -> tuple[int, int]:
         """(count, bytes) of the external values read by ``a`` and ``b`` together: a value both
         read counts once (the union of their slices when both read it only through slices)."""
-        n, nb = 0, 0
-        for o, w in a.ext.items():
-            if o not in b.members:
-                n, nb = n + 1, nb + w
-        sliced = a.parts or b.parts
-        for o, w in b.ext.items():
-            if o in a.members:
-                continue
-            if o in a.ext:
-                if sliced:
-                    nb += self.shared_read(a, b, o) - a.ext[o]
-                continue
-            n, nb = n + 1, nb + w
+        # set operations in C, and bytes from the totals: a consumer that absorbed many
+        # producers reads hundreds of values (bytes are ints: the order of the sums is free)
+        aext, bext = a.ext, b.ext
+        common = aext.keys() & b.members          # what a reads of b's members
+        n = len(aext) - len(common)
+        nb = a.ext_bytes - (sum(map(aext.__getitem__, common)) if common else 0)
+        rest = bext.keys() - a.members            # what b reads from outside a
+        new = rest.difference(aext)               # ... that a does not read
+        n += len(new)
+        if new:
+            nb += sum(map(bext.__getitem__, new))
+        if (a.parts or b.parts) and len(new) < len(rest):
+            for o in rest:
+                if o in aext:
+                    nb += self.shared_read(a, b, o) - aext[o]
         return n, nb
 
     def shared_read(self, a: Group, b: Group, o: int) -> int:

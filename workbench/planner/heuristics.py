@@ -147,22 +147,25 @@ class PriorityRun(PlannerRun):
     """XLA GPU's priority fusion followed by sibling fusion (see the module notes)."""
 
     def plan(self) -> None:
-        self.version: dict[int, int] = {}
+        #: group id -> its valid heap entry ``(-benefit, rank, gid)`` (the others are stale)
+        self.live: dict[int, tuple] = {}
         #: (producer gid, consumer gid) -> (producer ver, consumer ver, fused s, terms, inputs)
         self._pairs: dict[tuple, tuple] = {}
         #: producer gid -> its :class:`_Table` of consumers
         self._tables: dict[int, _Table] = {}
-        self.cands: dict[int, Candidate] = {}
         self.heap: list = []
         for g in sorted(self.state.groups.values(), key=lambda g: g.rank):
             self.push(g)
-        while self.heap:
-            neg, _, gid, ver = heapq.heappop(self.heap)
-            if self.version.get(gid) != ver or gid not in self.state.groups:
+        heap, live, groups, pop = self.heap, self.live, self.state.groups, heapq.heappop
+        while heap:
+            entry = pop(heap)
+            gid = entry[2]
+            if live.get(gid) is not entry or gid not in groups:
                 continue
-            if -neg <= 0:
+            del live[gid]
+            if -entry[0] <= 0:
                 break
-            cand = self.cands.pop(gid)
+            cand = self._candidate(groups[gid], self._tables[gid])
             refused = self.legality(cand)
             if refused is None:
                 self.take(cand)
@@ -172,51 +175,71 @@ class PriorityRun(PlannerRun):
         SiblingFusion(self).apply()
 
     def push(self, g: Group) -> None:
-        ver = self.version.get(g.gid, 0) + 1
-        self.version[g.gid] = ver
-        cand = self.evaluate(g)
-        if isinstance(cand, Candidate) and cand.benefit > 0:
-            self.cands[g.gid] = cand
-            heapq.heappush(self.heap, (-cand.benefit, g.rank, g.gid, ver))
+        """(Re-)estimate ``g`` as a producer; a positive estimate gets a heap entry, unless the
+        entry it has already says the same (a re-estimate often changes nothing). The
+        :class:`Candidate` is built from the producer's table only when its entry is popped."""
+        gid = g.gid
+        succ = self.state.succ[gid]
+        if succ and self._structural(g, succ) is None:
+            tab = self._current(g, succ)
+            benefit = tab.t_unfused - tab.t_fused
+            if benefit > 0:
+                key = (-benefit, g.rank, gid)
+                if self.live.get(gid) != key:
+                    self.live[gid] = key
+                    heapq.heappush(self.heap, key)
+                return
+        self.live.pop(gid, None)
 
     def evaluate(self, p: Group, full: bool = False):
         """A :class:`Candidate` for fusing ``p`` into all its consumers, or None when it has no
         consumers. Only with ``full`` is legality checked here (the loop checks it when it pops
-        a candidate); a structural refusal is always reported.
-
-        Each producer-consumer pair's fused estimate is kept until either group changes (their
-        :attr:`~workbench.planner.state.Group.ver` snapshots say so): after a fusion, a producer
-        of many consumers re-estimates only the consumer that changed (XLA's priority fusion
-        likewise recomputes only the priorities a fusion invalidated)."""
-        st = self.state
-        succ = st.succ[p.gid]
+        a candidate); a structural refusal is always reported."""
+        succ = self.state.succ[p.gid]
         if not succ:
             return None
         r = self._structural(p, succ)
         if r is not None and not full:   # refused whatever the costs: no need to order them
             return Candidate(p, (), refusal=r, k=len(succ))
-        tab = self._tables.get(p.gid)
-        if tab is None or tab.pver is not p.ver or len(tab.gids) != len(succ) or \
-                not succ.issuperset(tab.gids):
-            tab = self._tables[p.gid] = self._table(p, succ)
-        else:
-            vers = [c.ver for c in tab.consumers]
-            if not all(map(is_, vers, tab.vers)):
-                ctx: list = []
-                for i in compress(count(), map(is_not, vers, tab.vers)):
-                    tab.set(i, *self._pair_cached(p, tab.consumers[i], ctx))
-                tab.vers = vers
-        # summed in the consumers' order, one by one, as the estimate always was
-        t_unfused = reduce(add, tab.tcs, st.time(p))
-        t_fused = reduce(add, tab.times, 0.0)
-        consumers, fused, ins = list(tab.consumers), list(tab.terms), list(tab.ins)
-        cand = Candidate(p, consumers, refusal=r, t_unfused=t_unfused, t_fused=t_fused,
-                         fused=fused, n_inputs=ins)
+        cand = self._candidate(p, self._current(p, succ), r)
         if r is not None:
             return cand
         if full:
             return self.legality(cand) or cand
         return cand
+
+    def _candidate(self, p: Group, tab: "_Table", refusal=None) -> "Candidate":
+        return Candidate(p, list(tab.consumers), refusal=refusal, t_unfused=tab.t_unfused,
+                         t_fused=tab.t_fused, fused=list(tab.terms), n_inputs=list(tab.ins))
+
+    def _current(self, p: Group, succ) -> "_Table":
+        """``p``'s table of consumers, brought up to date.
+
+        Each producer-consumer pair's fused estimate is kept until either group changes (their
+        :attr:`~workbench.planner.state.Group.ver` snapshots say so): after a fusion, a producer
+        of many consumers re-estimates only the consumer that changed (XLA's priority fusion
+        likewise recomputes only the priorities a fusion invalidated). The times are summed in
+        the consumers' order, one by one, as the estimate always was."""
+        tab = self._tables.get(p.gid)
+        if tab is None or tab.pver is not p.ver or len(tab.gids) != len(succ) or \
+                not succ.issuperset(tab.gids):
+            tab = self._tables[p.gid] = self._table(p, succ)
+        elif len(tab.gids) == 1:
+            c = tab.consumers[0]
+            if tab.vers[0] is c.ver:
+                return tab
+            tab.set(0, *self._pair_cached(p, c, []))
+        else:
+            vers = [c.ver for c in tab.consumers]
+            if all(map(is_, vers, tab.vers)):
+                return tab
+            ctx: list = []
+            for i in compress(count(), map(is_not, vers, tab.vers)):
+                tab.set(i, *self._pair_cached(p, tab.consumers[i], ctx))
+            tab.vers = vers
+        tab.t_unfused = reduce(add, tab.tcs, self.state.time(p))
+        tab.t_fused = reduce(add, tab.times, 0.0)
+        return tab
 
     def _table(self, p: Group, succ) -> "_Table":
         """The estimates of fusing ``p`` into each of its consumers ``succ``, in rank order."""
@@ -226,7 +249,7 @@ class PriorityRun(PlannerRun):
         else:
             consumers = sorted((groups[c] for c in succ), key=_rank)
         tab = _Table(p.ver, consumers)
-        ctx = []
+        ctx: list = []
         for i, c in enumerate(consumers):
             tab.set(i, *self._pair_cached(p, c, ctx))
         return tab
@@ -419,7 +442,8 @@ class _Table:
     :meth:`PriorityRun.evaluate`): valid while the producer's version ``pver`` and its set of
     consumers stay; a consumer whose version changed is re-estimated alone."""
 
-    __slots__ = ("pver", "consumers", "gids", "vers", "times", "terms", "ins", "tcs")
+    __slots__ = ("pver", "consumers", "gids", "vers", "times", "terms", "ins", "tcs",
+                 "t_unfused", "t_fused")
 
     def __init__(self, pver, consumers: list):
         k = len(consumers)
@@ -427,6 +451,8 @@ class _Table:
         self.gids = [c.gid for c in consumers]
         self.vers = [None] * k
         self.times, self.terms, self.ins, self.tcs = [0.0] * k, [None] * k, [0] * k, [0.0] * k
+        #: the sums at the last update (seconds)
+        self.t_unfused = self.t_fused = 0.0
 
     def set(self, i: int, ver, t: float, terms: tuple, n_in: int, tc: float) -> None:
         """Consumer ``i`` (at version ``ver``): fused seconds, terms, inputs, its own time."""

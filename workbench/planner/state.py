@@ -212,20 +212,24 @@ class FusionState:
     def merged_inputs(self, a: Group, b: Group) -> tuple[int, int]:
         """(count, bytes) of the external values read by ``a`` and ``b`` together: a value both
         read counts once (the union of their slices when both read it only through slices)."""
-        # set operations in C, and bytes from the totals: a consumer that absorbed many
-        # producers reads hundreds of values (bytes are ints: the order of the sums is free)
+        # counted from the totals by set intersections in C, each walking its smaller side: a
+        # group that absorbed many producers reads hundreds of values (ext and members are
+        # disjoint; bytes are ints, so the order of the sums is free)
         aext, bext = a.ext, b.ext
-        common = aext.keys() & b.members          # what a reads of b's members
-        n = len(aext) - len(common)
-        nb = a.ext_bytes - (sum(map(aext.__getitem__, common)) if common else 0)
-        rest = bext.keys() - a.members            # what b reads from outside a
-        new = rest.difference(aext)               # ... that a does not read
-        n += len(new)
-        if new:
-            nb += sum(map(bext.__getitem__, new))
-        if (a.parts or b.parts) and len(new) < len(rest):
-            for o in rest:
-                if o in aext:
+        ak, bk = aext.keys(), bext.keys()
+        ca = ak & b.members                       # a reads what b computes
+        cb = bk & a.members                       # b reads what a computes
+        both = bk & ak                            # both read
+        n = len(aext) - len(ca) + len(bext) - len(cb) - len(both)
+        nb = a.ext_bytes + b.ext_bytes
+        if ca:
+            nb -= sum(map(aext.__getitem__, ca))
+        if cb:
+            nb -= sum(map(bext.__getitem__, cb))
+        if both:
+            nb -= sum(map(bext.__getitem__, both))
+            if a.parts or b.parts:
+                for o in both:
                     nb += self.shared_read(a, b, o) - aext[o]
         return n, nb
 

@@ -39,10 +39,9 @@ from __future__ import annotations
 import gc
 import heapq
 from functools import reduce
-from itertools import compress, count
-from operator import add, is_, is_not
+from itertools import count
+from operator import add
 
-from workbench.costmodel.model import kernel_time
 from workbench.errors import InputError, PlanError
 from workbench.ir.graph import Graph
 from workbench.planner.driver import (PlannerRun, _round, bound_text, saved_bytes_text,
@@ -149,10 +148,8 @@ class PriorityRun(PlannerRun):
     def plan(self) -> None:
         #: group id -> its valid heap entry ``(-benefit, rank, gid)`` (the others are stale)
         self.live: dict[int, tuple] = {}
-        #: (producer gid, consumer gid) -> (producer ver, consumer ver, fused s, terms, inputs)
-        self._pairs: dict[tuple, tuple] = {}
-        #: producer gid -> its :class:`_Table` of consumers
-        self._tables: dict[int, _Table] = {}
+        #: producer gid -> its table of consumers (see :meth:`_current`)
+        self._tables: dict[int, list] = {}
         self.heap: list = []
         for g in sorted(self.state.groups.values(), key=lambda g: g.rank):
             self.push(g)
@@ -182,7 +179,7 @@ class PriorityRun(PlannerRun):
         succ = self.state.succ[gid]
         if succ and self._structural(g, succ) is None:
             tab = self._current(g, succ)
-            benefit = tab.t_unfused - tab.t_fused
+            benefit = tab[_UNFUSED] - tab[_FUSED]
             if benefit > 0:
                 key = (-benefit, g.rank, gid)
                 if self.live.get(gid) != key:
@@ -208,77 +205,78 @@ class PriorityRun(PlannerRun):
             return self.legality(cand) or cand
         return cand
 
-    def _candidate(self, p: Group, tab: "_Table", refusal=None) -> "Candidate":
-        return Candidate(p, list(tab.consumers), refusal=refusal, t_unfused=tab.t_unfused,
-                         t_fused=tab.t_fused, fused=list(tab.terms), n_inputs=list(tab.ins))
+    def _candidate(self, p: Group, tab: list, refusal=None) -> "Candidate":
+        pairs = tab[_PAIRS]
+        return Candidate(p, list(tab[_CONSUMERS]), refusal=refusal, t_unfused=tab[_UNFUSED],
+                         t_fused=tab[_FUSED], fused=[e[2] for e in pairs],
+                         n_inputs=[e[3] for e in pairs])
 
-    def _current(self, p: Group, succ) -> "_Table":
-        """``p``'s table of consumers, brought up to date.
+    def _current(self, p: Group, succ) -> list:
+        """``p``'s table of consumers, brought up to date: ``[p's version, consumers in rank
+        order, one pair per consumer, t_unfused, t_fused]``, a pair being ``(consumer's version,
+        fused seconds, (flops, trans, bytes, written, dot), inputs, consumer's own seconds)``.
 
-        Each producer-consumer pair's fused estimate is kept until either group changes (their
+        A pair's estimate is kept until either group changes (their
         :attr:`~workbench.planner.state.Group.ver` snapshots say so): after a fusion, a producer
-        of many consumers re-estimates only the consumer that changed (XLA's priority fusion
+        of many consumers re-estimates only the consumers that changed (XLA's priority fusion
         likewise recomputes only the priorities a fusion invalidated). The times are summed in
         the consumers' order, one by one, as the estimate always was."""
         tab = self._tables.get(p.gid)
-        if tab is None or tab.pver is not p.ver or len(tab.gids) != len(succ) or \
-                not succ.issuperset(tab.gids):
-            tab = self._tables[p.gid] = self._table(p, succ)
-        elif len(tab.gids) == 1:
-            c = tab.consumers[0]
-            if tab.vers[0] is c.ver:
-                return tab
-            tab.set(0, *self._pair_cached(p, c, []))
+        k = len(succ)
+        if k == 1:
+            c = self.state.groups[next(iter(succ))]
+            if tab is not None and tab[_VER] is p.ver and tab[_CONSUMERS][0] is c:
+                e = tab[_PAIRS][0]
+                if e[0] is c.ver:
+                    return tab
+            e = self._pair(p, c, *self._producer_terms(p))
+            tab = self._tables[p.gid] = [p.ver, [c], [e], self.state.time(p) + e[4], 0.0 + e[1]]
+            return tab
+        if tab is None or tab[_VER] is not p.ver or len(tab[_CONSUMERS]) != k or \
+                not all(c.gid in succ for c in tab[_CONSUMERS]):
+            tab = self._tables[p.gid] = self._table(p, succ, tab)
         else:
-            vers = [c.ver for c in tab.consumers]
-            if all(map(is_, vers, tab.vers)):
+            pairs = tab[_PAIRS]
+            vers = [c.ver for c in tab[_CONSUMERS]]
+            stale = [i for i, v, e in zip(count(), vers, pairs) if e[0] is not v]
+            if not stale:
                 return tab
-            ctx: list = []
-            for i in compress(count(), map(is_not, vers, tab.vers)):
-                tab.set(i, *self._pair_cached(p, tab.consumers[i], ctx))
-            tab.vers = vers
-        tab.t_unfused = reduce(add, tab.tcs, self.state.time(p))
-        tab.t_fused = reduce(add, tab.times, 0.0)
+            ctx = self._producer_terms(p)
+            for i in stale:
+                pairs[i] = self._pair(p, tab[_CONSUMERS][i], *ctx)
+        pairs = tab[_PAIRS]
+        tab[_UNFUSED] = reduce(add, [e[4] for e in pairs], self.state.time(p))
+        tab[_FUSED] = reduce(add, [e[1] for e in pairs], 0.0)
         return tab
 
-    def _table(self, p: Group, succ) -> "_Table":
-        """The estimates of fusing ``p`` into each of its consumers ``succ``, in rank order."""
-        groups = self.state.groups
-        if len(succ) == 1:
-            consumers = [groups[next(iter(succ))]]
-        else:
-            consumers = sorted((groups[c] for c in succ), key=_rank)
-        tab = _Table(p.ver, consumers)
-        ctx: list = []
-        for i, c in enumerate(consumers):
-            tab.set(i, *self._pair_cached(p, c, ctx))
-        return tab
-
-    def _pair_cached(self, p: Group, c: Group, ctx: list) -> tuple:
-        """:meth:`_pair` of ``p`` and ``c`` with ``c``'s time, kept until either changes
-        (``ctx``: the producer's terms, filled on first use)."""
-        key = (p.gid, c.gid)
-        e = self._pairs.get(key)
-        if e is None or e[0] is not p.ver or e[1] is not c.ver:
-            if not ctx:
-                ctx.extend(self._producer_terms(p))
-            t, terms, n_in = self._pair(p, c, *ctx)
-            e = self._pairs[key] = (p.ver, c.ver, t, terms, n_in,
-                                    c.t if c.t is not None else self.state.time(c))
-        return e[1:]
+    def _table(self, p: Group, succ, old) -> list:
+        """A new table of ``p``'s consumers ``succ`` (``old``: the previous one, whose pairs
+        are kept where neither group changed)."""
+        consumers = sorted((self.state.groups[c] for c in succ), key=_rank)
+        kept = {}
+        if old is not None and old[_VER] is p.ver:
+            kept = {c.gid: e for c, e in zip(old[_CONSUMERS], old[_PAIRS])}
+        ctx = None
+        pairs = []
+        for c in consumers:
+            e = kept.get(c.gid)
+            if e is None or e[0] is not c.ver:
+                if ctx is None:
+                    ctx = self._producer_terms(p)
+                e = self._pair(p, c, *ctx)
+            pairs.append(e)
+        return [p.ver, consumers, pairs, 0.0, 0.0]
 
     def _producer_terms(self, p: Group) -> tuple:
         """What every pair of :meth:`_pair` needs of the producer: the bytes of its graph
         outputs (written whatever the consumer) and whether it holds a contraction."""
-        ix = self.ix
-        output, nbytes_of = ix.output, ix.nbytes
+        output = self.ix.output
         keep = [v for v in p.outs if output[v]]
-        p_dot = bool(p.special) and any(ix.contraction[m] for m in p.special)
+        p_dot = bool(p.special) and any(self.ix.contraction[m] for m in p.special)
         return keep, p_dot
 
     def _pair(self, p: Group, c: Group, keep, p_dot) -> tuple:
-        """``(fused seconds, (flops, trans, bytes, written, dot), inputs)`` of producer ``p``
-        fused into consumer ``c``."""
+        """The pair of producer ``p`` fused into consumer ``c`` (see :meth:`_current`)."""
         st, ix = self.state, self.ix
         flops, trans = c.flops + p.flops, c.trans + p.trans
         shared = p.members & c.members if p.dup or c.dup else ()
@@ -292,9 +290,9 @@ class PriorityRun(PlannerRun):
                 written += ix.nbytes[v]
         nbytes = in_bytes + written
         dot = p_dot or (bool(c.special) and any(ix.contraction[m] for m in c.special))
-        t = kernel_time(flops, trans, nbytes, self.dev, written, dot,
-                        st.calibrated(c, p, minus=shared))
-        return t, (flops, trans, nbytes, written, dot), n_in
+        t = st.ktime(flops, trans, nbytes, written, dot, st.calibrated(c, p, minus=shared))
+        return (c.ver, t, (flops, trans, nbytes, written, dot), n_in,
+                c.t if c.t is not None else st.time(c))
 
     def legality(self, cand: "Candidate"):
         """Check every producer-consumer union of ``cand``; a refused :class:`Candidate`, or
@@ -347,6 +345,7 @@ class PriorityRun(PlannerRun):
                   for g in (p, *cand.consumers)]
         saved, ptrans = p.out_bytes, p.trans
         consumers = st.fuse_into_consumers(p, cand.consumers)
+        del self._tables[p.gid]
         for c in consumers:
             self.tighten(c)
         self.log_later("fuse", True, "benefit" if cand.k == 1 else "duplicate", _fuse_entry,
@@ -437,27 +436,8 @@ def _rank(g: Group) -> int:
     return g.rank
 
 
-class _Table:
-    """A producer's consumers in rank order with each pair's estimate (see
-    :meth:`PriorityRun.evaluate`): valid while the producer's version ``pver`` and its set of
-    consumers stay; a consumer whose version changed is re-estimated alone."""
-
-    __slots__ = ("pver", "consumers", "gids", "vers", "times", "terms", "ins", "tcs",
-                 "t_unfused", "t_fused")
-
-    def __init__(self, pver, consumers: list):
-        k = len(consumers)
-        self.pver, self.consumers = pver, consumers
-        self.gids = [c.gid for c in consumers]
-        self.vers = [None] * k
-        self.times, self.terms, self.ins, self.tcs = [0.0] * k, [None] * k, [0] * k, [0.0] * k
-        #: the sums at the last update (seconds)
-        self.t_unfused = self.t_fused = 0.0
-
-    def set(self, i: int, ver, t: float, terms: tuple, n_in: int, tc: float) -> None:
-        """Consumer ``i`` (at version ``ver``): fused seconds, terms, inputs, its own time."""
-        self.vers[i], self.times[i], self.terms[i], self.ins[i], self.tcs[i] = \
-            ver, t, terms, n_in, tc
+#: the fields of a producer's table (:meth:`PriorityRun._current`)
+_VER, _CONSUMERS, _PAIRS, _UNFUSED, _FUSED = range(5)
 
 
 class Candidate:

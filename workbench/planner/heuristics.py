@@ -47,7 +47,8 @@ from workbench.ir.graph import Graph
 from workbench.planner.driver import (PlannerRun, _round, bound_text, saved_bytes_text,
                                       snap_desc, snap_names)
 from workbench.fmt import fmt_time, name_list
-from workbench.planner.legality import Refusal
+from workbench.costmodel.model import BASE_REGISTERS
+from workbench.planner.legality import MAX_OPERANDS_AND_OUTPUTS, Refusal
 from workbench.planner.plan import Constraints, Plan
 from workbench.planner.state import Group
 
@@ -290,7 +291,8 @@ class PriorityRun(PlannerRun):
                 written += ix.nbytes[v]
         nbytes = in_bytes + written
         dot = p_dot or (bool(c.special) and any(ix.contraction[m] for m in c.special))
-        t = st.ktime(flops, trans, nbytes, written, dot, st.calibrated(c, p, minus=shared))
+        t = st.ktime(flops, trans, nbytes, written, dot,
+                     None if st.costs is None else st.calibrated(c, p, minus=shared))
         return (c.ver, t, (flops, trans, nbytes, written, dot), n_in,
                 c.t if c.t is not None else st.time(c))
 
@@ -302,7 +304,14 @@ class PriorityRun(PlannerRun):
         p, ix = cand.producer, self.ix
         keep = [v for v in p.outs if ix.output[v]]
         upstream_reduces = bool(p.select(ix.reduction))
+        forbidden, dev = self.cons.forbidden, self.dev
+        cap = dev.max_registers_per_thread if dev.is_gpu else None
         for c, n_in in zip(cand.consumers, cand.n_inputs):
+            # the union check() passes without a view, decided without building its counts
+            if not (p.special or c.special or forbidden or len(c.roots) > 1
+                    or n_in + len(c.outs) + len(keep) > MAX_OPERANDS_AND_OUTPUTS) and \
+                    (cap is None or p.live + c.live + BASE_REGISTERS <= cap):
+                continue
             counts = self.union_counts(p, c, upstream_reduces, list(c.roots),
                                        n_out=len(c.outs) + len(keep), n_in=n_in)
             r = self.check([p.members, c.members], counts, upstream=0)

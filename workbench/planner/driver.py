@@ -68,6 +68,10 @@ class PlannerRun:
         return snap_desc(self.ix, g.ver, len(g.members), max(g.roots) if g.roots else None,
                          g.pattern)
 
+    def desc_of(self, snap: tuple) -> str:
+        """:meth:`desc` of a snapshot ``(version, size, latest root, pattern)``."""
+        return snap_desc(self.ix, *snap)
+
     # ----- checks ----------------------------------------------------------------------------
 
     def union_counts(self, a: Group, b: Group, upstream_reduces: bool, roots=None,

@@ -11,7 +11,6 @@ when set (``WORKBENCH_SCREENSHOTS=docs`` refreshes docs/teaching.md's images).
 from __future__ import annotations
 
 import os
-import shutil
 import time
 
 import pytest
@@ -78,22 +77,11 @@ def shot(duo, tmp_path, name: str) -> None:
 
 
 @pytest.fixture
-def fresh_cache(tmp_path, monkeypatch):
-    """A cache without lesson measurements (so the lesson measures in front of the test); the
-    machine's cpu profile is copied and the compiled kernels' caches are shared (linked), so
-    that the measurement compiles nothing it compiled before."""
-    from workbench.paths import cache_dir
-
-    old = cache_dir()
-    new = tmp_path / "cache"
-    new.mkdir()
-    if (old / "cpu_profile.json").is_file():
-        shutil.copy(old / "cpu_profile.json", new / "cpu_profile.json")
-    for kernels in ("cpu", "cuda", "numba"):
-        (old / kernels).mkdir(parents=True, exist_ok=True)
-        (new / kernels).symlink_to(old / kernels, target_is_directory=True)
-    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(new))
-    return new
+def fresh_cache(private_cache):
+    """A cache without lesson measurements (so the lesson measures in front of the test): the
+    conftest's private cache (the cpu profile copied, the compiled kernels' caches linked, so
+    that the measurement compiles nothing it compiled before)."""
+    return private_cache
 
 
 def test_a_lesson_steps_from_unfused_to_fused_and_shows_measured_and_predicted_times(

@@ -167,24 +167,14 @@ def kernel_timer(device: DeviceProfile):
     cal = calibration_of(device)
     if cal is None:
         return plain
-    launches: dict = {}
-    memories: dict = {}
-    min_work, par, cal_overlap = cal.parallel_min_work, max(cal.parallel_speedup, 1.0), \
-        cal.overlap
-
     def calibrated_time(flops, trans, nbytes, written=None, contraction=False,
                         calibrated=None):
         if calibrated is None:
             return plain(flops, trans, nbytes, written, contraction)
         cs, ds, work, traffic = calibrated
-        compute = cs / (par if work >= min_work else 1.0) + ds
-        launch = launches.get(traffic)
-        if launch is None:
-            launch = launches[traffic] = cal.launch(traffic)
-        memory = memories.get(nbytes)
-        if memory is None:
-            memory = memories[nbytes] = cal.memory(nbytes)
-        return launch + (compute + memory - cal_overlap * min(compute, memory))
+        # cpu_time itself: its terms (issue 11's short-row loops, footprint-bounded streaming)
+        # depend on more than a memoised launch and memory term can hold
+        return cpu_time(cal, cs, ds, nbytes, work, traffic)
 
     return calibrated_time
 

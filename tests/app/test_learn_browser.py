@@ -57,6 +57,18 @@ def click_node(duo, canvas: str, node: str) -> None:
     chain.w3c_actions.pointer_action.pointer_up()
     chain.perform()
     wait_for(duo, lambda: (node in selected(duo, canvas)) != was, 10, f"{node} (de)selected")
+    # dash-cytoscape sends selectedNodeData to Dash 100 ms after the last click (debounced):
+    # wait until the callbacks' State holds the canvas's selection, else Group may miss a node
+    wait_for(duo, lambda: dash_selected(duo, canvas) == selected(duo, canvas), 10,
+             f"{node}'s selection sent to Dash")
+
+
+def dash_selected(duo, canvas: str) -> set:
+    """The nodes of ``canvas``'s selectedNodeData prop as Dash holds it (what a callback reads)."""
+    return set(duo.driver.execute_script(
+        "var l = window.dash_component_api.getLayout(arguments[0]);"
+        "return ((l && l.props.selectedNodeData) || []).map(function (d) { return d.node; });",
+        canvas) or [])
 
 
 def selected(duo, canvas: str) -> set:

@@ -180,6 +180,8 @@ def test_cost_rows_give_fused_unfused_and_saving():
     assert rows["FLOPs"][0] == "1 MFLOP"
     assert rows["registers / thread"] == ("-", "-")  # unknown on the CPU
     assert rows["predicted time"] == ("12 µs", "23 µs")
+    # launch + memory + compute + overlap = predicted: 2 + 3 + 10 - 3 = 12 µs; 2 + 15 + 10 - 4
+    assert rows["overlap (memory and compute at once)"] == ("−3 µs", "−4 µs")
     assert rows["saving"] == ("11 µs", "")           # seconds in the seconds column
     assert rows["speedup (unfused / fused)"] == ("1.92x", "")
 

@@ -465,10 +465,13 @@ def test_tune_answers_at_once_and_its_job_ends_with_trials(served, private_cache
     assert [r["change"] for r in rows] == [t.description for t in result.trials]
     assert (result.fresh, result.reused) == (3, 0)               # the start and 2 variants
     summary = p[(ids.TUNE_SUMMARY, "children")]
-    assert summary.startswith("Measured 2 variant(s) (3 fresh, 0 from the results store)")
+    assert summary.startswith("Measured the start plan and 2 variant(s) in ")
+    assert "(3 measurements: 3 made now, 0 from the results store)" in summary
     with ResultsStore(private_cache / "results.sqlite") as store:
         assert store.count() == 3
     assert len(p[(ids.TUNE_HISTORY, "rowData")]) == 3
+    # each stored prediction says which cost model made it
+    assert {r["cost"] for r in p[(ids.TUNE_HISTORY, "rowData")]} == {"cpu"}
     ws = app.services.session(sid)[0]
     if result.improved:     # the faster plan is the current one, and the page is told
         assert ws.plan.fingerprint == result.best.fingerprint

@@ -52,7 +52,8 @@ def test_user_errors_exit_2(capsys, tmp_path):
     assert main(["plan", str(tmp_path / "missing.json")]) == 2
     assert "error:" in capsys.readouterr().err
     assert main(["compare-xla", str(SAMPLES / "chain10.json")]) == 2
-    assert "no XLA fusion tags" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no XLA fusion tags" in err and err.startswith(f"error: {SAMPLES / 'chain10.json'}: ")
     with pytest.raises(SystemExit) as exc:
         main(["plan", "chain10", "--policy", "fastest"])
     assert exc.value.code == 2

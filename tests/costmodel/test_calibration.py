@@ -7,6 +7,8 @@ from dataclasses import replace
 
 import pytest
 
+from workbench.fmt import fmt_bytes, fmt_time
+
 from tests.planner.planner_helpers import FIXED_CPU
 from workbench.costmodel import group_cost, op_cost, plan_cost
 from workbench.costmodel.calibration import (Calibration, combine, compute_beyond_memory,
@@ -135,13 +137,18 @@ def test_a_miss_names_the_term_that_was_wrong():
     c = group_cost(g, ["a", "e"], DEV)
     text = miss_text(c, 10 * c.predicted_s)
     assert text.startswith("transcendental (exp): ")
-    assert "per element, the model assumed 1 ns" in text
+    assert "per element (16.4k elements in " in text and "the model assumed 1 ns" in text
     b = GraphBuilder("copy")
     x = b.parameter("x", (1 << 22,))
     y = b.op("negate", [x])
     mem = op_cost(verify(b.build([y])), y, replace(DEV, name="cpu"))
     assert mem.dominant.startswith("memory (")
     assert "ran at" in miss_text(mem, 5 * mem.predicted_s) and "B/s" in miss_text(mem, 1.0)
+    # the rate is stated with what it is made of: the bytes the model counts and the time
+    # beyond the launch (so it can be checked against the table's GB/s, which differs)
+    one = miss_text(mem, 1.0)
+    assert f"({fmt_bytes(mem.bytes_total)} the model counts, in " in one
+    assert fmt_time(1.0 - mem.terms["launch"]) + " beyond the launch" in one
 
 
 def test_a_malformed_calibration_falls_back_to_the_roofline():
@@ -188,3 +195,21 @@ def test_a_dot_with_an_epilogue_runs_at_the_output_fusions_measured_rate():
     # the planner prices the fusion the same way: fusing the relu into the dot does not pay
     plan = plan_graph(g, "priority", slow)
     assert len([grp for grp in plan.groups]) == 2
+
+
+def test_the_probe_source_says_which_measured_level_each_ceiling_is():
+    from workbench.costmodel.cpu_probe import probe_source
+    from workbench.costmodel.devices import levels_to_fields
+
+    levels = [{"name": "L1", "up_to": 512 << 10, "Bps": 2e11},
+              {"name": "L2", "up_to": 8 << 20, "Bps": 1e11},
+              {"name": "LLC", "up_to": 16 << 20, "Bps": 7e10},
+              {"name": "DRAM", "up_to": None, "Bps": 4e10}]
+    best = {"peak": (1e11, 2), "peak1": (5e10, 3), "exp": (10.0, 4)}
+    text = probe_source(best, levels, 10, True, False, False)
+    assert ("L1 up to 512.0 KiB, L2 up to 8.0 MiB, LLC up to 16.0 MiB, DRAM (the profile's "
+            "ceilings: its L2 is the measured L1, its LLC the measured LLC; L2 not kept)") in text
+    fields = levels_to_fields(levels)  # what the sentence describes
+    assert (fields["l2_bytes"], fields["llc_bytes"]) == (512 << 10, 16 << 20)
+    two = probe_source(best, levels[1:], 10, True, False, False)
+    assert "ceilings" not in two  # named as the profile names them: nothing to explain

@@ -172,6 +172,13 @@ def test_truncated_empty_and_binary_files(tmp_path, shared_hlo):
     with pytest.raises(ParseError, match="truncated") as e:
         load_graph(cut)
     assert e.value.file == str(cut) and e.value.line is not None
+    # cut in the middle of an instruction (its opcode): the syntax error says it, and why
+    mid = full.index("exponential(")
+    cut.write_text(full[: mid + 3])
+    with pytest.raises(ParseError, match=r"expected '\(' after opcode 'exp'; the file ends on "
+                       r"this line, inside computation .*: is it truncated\?") as e:
+        load_graph(cut)
+    assert e.value.line == full[:mid].count("\n") + 1
     empty = tmp_path / "empty.hlo"
     empty.write_text("  \n")
     with pytest.raises(InputError, match="empty"):

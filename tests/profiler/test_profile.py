@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import json
 from pathlib import Path
 
@@ -294,3 +295,14 @@ def test_no_device_profile_note_names_the_command_line_option(softmax):
     if pred is None:
         pytest.skip("no cost model installed")
     assert "--device NAME" in pred["error"] and "pass device=" not in pred["error"]
+
+
+def test_time_outside_the_kernels_is_never_printed_negative():
+    from workbench.cli.report_text import _outside_text
+
+    assert _outside_text(2.5e-6) == ("outside the kernels 2.5 µs a kernel "
+                                     "(min wall - min kernel sum)")
+    neg = _outside_text(-6.81e-7)
+    assert "-" not in neg.split("(")[0] and "below what this measures" in neg
+    assert "681 ns a kernel under the min kernel sum" in neg
+    assert _outside_text(math.nan) == "outside the kernels: not measured"

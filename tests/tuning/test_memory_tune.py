@@ -81,3 +81,27 @@ def test_tune_whose_kernel_crashes_or_hangs_stores_nothing(tmp_path):
     assert crashed.start_status == "crash" and "SIGSEGV" in crashed.start_message
     assert hung.start_status == "timeout" and "timed out after 0.5 s" in hung.start_message
     assert crashed.trials == () and not crashed.improved and store.count() == 0
+
+
+def test_tune_text_counts_what_the_margin_counts_and_names_the_rest():
+    from types import SimpleNamespace
+
+    from workbench.cli.tune_text import tune_text
+    from workbench.tuning.tune import Trial, TuneResult
+
+    base = 100e-6
+    # step 1: predicted faster, measured 10 µs slower (beyond the 3% margin): wrong
+    # step 2: predicted 241 ns slower, measured 2.02 µs faster (within 3 µs): not counted
+    # step 3: predicted and measured faster: right
+    trials = (Trial(1, "merge", "a", "f1", "f0", 90e-6, base, base + 10e-6, base, True),
+              Trial(2, "split", "b", "f2", "f0", base + 241e-9, base, base - 2.02e-6, base, True),
+              Trial(3, "split", "c", "f3", "f0", 95e-6, base, 90e-6, base, True))
+    start = SimpleNamespace(fingerprint="f0" * 8)
+    r = TuneResult("g", start, start, base, base, base, base, trials, 3, 0, 0.03, "local",
+                   "cpu", "cpu", 1.0)
+    assert [t.step for t in r.misranked] == [1]
+    text = tune_text(r)
+    assert ("the cost model's ranking was wrong for 1 variant (steps 1): predicted faster, "
+            "measured slower by more than 3% of the base, or the reverse") in text
+    assert ("1 more variant (steps 2) measured the other way than predicted, by less than 3% "
+            "of the base: within the noise margin, not counted as wrong") in text

@@ -46,7 +46,18 @@ def history_rows(graph) -> list[dict]:
     with store:
         return [{"label": r.label or r.policy, "plan": r.plan_fp[:8], "kernels": r.kernels,
                  "best": fmt_seconds(r.best_s), "predicted": fmt_seconds(r.predicted_s),
+                 # the prediction is the one made with these knobs: say which
+                 "cost": cost_model_words(r.cost_device),
                  "peak": fmt_bytes(r.peak_bytes)} for r in store.history(graph.fingerprint)]
+
+
+def cost_model_words(cost_device: str | None) -> str:
+    """The cost model a stored prediction was made with: ``cpu``, or ``cpu, knobs moved:
+    peak_flops=2.18e10, transcendental_flops=870`` (a what-if profile's name,
+    :func:`workbench.costmodel.knobs.split_name`)."""
+    name = str(cost_device or "-")
+    base, _, knobs = name.partition("+")
+    return f"{base}, knobs moved: {knobs.replace('+', ', ')}" if knobs else base
 
 
 #: the tune's controls while its job is in flight and after: (poll disabled, *Tune* disabled,

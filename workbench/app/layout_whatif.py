@@ -69,7 +69,8 @@ def whatif_tab(_button, _table) -> html.Div:
         html.H4("This graph in the results store"),
         _table(ids.TUNE_HISTORY, [("label", "what"), ("plan", "plan"), ("kernels", "kernels"),
                                   ("best", "measured"), ("predicted", "predicted"),
-                                  ("peak", "peak memory")], height="180px"),
+                                  ("cost", "predicted with"), ("peak", "peak memory")],
+               height="180px"),
     ])
 
 

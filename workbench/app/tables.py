@@ -95,11 +95,26 @@ COST_FIELDS = (
 )
 
 
+def _overlap_text(c: dict) -> str:
+    """predicted − launch − memory − compute (≤ 0: the time memory and compute overlap), or
+    ``-`` when a term is missing."""
+    keys = ("predicted_s", "launch_overhead_s", "memory_s", "compute_s")
+    if any(c.get(k) is None for k in keys):
+        return "-"
+    x = c["predicted_s"] - c["launch_overhead_s"] - c["memory_s"] - c["compute_s"]
+    return "−" + fmt_seconds(-x) if x < 0 else fmt_seconds(x)
+
+
 def cost_rows(fused, unfused=None) -> list[tuple[str, str, str]]:
     """(label, fused value, unfused value) rows for a cost card, plus the saving."""
     f, u = as_dict(fused), as_dict(unfused)
     rows = [(label, fmt(f.get(key)), fmt(u.get(key)) if u else "")
             for label, key, fmt in COST_FIELDS]
+    # the row that makes the terms add up to the predicted time: memory and compute run at
+    # once for part of the kernel (XLA's CombineComputeAndMemoryAccessTime, model.combine_times)
+    at = [r[0] for r in rows].index("compute time") + 1
+    rows.insert(at, ("overlap (memory and compute at once)", _overlap_text(f),
+                     _overlap_text(u) if u else ""))
     if f and u and f.get("predicted_s") is not None and u.get("predicted_s") is not None:
         saving = u["predicted_s"] - f["predicted_s"]
         ratio = u["predicted_s"] / f["predicted_s"] if f["predicted_s"] else float("inf")

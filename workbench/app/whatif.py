@@ -225,8 +225,9 @@ def tune_summary(r) -> str:
     if r.start_status != "ok":
         return f"The plan could not be measured ({r.start_status}): {r.start_message}"
     ok = sum(1 for t in r.trials if t.status == "ok")
-    head = (f"Measured {ok} variant(s) ({r.fresh} fresh, {r.reused} from the results store) "
-            f"in {r.seconds:.1f} s. ")
+    head = (f"Measured the start plan and {ok} variant(s) in {r.seconds:.1f} s "
+            f"({r.fresh + r.reused} measurements: {r.fresh} made now, {r.reused} from the "
+            "results store). ")
     if r.improved:
         return head + (f"Kept a plan {r.gain:.2f}x faster than the start "
                        f"({fmt_seconds(r.start_s)} → {fmt_seconds(r.best_s)}); it is now the "

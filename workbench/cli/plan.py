@@ -101,9 +101,16 @@ def cmd_compare_xla(args) -> int:
     from workbench.costmodel.devices import get_device
     from workbench.planner.heuristics import plan_graph
 
+    from workbench.errors import WorkbenchError
+
     graph = _load(args.file)
     plan = plan_graph(graph, policy=args.policy, device=args.device)
-    agreement = compare_with_xla(graph, plan)
+    try:
+        agreement = compare_with_xla(graph, plan)
+    except WorkbenchError as exc:  # e.g. no XLA fusion tags: name the file it is about
+        if exc.file is None:
+            exc.file = args.file
+        raise
     device = get_device(args.device)
     if args.json:
         doc = agreement.to_json()

@@ -62,8 +62,7 @@ def format_report(report) -> str:
     if report.fused_wall is not None and report.unfused_wall is not None:
         lines.append(
             f"call (end-to-end wall time): fused {_total(report.fused_wall)}  unfused "
-            f"{_total(report.unfused_wall)}; outside the kernels "
-            f"{fmt_time(report.outside_kernels_s)} a kernel (min wall - min kernel sum)")
+            f"{_total(report.unfused_wall)}; {_outside_text(report.outside_kernels_s)}")
     for o in report.outputs:
         status = "ok" if o.ok else f"MISMATCH ({o.mismatches} elements)"
         extra = ""
@@ -125,3 +124,16 @@ def _ratio(a, b) -> str:
     if not a or not b or not math.isfinite(a) or not math.isfinite(b):
         return "-"
     return f"{a / b:.2f}x"
+
+
+def _outside_text(per_kernel_s: float) -> str:
+    """The time a fused call spends outside its kernels, per kernel (min wall - min kernel
+    sum); a negative difference is no time: the kernel sum's own per-kernel timers cost more
+    than what runs between the kernels, so it is below what this measurement resolves."""
+    if not math.isfinite(per_kernel_s):
+        return "outside the kernels: not measured"
+    if per_kernel_s < 0:
+        return (f"outside the kernels: below what this measures (the call's min wall time is "
+                f"{fmt_time(-per_kernel_s)} a kernel under the min kernel sum, whose per-kernel "
+                "timers add that much)")
+    return f"outside the kernels {fmt_time(per_kernel_s)} a kernel (min wall - min kernel sum)"

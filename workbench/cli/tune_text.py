@@ -51,10 +51,21 @@ def tune_text(r, store_path=None) -> str:
         lines.append(f"the cost model's ranking was wrong for "
                      f"{plural(len(r.misranked), 'variant')} (steps "
                      f"{', '.join(str(t.step) for t in r.misranked)}): predicted "
-                     "faster, measured slower, or the reverse")
+                     f"faster, measured slower by more than {r.min_gain:.0%} of the base, "
+                     "or the reverse")
+    within = [t for t in r.trials if t.status == "ok" and not t.misranked(r.min_gain)
+              and t.measured_gain_s is not None and t.predicted_gain_s is not None
+              and t.measured_gain_s != 0 and (t.measured_gain_s > 0) != (t.predicted_gain_s > 0)]
+    if within:
+        word = "more variant" if r.misranked else "variant"
+        lines.append(f"{plural(len(within), word)} (steps "
+                     f"{', '.join(str(t.step) for t in within)}) measured the other way than "
+                     f"predicted, by less than {r.min_gain:.0%} of the base: within the noise "
+                     "margin, not counted as wrong")
     if r.misordered_pairs:
-        lines.append(f"{plural(len(r.misordered_pairs), 'pair')} of measured plans are in the "
-                     "wrong order by the prediction")
+        lines.append(f"{plural(len(r.misordered_pairs), 'pair')} of measured plans (any two "
+                     "plans measured, not only a variant against its base) are in the wrong "
+                     f"order by the prediction, by more than {r.min_gain:.0%}")
     lines.append(f"measurements: {r.fresh} fresh, {r.reused} from the results store"
                  + (f" ({store_path})" if store_path else "") + f"; {r.seconds:.1f} s")
     return "\n".join(lines)

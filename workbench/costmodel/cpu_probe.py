@@ -110,6 +110,13 @@ def probe_source(best, levels, sweep_trials, trans, busy: bool, contended: bool)
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime())
     found = ", ".join(f"{lv['name']}" + (f" up to {fmt_bytes(lv['up_to'])}" if lv["up_to"]
                                          else "") for lv in levels)
+    caches = [lv for lv in levels if lv["up_to"]]
+    if len(caches) > 2 or (len(caches) == 2 and caches[0]["name"] != "L2"):
+        # the profile has two cache ceilings (devices.levels_to_fields): say which level each is
+        found += (f" (the profile's ceilings: its L2 is the measured {caches[0]['name']}, its "
+                  f"LLC the measured {caches[-1]['name']}"
+                  + (f"; {', '.join(lv['name'] for lv in caches[1:-1])} not kept"
+                     if len(caches) > 2 else "") + ")")
     trans_note = (f"; transcendental from numpy float32 exp/tanh vs multiply (best of "
                   f"{best['exp'][1]})" if trans else
                   "; transcendental = 10 FLOP (its measurement failed)")

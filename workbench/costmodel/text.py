@@ -98,7 +98,8 @@ def miss_text(c: CostBreakdown, measured_s: float) -> str:
     """Which term of ``c`` was wrong when a kernel took ``measured_s``: its dominant term, with
     the rate the kernel achieved against the rate the model assumed, e.g. ``memory (LLC): ran
     at 3.1 GB/s, the model assumed 25 GB/s`` or ``transcendental (sin): 6.4 ns per element,
-    the model assumed 0.9 ns``; the whole time beyond the launch is put on that term."""
+    the model assumed 0.9 ns``, with the amount and the time the rate is made of; the whole
+    time beyond the launch is put on that term."""
     key = c.dominant_key
     if not key:
         return ""
@@ -110,11 +111,16 @@ def miss_text(c: CostBreakdown, measured_s: float) -> str:
                 f"{fmt_time(c.predicted_s)} ({fmt_time(c.terms.get('launch', 0.0))} of it "
                 "launch)")
     spent = max(measured_s - c.terms.get("launch", 0.0), measured_s * 0.05)
+    # the amount and the time the rate is made of are stated, so that the rate can be checked
+    # against the table (whose GB/s counts the kernel's arguments at the median time)
     if unit == "element":
-        return (f"{name}: {fmt_time(spent / amount)} per element, the model assumed "
+        return (f"{name}: {fmt_time(spent / amount)} per element ({fmt_count(amount)} elements "
+                f"in {fmt_time(spent)} beyond the launch), the model assumed "
                 f"{fmt_time(assumed_s / amount)}")
     rate_unit = "B/s" if unit == "B" else f"{unit}/s"
-    return (f"{name}: ran at {fmt_rate(amount / spent, rate_unit)}, the model assumed "
+    counted = fmt_bytes(amount) if unit == "B" else f"{fmt_count(amount)} {unit}"
+    return (f"{name}: ran at {fmt_rate(amount / spent, rate_unit)} ({counted} the model "
+            f"counts, in {fmt_time(spent)} beyond the launch), the model assumed "
             f"{fmt_rate(amount / assumed_s, rate_unit)}")
 
 

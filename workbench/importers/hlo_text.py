@@ -498,7 +498,15 @@ def parse_hlo_module(text: str, file: str = "<hlo>") -> HloModule:
                 continue
             if not stripped or stripped.startswith("//"):
                 continue
-            ins = _parse_instruction(raw, i, file)
+            try:
+                ins = _parse_instruction(raw, i, file)
+            except ParseError as exc:
+                if i == len(lines) and not text.endswith("\n"):  # cut off in the middle
+                    exc.message += (f"; the file ends on this line, inside computation "
+                                    f"{current.name!r} (opened at line {current.line}): is it "
+                                    "truncated?")
+                    exc.args = (str(exc),)
+                raise
             current.add(ins, file)
             count += 1
             if count > max_count:

@@ -306,3 +306,18 @@ def test_time_outside_the_kernels_is_never_printed_negative():
     assert "-" not in neg.split("(")[0] and "below what this measures" in neg
     assert "681 ns a kernel under the min kernel sum" in neg
     assert _outside_text(math.nan) == "outside the kernels: not measured"
+
+
+def test_predictions_from_an_uncalibrated_cpu_profile_say_so():
+    from dataclasses import replace
+
+    from tests.planner.planner_helpers import FIXED_CPU
+    from workbench.costmodel.devices import with_calibration
+    from workbench.profiler.profile import _calibration_note
+
+    (note,) = _calibration_note(FIXED_CPU)
+    assert note.startswith("the cpu profile is not calibrated") and "devices --refresh" in note
+    assert _calibration_note("h100") == []           # a GPU profile has its datasheet terms
+    assert _calibration_note(None) == []
+    calibrated = with_calibration(replace(FIXED_CPU), {"launch_s": 1e-7, "levels": []})
+    assert _calibration_note(calibrated) == []

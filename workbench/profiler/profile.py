@@ -363,12 +363,33 @@ def _rate(amount, seconds):
     return amount / seconds / 1e9 if seconds and seconds > 0 else 0.0
 
 
+def _calibration_note(device) -> list[str]:
+    """A note when the predictions come from an uncalibrated CPU profile (the roofline terms
+    of the quick probe, which miss most kernels of our backend by more than 2x: issue 11's
+    measurements), saying how to calibrate; ``[]`` otherwise."""
+    from workbench.costmodel.devices import get_device
+
+    try:
+        d = get_device(device) if device else None
+    except WorkbenchError:
+        return []
+    if d is None or d.kind != "cpu" or d.calibration:
+        return []
+    return [f"the {d.name} profile is not calibrated: predictions use the quick probe's "
+            "roofline terms (bandwidth, peak FLOP/s), which miss most kernels of this backend "
+            "by more than 2x; `workbench devices --refresh` measures this machine's kernel "
+            "classes once (one to four minutes the first time) and the predictions use them "
+            "from then on"]
+
+
 def _notes(compiled, pred):
     notes = list(compiled.notes)
     if pred is None:
         notes.append("no cost model available: predicted times are not shown")
     elif pred.get("error"):
         notes.append(pred["error"])
+    else:
+        notes += _calibration_note(pred.get("device"))
     fb = [k.group_id for k in compiled.kernels if k.fallback and not k.error]
     if compiled.offline:
         notes.append(f"{len(compiled.offline)} offline kernel(s) fold weights once, before the "

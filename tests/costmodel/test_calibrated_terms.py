@@ -138,3 +138,56 @@ def test_a_kernel_in_a_plan_bigger_than_a_cache_streams_at_the_plans_bandwidth()
     # a 32 MiB footprint streams at the 32 MiB point's 50 GB/s: so does a small kernel in it
     assert cal.memory(64 * KiB, (32 * MiB, 10)) == pytest.approx(64 * KiB / 50e9)
     assert cal.memory(64 * MiB, (32 * MiB, 10)) == pytest.approx(cal.memory(64 * MiB))
+
+
+#: a one-element kernel after 0.1, 1 and 10 ms of the reference interpreter (the 2-core VM's
+#: shape: no difference after 0.1 ms, ~0.3 us after 1 ms, ~0.9 us after 10 ms)
+INTERP = [[1e-4, 3e-8], [1e-3, 3e-7], [1e-2, 9e-7]]
+
+
+def test_a_kernel_after_the_interpreter_launches_as_the_probe_measured_there():
+    from workbench.costmodel.calibrated import INTERPRETED_RUNS_PER_ROUND, interpreted_context
+
+    dev = with_calibration(FIXED_CPU, dict(CAL, launch_s=1e-8, launch_ctx=[], launch_cold=[],
+                                           launch_interp=INTERP))
+    b = GraphBuilder("after_sort")
+    x = b.parameter("x", (16,))
+    n = b.op("negate", [x], node_id="n")
+    g = verify(b.build([n]))
+    plain = op_cost(g, "n", dev).terms["launch"]
+    assert plain == pytest.approx(1e-8)
+    # 0.25 ms per call of each plan: 4 runs a round, 1 ms of interpretation between two calls
+    assert INTERPRETED_RUNS_PER_ROUND == 2
+    with interpreted_context(g, 2.5e-4, 2.5e-4):
+        c = op_cost(g, "n", dev)
+        assert c.terms["launch"] == pytest.approx(3e-7)
+        assert plan_cost(g, plan_graph(g, "priority", dev), dev).total.terms["launch"] == \
+            pytest.approx(3e-7)
+    # log-log between the points (3 ms: between 1 and 10 ms), constant beyond the last
+    with interpreted_context(g, 7.5e-4, 7.5e-4):
+        want = interp_loglog(INTERP, 3e-3, extrapolate_linear=False)
+        assert op_cost(g, "n", dev).terms["launch"] == pytest.approx(want)
+        assert 3e-7 < want < 9e-7
+    with interpreted_context(g, 1.0):
+        assert op_cost(g, "n", dev).terms["launch"] == pytest.approx(9e-7)
+    # below the first point, and outside the block (the planner's context), nothing changes
+    with interpreted_context(g, 1e-6):
+        assert op_cost(g, "n", dev).terms["launch"] == pytest.approx(1e-8)
+    assert op_cost(g, "n", dev).terms["launch"] == pytest.approx(plain)
+
+
+def test_interpreter_seconds_are_checked_and_a_launch_knob_scales_the_curve():
+    from workbench.costmodel.calibrated import calibration_of, interpreted_context
+    from workbench.errors import InputError
+
+    dev = with_calibration(FIXED_CPU, dict(CAL, launch_interp=INTERP))
+    g = _binary(4, 4)
+    for bad in (-1.0, float("nan"), "1ms"):
+        with pytest.raises(InputError, match="interpreter seconds"):
+            with interpreted_context(g, bad):
+                pass
+    from dataclasses import replace
+
+    slow = replace(dev, launch_overhead_s=2 * dev.launch_overhead_s)
+    assert calibration_of(slow).launch_after_interpreter(1e-2) == pytest.approx(2 * 9e-7)
+    assert calibration_of(dev).launch_after_interpreter(1e-2) == pytest.approx(9e-7)

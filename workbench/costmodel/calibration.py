@@ -17,6 +17,17 @@ is a measurement of this machine running our kernels, not a datasheet or a sysfs
     2-core VM, the small kernels of graphs with footprints under 3 MiB ran in 0.6-1.6 µs, those
     of 8-32 MiB footprints in 3-7 µs, whatever their own size; a one-element kernel ran in 1.0
     µs alone and 3.4 µs (median) among 100 others.
+``launch_interp``
+    ``[[seconds, seconds]]``: the median time of a one-element kernel called after that many
+    seconds of the numpy reference interpreter (what a fallback kernel runs: a sort, a while
+    loop, a scatter) between two of its calls. The interpreter evicts the kernel's code, data
+    and page-table entries: on the 2-core VM a kernel ran in 30 ns after 0.1 ms of
+    interpretation, 0.3 µs after 1 ms, 0.9 µs after 10 ms, and the compiled kernels of plans
+    with a fallback of 1-8 ms ran in 0.5-1 µs however little they did. The interpreter's own
+    time is not something this model predicts (fallback kernels are outside it); the seconds
+    it spends between two calls of a compiled kernel are part of the kernel's *context*,
+    given by whoever runs the plan (:func:`~workbench.costmodel.calibrated.interpreted_context`:
+    the profiler and the benchmark, from the fallback kernels' measured times), 0 otherwise.
 ``stream``
     ``[bytes moved, seconds]`` of a streaming elementwise kernel (``y = 2 x``) at working sets
     from a few KiB to hundreds of MiB, launch taken off: the memory term interpolates it
@@ -240,6 +251,8 @@ class Calibration:
     loop: dict = field(default_factory=dict)
     #: half dtype -> {"write": seconds per element, "read": seconds per element}
     half: dict = field(default_factory=dict)
+    #: ((seconds of interpreter work between two calls, launch seconds), ...)
+    launch_interp: tuple = ()
 
     @staticmethod
     def from_json(doc: dict) -> "Calibration":
@@ -258,17 +271,35 @@ class Calibration:
             {k: tuple(tuple(p) for p in v) for k, v in doc.get("contraction", {}).items()},
             str(doc.get("source", "")), tuple(tuple(p) for p in doc.get("launch_ctx", ())),
             loop={k: tuple(sorted(tuple(p) for p in v)) for k, v in doc.get("loop", {}).items()},
-            half={k: {d: float(x) for d, x in v.items()} for k, v in doc.get("half", {}).items()})
+            half={k: {d: float(x) for d, x in v.items()} for k, v in doc.get("half", {}).items()},
+            launch_interp=tuple(tuple(float(x) for x in p)
+                                for p in doc.get("launch_interp", ())))
 
     # ----- the terms -------------------------------------------------------------------------
 
     def launch(self, context) -> float:
         """Seconds to launch a kernel in a plan of ``context`` = (footprint bytes, kernels per
-        round), at least the warm launch: the ``launch_ctx`` table (plans of 1 to 64 distinct
-        kernels and a footprint of 0 to 32 MiB, interpolated log-log in both; a footprint under
-        :data:`LAUNCH_FOOTPRINT_FLOOR` counts as the probe's footprint 0), else the
-        ``launch_cold`` curve by footprint (a number ``context`` is a footprint)."""
-        footprint, kernels = context if isinstance(context, tuple) else (context, 1)
+        round[, interpreter seconds between two of its calls]), at least the warm launch: the
+        ``launch_ctx`` table (plans of 1 to 64 distinct kernels and a footprint of 0 to 32 MiB,
+        interpolated log-log in both; a footprint under :data:`LAUNCH_FOOTPRINT_FLOOR` counts
+        as the probe's footprint 0), else the ``launch_cold`` curve by footprint (a number
+        ``context`` is a footprint); and at least the launch after that much interpretation
+        (:meth:`launch_after_interpreter`)."""
+        interp = context[2] if isinstance(context, tuple) and len(context) > 2 else 0.0
+        base = self._launch(context)
+        return max(base, self.launch_after_interpreter(interp)) if interp > 0 else base
+
+    def launch_after_interpreter(self, seconds: float) -> float:
+        """The ``launch_interp`` curve at ``seconds`` of interpreter work between two calls of
+        a kernel (interpolated log-log, constant beyond its ends; 0 below its first point,
+        where the probe saw no difference from the warm launch, or without the curve)."""
+        pts = self.launch_interp
+        if not pts or seconds < min(p[0] for p in pts):
+            return 0.0
+        return interp_loglog(pts, seconds, extrapolate_linear=False)
+
+    def _launch(self, context) -> float:
+        footprint, kernels = context[:2] if isinstance(context, tuple) else (context, 1)
         if self.launch_ctx:
             rows: dict = {}
             floor = float(LAUNCH_FOOTPRINT_FLOOR)

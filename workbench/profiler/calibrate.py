@@ -4,7 +4,8 @@ as the profiler times kernels, turned into the numbers the cost model reads.
 ``workbench devices --refresh`` runs :func:`calibrate_cpu`, which measures (see
 :mod:`workbench.costmodel.calibration` for what each number means and how the model uses it):
 
-* the launch of a one-element kernel, warm, and after the plan streams 256 KiB to 256 MiB;
+* the launch of a one-element kernel, warm, after the plan streams 256 KiB to 256 MiB, and
+  after 0.1 to 10 ms of the numpy reference interpreter (what a fallback kernel runs);
 * a streaming kernel (``y = 2 x``) at 16 working sets from 8 KiB to 256 MiB moved: the memory
   term, and the memory levels, found where its bandwidth drops;
 * one kernel per op class on 16,384 float32 elements (64 KiB, a working set every level-2
@@ -178,6 +179,61 @@ def _launch_context(cache_dir, progress):
         g = verify(b.build(outs))
         times, _ = time_plan(g, groups, _inputs(g), cache_dir)
         out.append([k, fp, float(np.median(times[:, -1]))])
+    return out
+
+
+#: seconds of reference-interpreter work between two calls of the tiny kernel, for
+#: launch_interp, and the seconds each measurement may take (at least MIN_RUNS calls)
+INTERP_GAPS = (1e-4, 1e-3, 3e-3, 1e-2)
+INTERP_BUDGET_S = 0.15
+
+
+def _interpreter_work():
+    """A function that runs the numpy reference interpreter (what a fallback kernel runs) on a
+    small graph of assorted ops (64 x 256 float32: scale, exp, row sum, divide, transpose)."""
+    from workbench.ir.interpreter import evaluate
+
+    b = GraphBuilder("interpreted")
+    x = b.parameter("x", (64, 256))
+    y = b.op("exponential", [b.op("multiply", [x, b.splat(0.5, (64, 256))])])
+    r = b.reduce(y, (1,), "add", 0.0)
+    z = b.op("divide", [y, b.op("broadcast", [r], shape=(64, 256), dimensions=(0,))])
+    g = verify(b.build([b.op("transpose", [z], dimensions=(1, 0))]))
+    inputs = _inputs(g)
+
+    def work(seconds: float):
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            evaluate(g, inputs)
+    return work
+
+
+def _launch_after_interpreter(cache_dir, progress):
+    """[[interpreter seconds, median seconds]] of a one-element kernel called after that much
+    work of the numpy reference interpreter (see ``Calibration.launch_interp``)."""
+    from workbench.codegen import compile_plan
+    from workbench.planner.plan import make_plan
+
+    b = GraphBuilder("launch_interp")
+    s = b.parameter("s", (16,))
+    g = verify(b.build([b.op("negate", [s], node_id="tiny")]))
+    compiled = compile_plan(g, make_plan(g, [["tiny"]], policy="calibrate"), "cpu",
+                            cache_dir=cache_dir)
+    env = compiled.prepare(_inputs(g))
+    compiled.execute(env)
+    work = _interpreter_work()
+    out = []
+    for j, gap in enumerate(INTERP_GAPS):
+        _tick(progress, f"launch after {gap * 1e3:g} ms of the interpreter", j,
+              len(INTERP_GAPS))
+        runs = max(MIN_RUNS, int(INTERP_BUDGET_S / gap))
+        secs = []
+        for _ in range(runs):
+            work(gap)
+            times: list[float] = []
+            compiled.execute(env, times)
+            secs.append(times[0])
+        out.append([gap, float(np.median(secs))])
     return out
 
 
@@ -435,7 +491,8 @@ def _measure_round(cache_dir, progress, r):
     contraction = _contractions(warm, cache_dir, tick)
     loops = _loops(warm, stream, cache_dir, tick)
     halves = _halves(warm, stream, cache_dir, tick)
-    return warm, stream, cold, speed, per_element, contraction, context, loops, halves
+    interp = _launch_after_interpreter(cache_dir, tick)
+    return warm, stream, cold, speed, per_element, contraction, context, loops, halves, interp
 
 
 def _merge(rounds):
@@ -466,7 +523,8 @@ def _merge(rounds):
             for d, sec in dirs.items():
                 have = halves.setdefault(dtype, {})
                 have[d] = min(have.get(d, sec), sec)
-    return warm, stream, cold, speed, per_element, contraction, context, loops, halves
+    interp = least([r[9] for r in rounds], 1)
+    return warm, stream, cold, speed, per_element, contraction, context, loops, halves, interp
 
 
 def calibrate_cpu(progress=None, cache_dir=None) -> dict:
@@ -489,7 +547,7 @@ def calibrate_cpu(progress=None, cache_dir=None) -> dict:
     start = time.time()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     rounds = [_measure_round(cache_dir, progress, r) for r in range(ROUNDS)]
-    warm, stream, cold, speed, per_element, contraction, context, loops, halves = \
+    warm, stream, cold, speed, per_element, contraction, context, loops, halves, interp = \
         _merge(rounds)
     # a working set streamed in less time than a launch measures the launch, not a bandwidth
     levels = find_levels([(b, b / s) for b, s in stream if s >= warm] or
@@ -502,13 +560,13 @@ def calibrate_cpu(progress=None, cache_dir=None) -> dict:
               f"{sum(len(v) for v in per_element.values())} op-class kernels, "
               f"{sum(len(v) for v in loops.values())} loop kernels by row length, "
               f"{sum(len(v) for v in contraction.values())} dots and convolutions, warm and "
-              f"cold launches; best of many runs each, the best of {ROUNDS} rounds, in "
+              f"cold launches, launches after the interpreter; best of many runs each, the best of {ROUNDS} rounds, in "
               f"{time.time() - start:.0f} s")
     return {"version": 1, "launch_s": warm, "launch_cold": cold, "launch_ctx": context,
             "stream": stream,
             "levels": levels, "per_element": per_element, "parallel_speedup": speed,
             "parallel_min_work": int(PARALLEL_MIN_WORK), "contraction": contraction,
-            "loop": loops, "half": halves,
+            "loop": loops, "half": halves, "launch_interp": interp,
             "source": source, "measured_at": start, "load_avg": load}
 
 

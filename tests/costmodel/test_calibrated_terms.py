@@ -191,3 +191,22 @@ def test_interpreter_seconds_are_checked_and_a_launch_knob_scales_the_curve():
     slow = replace(dev, launch_overhead_s=2 * dev.launch_overhead_s)
     assert calibration_of(slow).launch_after_interpreter(1e-2) == pytest.approx(2 * 9e-7)
     assert calibration_of(dev).launch_after_interpreter(1e-2) == pytest.approx(9e-7)
+
+
+def test_a_broadcast_of_a_constant_costs_the_constant_store_the_probe_measured():
+    loops = dict(LOOPS, store=[[8, 0.0], [12, 0.28e-9], [24, 0.125e-9], [128, 0.0]],
+                 store_const=[[8, 0.02e-9], [12, 0.28e-9], [128, 0.02e-9], [256, 0.0]])
+    dev = with_calibration(FIXED_CPU, dict(CAL, loop=loops))
+    b = GraphBuilder("bconst")
+    k = b.op("broadcast", [b.constant(1.5)], shape=(10, 64), dimensions=(), node_id="k")
+    p = b.op("broadcast", [b.parameter("s", ())], shape=(10, 64), dimensions=(), node_id="p")
+    g = verify(b.build([k, p]))
+    ix = graph_index(g)
+    assert node_loop(ix, ix.pos["k"]) == ("store_const", 64)
+    assert node_loop(ix, ix.pos["p"]) == ("store", 64)
+    # rows of 64: the constant's store at 0.28 ns, the loaded scalar's at 0.125 ns per element
+    assert op_cost(g, "k", dev).terms[SHORT_LOOP] == pytest.approx(640 * 0.28e-9)
+    assert op_cost(g, "p", dev).terms[SHORT_LOOP] == pytest.approx(640 * 0.125e-9)
+    # a calibration without the constant's kind prices it as the plain store
+    old = with_calibration(FIXED_CPU, dict(CAL, loop=dict(LOOPS, store=loops["store"])))
+    assert op_cost(g, "k", old).terms[SHORT_LOOP] == pytest.approx(640 * 0.125e-9)

@@ -55,6 +55,11 @@ is a measurement of this machine running our kernels, not a datasheet or a sysfs
     its own (a step: the cliffs are sharp), less the cost over the longest rows
     (:func:`node_loop_s`, class :data:`SHORT_LOOP`); a fused kernel is taken to be vectorised
     (on the 2-core VM fused kernels over rows of 32 mostly were), and the planner prices it so.
+    A broadcast of a *constant* scalar (``store_const``) has a measurement of its own: the
+    backend stores the constant as an immediate, and on the 2-core VM that loop ran 2.3x
+    slower per element than the store of a loaded scalar at every row length (0.26-0.41 ns,
+    not 0.125: the ``f32[2,5,64]`` broadcasts of a ViT block took 310 ns, predicted 112); it is
+    charged beyond the longest rows of the plain ``store`` loop.
 ``half``
     ``dtype -> {"write": s, "read": s}`` for ``bf16`` and ``f16``: the seconds per element,
     beyond streaming, of rounding a float32 to that dtype and storing its bits (``write``), and
@@ -135,6 +140,9 @@ LAYOUT_CLASSES = ("transpose", "concatenate", "slice", "pad", "reverse")
 HALF = "half_precision"
 #: the loop kinds of ``Calibration.loop``, by the array operands a node reads
 LOOP_KINDS = ("store", "unary", "binary", "ternary")
+#: the kind of a broadcast of a constant scalar (stored as an immediate: its own measurement),
+#: and the kind whose longest rows it is compared with
+STORE_CONST = "store_const"
 #: the class of a node whose loop the backend does not vectorise (its row is too short)
 SHORT_LOOP = "short_loop"
 #: what the dominant-term sentence calls each class
@@ -466,6 +474,8 @@ def node_loop(index, i: int) -> tuple[str, int] | None:
         # along the inner dimension the row stores one loaded value: a store loop
         dims = tuple(node.attrs.get("dimensions", ()))
         arrays = 1 if arrays and dims and dims[-1] == len(shape) - 1 else 0
+        if not arrays and index.operands[i] and index.ops[index.operands[i][0]] == "constant":
+            return STORE_CONST, int(shape[-1])
     return LOOP_KINDS[min(arrays, len(LOOP_KINDS) - 1)], int(shape[-1])
 
 
@@ -477,9 +487,14 @@ def node_loop_s(index, i: int, cal: Calibration, klass: str) -> float:
     if klass not in LOOP_CLASSES or not cal.loop:
         return 0.0
     loop = node_loop(index, i)
+    if loop is not None and loop[0] == STORE_CONST and not cal.loop.get(STORE_CONST):
+        loop = ("store", loop[1])        # a calibration from before the constant's kind
     if loop is None or not cal.loop.get(loop[0]):
         return 0.0
-    base = cal.loop[loop[0]][-1][1]
+    # a constant's store is compared with the vectorised store of a loaded value: it is
+    # slower at every row length, not only over short rows
+    kind = "store" if loop[0] == STORE_CONST and cal.loop.get("store") else loop[0]
+    base = cal.loop[kind][-1][1]
     return index.elements[i] * max(cal.loop_s(*loop) - base, 0.0)
 
 

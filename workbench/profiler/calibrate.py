@@ -330,17 +330,20 @@ def _per_element(warm, stream, cache_dir, progress, speedup_of):
 #: inner extents of the loop kernels (``Calibration.loop``): where LLVM's vectoriser turns on
 #: and off for the backend's row loops, the cliffs measured on the 2-core VM included
 LOOP_EXTENTS = (2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256)
-LOOP_KINDS = ("store", "unary", "binary", "ternary")
+LOOP_KINDS = ("store", "store_const", "unary", "binary", "ternary")
 
 
 def _loop_graph(kind: str, inner: int, n: int = SMALL):
     """A one-kernel loop over ``(n // inner, inner)`` float32 elements: a broadcast scalar
-    (``store``), a negate (``unary``), a multiply (``binary``) or ``x * y + z``
-    (``ternary``)."""
+    (``store``: a parameter's; ``store_const``: a constant's, which the backend stores as an
+    immediate and ran 2.3x slower per element on the 2-core VM), a negate (``unary``), a
+    multiply (``binary``) or ``x * y + z`` (``ternary``)."""
     shape = (max(n // inner, 1), inner)
     b = GraphBuilder(f"loop_{kind}{inner}")
     if kind == "store":
         out = b.op("broadcast", [b.parameter("s", ())], shape=shape, dimensions=())
+    elif kind == "store_const":
+        out = b.op("broadcast", [b.constant(1.5)], shape=shape, dimensions=())
     elif kind == "unary":
         out = b.op("negate", [b.parameter("x", shape)])
     elif kind == "binary":

@@ -135,28 +135,22 @@ def node_costs_of(index: GraphIndex, device: DeviceProfile, cal) -> NodeCosts:
     return hit[1]
 
 
-#: how many times a profiling round runs the interpreted (fallback) kernels of one plan between
-#: two calls of a compiled kernel: the profiler alternates the fused and the unfused plan and
-#: runs each twice a round (timed and plain), each running its fallbacks once
-INTERPRETED_RUNS_PER_ROUND = 2
-
-
 @contextmanager
-def interpreted_context(graph, fused_s: float, unfused_s: float = None):
+def interpreted_context(graph, seconds: float):
     """Within the ``with`` block, the kernels of ``graph`` are costed as the profiler runs
-    them among fallback kernels: ``fused_s`` and ``unfused_s`` are the seconds one call of
-    the fused and of the unfused plan spends in kernels run by the numpy reference interpreter
-    (measured: the model does not predict the interpreter), and the interpreter's seconds
-    between two calls of a compiled kernel, ``INTERPRETED_RUNS_PER_ROUND * (fused_s +
-    unfused_s)``, join the launch context (:meth:`~workbench.costmodel.calibration.Calibration.
-    launch_after_interpreter`). Outside it (the planner's predictions) they are 0.
+    them among fallback kernels: ``seconds`` is the longest stretch of the numpy reference
+    interpreter (one fallback kernel's measured time: the model does not predict the
+    interpreter) between two compiled kernels of a call, and it joins the launch context
+    (:meth:`~workbench.costmodel.calibration.Calibration.launch_after_interpreter`). One
+    stretch, not their sum: on the 2-core VM the compiled kernels of a plan with two 65 µs
+    scatters ran warm (30-45 ns), those of a plan with one 1.3 ms while loop cold (0.5 µs).
+    Outside the block (the planner's predictions) it is 0.
 
     Parameters
     ----------
     graph : Graph
-    fused_s, unfused_s : float
-        Seconds per call (``unfused_s`` defaults to ``fused_s``: the same fallback ops run in
-        both plans).
+    seconds : float
+        The longest fallback kernel's seconds per call, of the fused or the unfused plan.
 
     Raises
     ------
@@ -166,13 +160,12 @@ def interpreted_context(graph, fused_s: float, unfused_s: float = None):
     from workbench.errors import InputError
     from workbench.ir.index import graph_index
 
-    unfused_s = fused_s if unfused_s is None else unfused_s
-    for v in (fused_s, unfused_s):
-        if not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
-            raise InputError(f"interpreter seconds must be finite and >= 0, not {v!r}")
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) \
+            or not math.isfinite(seconds) or seconds < 0:
+        raise InputError(f"interpreter seconds must be finite and >= 0, not {seconds!r}")
     index = graph_index(graph)
     old = index.__dict__.get("_interpreted_s", 0.0)
-    index.__dict__["_interpreted_s"] = INTERPRETED_RUNS_PER_ROUND * (fused_s + unfused_s)
+    index.__dict__["_interpreted_s"] = float(seconds)
     try:
         yield
     finally:
@@ -187,7 +180,7 @@ def graph_traffic(index: GraphIndex) -> tuple:
     alternates the fused and the unfused plans, about twice the graph's per-call ops (free ops,
     which launch nothing, and offline ones left out). The launch term grows with both (see
     :mod:`~workbench.costmodel.calibration`). Inside :func:`interpreted_context` a third
-    number follows: the interpreter's seconds between two calls of a kernel."""
+    number follows: the longest stretch of the interpreter between two compiled kernels."""
     hit = index.__dict__.get("_context")
     if hit is None:
         from workbench.ir.interpreter import peak_live_bytes

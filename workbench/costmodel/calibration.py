@@ -18,7 +18,8 @@ is a measurement of this machine running our kernels, not a datasheet or a sysfs
     of 8-32 MiB footprints in 3-7 µs, whatever their own size; a one-element kernel ran in 1.0
     µs alone and 3.4 µs (median) among 100 others.
 ``launch_interp``
-    ``[[seconds, seconds]]``: the median time of a one-element kernel called after that many
+    ``[[seconds, seconds]]``: the typical time (the probe's 25th percentile) of a one-element
+    kernel called after that many
     seconds of the numpy reference interpreter (what a fallback kernel runs: a sort, a while
     loop, a scatter) between two of its calls. The interpreter evicts the kernel's code, data
     and page-table entries: on the 2-core VM a kernel ran in 30 ns after 0.1 ms of
@@ -27,7 +28,7 @@ is a measurement of this machine running our kernels, not a datasheet or a sysfs
     time is not something this model predicts (fallback kernels are outside it); the seconds
     it spends between two calls of a compiled kernel are part of the kernel's *context*,
     given by whoever runs the plan (:func:`~workbench.costmodel.calibrated.interpreted_context`:
-    the profiler and the benchmark, from the fallback kernels' measured times), 0 otherwise.
+    the profiler and the benchmark, the longest fallback kernel's measured time), 0 otherwise.
 ``stream``
     ``[bytes moved, seconds]`` of a streaming elementwise kernel (``y = 2 x``) at working sets
     from a few KiB to hundreds of MiB, launch taken off: the memory term interpolates it

@@ -13,8 +13,8 @@ Kernels that fall back to the numpy reference interpreter (a sort, a while loop,
 in the same rounds, as the plan runs them, and the compiled kernels around them run colder for
 it (the interpreter evicts their code, data and page-table entries: 0.5-1 µs instead of 30 ns
 after a few ms of interpretation). This is kept in the measurement — it is what a call of the
-plan costs on this backend — and the predictions are made in that context: the fallbacks'
-measured seconds per call go into the launch term
+plan costs on this backend — and the predictions are made in that context: the longest
+fallback's measured seconds go into the launch term
 (:func:`~workbench.costmodel.calibrated.interpreted_context`).
 
 Each timing has a median, a min and a ``noisy`` flag
@@ -126,7 +126,8 @@ def profile(graph, plan, inputs=None, *, backend="auto", repeat=REPEAT, warmup=W
     np_times = _time_numpy(graph, inputs, repeat, budget_s, progress, poll)
     machine = probe.finish()
     # the compiled kernels run among the fallbacks' interpretation: part of their context
-    with interpreted_context(graph, _interpreted_s(fused, f_runs), _interpreted_s(base, u_runs)):
+    with interpreted_context(graph, max(_interpreted_s(fused, f_runs),
+                                        _interpreted_s(base, u_runs))):
         pred = _predictions(graph, plan, fused.backend, device)
         upred = _predictions(graph, unfused_plan(graph, plan.device), fused.backend, device)
     fused_t = Timing.of(sum(r) for r in f_runs)
@@ -305,14 +306,15 @@ def _time_numpy(graph, inputs, repeat, budget_s, progress, poll):
 
 
 def _interpreted_s(compiled, runs) -> float:
-    """Median seconds per call ``compiled``'s fallback kernels (run by the numpy reference
-    interpreter) took over the timed ``runs``; 0 without fallbacks or on a GPU backend."""
+    """The longest of ``compiled``'s fallback kernels (run by the numpy reference
+    interpreter): its median seconds over the timed ``runs``; 0 without fallbacks or on a GPU
+    backend."""
     if compiled.backend != "cpu":
         return 0.0
     fb = [k for k, kern in enumerate(compiled.call) if kern.fallback]
     if not fb or not runs:
         return 0.0
-    return float(statistics.median(sum(r[k] for k in fb) for r in runs))
+    return max(float(statistics.median(r[k] for r in runs)) for k in fb)
 
 
 def _predictions(graph, plan, backend, device):

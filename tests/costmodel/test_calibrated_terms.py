@@ -209,3 +209,29 @@ def test_a_broadcast_of_a_constant_costs_the_constant_store_the_probe_measured()
     # a calibration without the constant's kind prices it as the plain store
     old = with_calibration(FIXED_CPU, dict(CAL, loop=dict(LOOPS, store=loops["store"])))
     assert op_cost(g, "k", old).terms[SHORT_LOOP] == pytest.approx(640 * 0.125e-9)
+
+
+def test_a_copy_of_half_values_costs_the_probes_copy_not_a_write_and_a_read():
+    half = {"bf16": {"write": 20e-9, "read": 4e-9, "copy": 8e-9}}
+    dev = with_calibration(FIXED_CPU, dict(CAL, half=half))
+    b = GraphBuilder("bf16copy")
+    x = b.parameter("x", (256,), dtype="bf16")
+    bc = b.op("broadcast", [x], shape=(16, 256), dimensions=(1,), node_id="bc")
+    neg = b.op("negate", [bc], node_id="neg")
+    g = verify(b.build([neg]))
+    from workbench.costmodel.calibration import HALF
+
+    # the class term is the op's own per-element cost plus the half-precision one
+    plain = with_calibration(FIXED_CPU, dict(CAL))
+
+    def extra(node, d):
+        c0 = op_cost(g, node, plain)
+        own = sum(v for k, v in c0.terms.items() if k not in ("launch", "memory"))
+        return op_cost(g, node, d).terms[HALF] - own
+
+    assert extra("bc", dev) == pytest.approx(4096 * 8e-9)
+    # an op that computes rounds its result and widens its operand
+    assert extra("neg", dev) == pytest.approx(4096 * (20e-9 + 4e-9))
+    # without the copy measurement, a copy is a write and a read
+    old = with_calibration(FIXED_CPU, dict(CAL, half={"bf16": {"write": 20e-9, "read": 4e-9}}))
+    assert extra("bc", old) == pytest.approx(4096 * 24e-9)

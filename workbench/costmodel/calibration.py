@@ -71,7 +71,11 @@ is a measurement of this machine running our kernels, not a datasheet or a sysfs
     encodes each value too) 20-40 ns per element. Each op with a half result is charged a
     write per element (but a broadcast scalar, encoded once), each half operand a read per
     element (a dot or convolution on half operands, which runs as loops rather than
-    BLAS, a read per FLOP: two reads per multiply-add), in class :data:`HALF`.
+    BLAS, a read per FLOP: two reads per multiply-add), in class :data:`HALF`. A copy of
+    half values (a reshape, broadcast, transpose, slice ... whose operand has the result's
+    dtype) is charged the probe's ``copy`` per element instead (a broadcast of a bf16 row:
+    values already representable; on the 2-core VM the bf16 reshapes and broadcasts of a
+    layer norm ran 3x under a write and a read).
 ``parallel_speedup``, ``parallel_min_work``
     How much faster a compute-bound kernel runs when the backend spreads it over the cores (a
     sine kernel above and below the backend's threshold), and that threshold (statement
@@ -577,6 +581,11 @@ def node_costs(index, cal: Calibration, blocked_min_bytes: int) -> NodeCosts:
     return NodeCosts(klass, comp, dots, work, fused, loops)
 
 
+#: ops whose half-precision result copies values of their (first) operand's dtype
+HALF_COPY_OPS = ("reshape", "broadcast", "transpose", "slice", "copy", "reverse",
+                 "concatenate", "pad", "bitcast")
+
+
 def half_s(index, i: int, cal: Calibration) -> float:
     """One core's seconds node ``i`` spends rounding its half-precision result and widening its
     half-precision operands (see the module notes; 0 without ``Calibration.half``)."""
@@ -588,6 +597,12 @@ def half_s(index, i: int, cal: Calibration) -> float:
         return 0.0
     graph = index.graph
     dtype = getattr(graph.node(index.ids[i]).type, "dtype", None)
+    copy = (cal.half.get(dtype) or {}).get("copy")
+    if copy is not None and index.ops[i] in HALF_COPY_OPS and all(
+            getattr(graph.node(index.ids[o]).type, "dtype", None) == dtype
+            for o in index.operands[i][:1]):
+        # a copy of values already in the dtype: the probe's copy, not a write and a read
+        return index.elements[i] * copy
     total = 0.0
     if dtype in cal.half:
         total += index.elements[i] * cal.half[dtype].get("write", 0.0)

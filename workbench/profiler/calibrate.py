@@ -378,23 +378,29 @@ HALF_ELEMENTS = 1 << 12
 
 
 def _half_graph(dtype: str, direction: str):
-    """A convert of ``(16, 256)``-shaped data into (``write``) or out of (``read``) ``dtype``."""
+    """A convert of ``(16, 256)``-shaped data into (``write``) or out of (``read``) ``dtype``,
+    or (``copy``) a broadcast of a ``dtype[256]`` row into ``(16, 256)`` (a copy of values
+    already in ``dtype``)."""
     shape = (HALF_ELEMENTS // 256, 256)
     b = GraphBuilder(f"half_{dtype}_{direction}")
     if direction == "write":
         out = b.op("convert", [b.parameter("x", shape)], dtype=dtype)
+    elif direction == "copy":
+        out = b.op("broadcast", [b.parameter("x", (256,), dtype=dtype)], shape=shape,
+                   dimensions=(1,))
     else:
         out = b.op("convert", [b.parameter("x", shape, dtype=dtype)], dtype="f32")
     return verify(b.build([out]))
 
 
 def _halves(warm, stream, cache_dir, progress):
-    """``dtype -> {"write": s, "read": s}``: seconds per element beyond memory of rounding and
-    storing a float32 as ``dtype``, and of loading and widening one."""
+    """``dtype -> {"write": s, "read": s, "copy": s}``: seconds per element beyond memory of
+    rounding and storing a float32 as ``dtype``, of loading and widening one, and of copying a
+    ``dtype`` value (widened and stored again)."""
     from workbench.ir import make_inputs
 
     out: dict[str, dict] = {}
-    jobs = [(d, w) for d in HALF_DTYPES for w in ("write", "read")]
+    jobs = [(d, w) for d in HALF_DTYPES for w in ("write", "read", "copy")]
     for j, (dtype, direction) in enumerate(jobs):
         _tick(progress, f"{dtype} {direction}", j, len(jobs))
         g = _half_graph(dtype, direction)

@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("WORKBENCH_CACHE_DIR", str(ROOT / "bench" / ".cache"))
 
 from workbench.costmodel import plan_cost  # noqa: E402
+from workbench.costmodel.calibrated import interpreted_context  # noqa: E402
 from workbench.importers import load_graph  # noqa: E402
 from workbench.planner import plan_graph  # noqa: E402
 from workbench.planner.plan import plan_from_json, unfused_plan  # noqa: E402
@@ -116,13 +117,27 @@ def _timing(k: dict) -> Timing:
                   noisy=bool(k.get("noisy")))
 
 
+def interpreted_s(rec: dict, key: str) -> float:
+    """Median seconds of the plan's longest fallback kernel (the numpy reference interpreter)."""
+    return max((k["median_s"] for k in rec["report"][key] if k.get("fallback")
+                and k.get("role", "call") == "call" and isinstance(k.get("median_s"), float)),
+               default=0.0)
+
+
+def _context(rec: dict, g):
+    """The profiler's context for the record's predictions (its longest fallback's time)."""
+    return interpreted_context(g, max(interpreted_s(rec, "kernels"),
+                                      interpreted_s(rec, "unfused_kernels")))
+
+
 def kernel_rows(rec: dict, split: str, device) -> list[dict]:
     """Every measured per-call kernel of a record with its prediction on ``device``."""
     g = load_graph(rec["file"])
     rows = []
     for key, pkey in (("kernels", "plan"), ("unfused_kernels", "unfused")):
         plan = plan_from_json(rec[pkey], g)
-        costs = plan_cost(g, plan, device).groups
+        with _context(rec, g):
+            costs = plan_cost(g, plan, device).groups
         for k in rec["report"][key]:
             if k.get("fallback") or k.get("role", "call") != "call" or k.get("error"):
                 continue
@@ -144,7 +159,8 @@ def sign_rows(rec: dict, split: str, device) -> list[dict]:
     g = load_graph(rec["file"])
     plan = plan_from_json(rec["plan"], g)
     base = plan_from_json(rec["unfused"], g)
-    cost = plan_cost(g, plan, device)
+    with _context(rec, g):
+        cost = plan_cost(g, plan, device)
     fused_t = {k["group_id"]: _timing(k) for k in rec["report"]["kernels"]
                if isinstance(k.get("median_s"), float) and not k.get("fallback")}
     op_kernel = {grp.nodes[0]: grp.id for grp in base.groups}

@@ -138,3 +138,100 @@ def test_a_kernel_in_a_plan_bigger_than_a_cache_streams_at_the_plans_bandwidth()
     # a 32 MiB footprint streams at the 32 MiB point's 50 GB/s: so does a small kernel in it
     assert cal.memory(64 * KiB, (32 * MiB, 10)) == pytest.approx(64 * KiB / 50e9)
     assert cal.memory(64 * MiB, (32 * MiB, 10)) == pytest.approx(cal.memory(64 * MiB))
+
+
+#: a one-element kernel after 0.1, 1 and 10 ms of the reference interpreter (the 2-core VM's
+#: shape: no difference after 0.1 ms, ~0.3 us after 1 ms, ~0.9 us after 10 ms)
+INTERP = [[1e-4, 3e-8], [1e-3, 3e-7], [1e-2, 9e-7]]
+
+
+def test_a_kernel_after_the_interpreter_launches_as_the_probe_measured_there():
+    from workbench.costmodel.calibrated import interpreted_context
+
+    dev = with_calibration(FIXED_CPU, dict(CAL, launch_s=1e-8, launch_ctx=[], launch_cold=[],
+                                           launch_interp=INTERP))
+    b = GraphBuilder("after_sort")
+    x = b.parameter("x", (16,))
+    n = b.op("negate", [x], node_id="n")
+    g = verify(b.build([n]))
+    plain = op_cost(g, "n", dev).terms["launch"]
+    assert plain == pytest.approx(1e-8)
+    # a fallback of 1 ms in the plan: the probe's launch after 1 ms of interpretation
+    with interpreted_context(g, 1e-3):
+        c = op_cost(g, "n", dev)
+        assert c.terms["launch"] == pytest.approx(3e-7)
+        assert plan_cost(g, plan_graph(g, "priority", dev), dev).total.terms["launch"] == \
+            pytest.approx(3e-7)
+    # log-log between the points (3 ms: between 1 and 10 ms), constant beyond the last
+    with interpreted_context(g, 3e-3):
+        want = interp_loglog(INTERP, 3e-3, extrapolate_linear=False)
+        assert op_cost(g, "n", dev).terms["launch"] == pytest.approx(want)
+        assert 3e-7 < want < 9e-7
+    with interpreted_context(g, 1.0):
+        assert op_cost(g, "n", dev).terms["launch"] == pytest.approx(9e-7)
+    # below the first point, and outside the block (the planner's context), nothing changes
+    with interpreted_context(g, 5e-5):
+        assert op_cost(g, "n", dev).terms["launch"] == pytest.approx(1e-8)
+    assert op_cost(g, "n", dev).terms["launch"] == pytest.approx(plain)
+
+
+def test_interpreter_seconds_are_checked_and_a_launch_knob_scales_the_curve():
+    from workbench.costmodel.calibrated import calibration_of, interpreted_context
+    from workbench.errors import InputError
+
+    dev = with_calibration(FIXED_CPU, dict(CAL, launch_interp=INTERP))
+    g = _binary(4, 4)
+    for bad in (-1.0, float("nan"), "1ms", True):
+        with pytest.raises(InputError, match="interpreter seconds"):
+            with interpreted_context(g, bad):
+                pass
+    from dataclasses import replace
+
+    slow = replace(dev, launch_overhead_s=2 * dev.launch_overhead_s)
+    assert calibration_of(slow).launch_after_interpreter(1e-2) == pytest.approx(2 * 9e-7)
+    assert calibration_of(dev).launch_after_interpreter(1e-2) == pytest.approx(9e-7)
+
+
+def test_a_broadcast_of_a_constant_costs_the_constant_store_the_probe_measured():
+    loops = dict(LOOPS, store=[[8, 0.0], [12, 0.28e-9], [24, 0.125e-9], [128, 0.0]],
+                 store_const=[[8, 0.02e-9], [12, 0.28e-9], [128, 0.02e-9], [256, 0.0]])
+    dev = with_calibration(FIXED_CPU, dict(CAL, loop=loops))
+    b = GraphBuilder("bconst")
+    k = b.op("broadcast", [b.constant(1.5)], shape=(10, 64), dimensions=(), node_id="k")
+    p = b.op("broadcast", [b.parameter("s", ())], shape=(10, 64), dimensions=(), node_id="p")
+    g = verify(b.build([k, p]))
+    ix = graph_index(g)
+    assert node_loop(ix, ix.pos["k"]) == ("store_const", 64)
+    assert node_loop(ix, ix.pos["p"]) == ("store", 64)
+    # rows of 64: the constant's store at 0.28 ns, the loaded scalar's at 0.125 ns per element
+    assert op_cost(g, "k", dev).terms[SHORT_LOOP] == pytest.approx(640 * 0.28e-9)
+    assert op_cost(g, "p", dev).terms[SHORT_LOOP] == pytest.approx(640 * 0.125e-9)
+    # a calibration without the constant's kind prices it as the plain store
+    old = with_calibration(FIXED_CPU, dict(CAL, loop=dict(LOOPS, store=loops["store"])))
+    assert op_cost(g, "k", old).terms[SHORT_LOOP] == pytest.approx(640 * 0.125e-9)
+
+
+def test_a_copy_of_half_values_costs_the_probes_copy_not_a_write_and_a_read():
+    half = {"bf16": {"write": 20e-9, "read": 4e-9, "copy": 8e-9}}
+    dev = with_calibration(FIXED_CPU, dict(CAL, half=half))
+    b = GraphBuilder("bf16copy")
+    x = b.parameter("x", (256,), dtype="bf16")
+    bc = b.op("broadcast", [x], shape=(16, 256), dimensions=(1,), node_id="bc")
+    neg = b.op("negate", [bc], node_id="neg")
+    g = verify(b.build([neg]))
+    from workbench.costmodel.calibration import HALF
+
+    # the class term is the op's own per-element cost plus the half-precision one
+    plain = with_calibration(FIXED_CPU, dict(CAL))
+
+    def extra(node, d):
+        c0 = op_cost(g, node, plain)
+        own = sum(v for k, v in c0.terms.items() if k not in ("launch", "memory"))
+        return op_cost(g, node, d).terms[HALF] - own
+
+    assert extra("bc", dev) == pytest.approx(4096 * 8e-9)
+    # an op that computes rounds its result and widens its operand
+    assert extra("neg", dev) == pytest.approx(4096 * (20e-9 + 4e-9))
+    # without the copy measurement, a copy is a write and a read
+    old = with_calibration(FIXED_CPU, dict(CAL, half={"bf16": {"write": 20e-9, "read": 4e-9}}))
+    assert extra("bc", old) == pytest.approx(4096 * 24e-9)

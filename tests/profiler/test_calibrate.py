@@ -32,6 +32,8 @@ def probe(tmp_path_factory):
         mp.setattr(calibrate, "LOOP_EXTENTS", (16, 256))
         mp.setattr(calibrate, "LOOP_KINDS", ("binary",))
         mp.setattr(calibrate, "HALF_DTYPES", ("bf16",))
+        mp.setattr(calibrate, "INTERP_GAPS", (1e-4, 2e-3))
+        mp.setattr(calibrate, "INTERP_BUDGET_S", 0.01)
         stages = []
         doc = calibrate.calibrate_cpu(lambda *a: stages.append(a), cache_dir=tmp / "k")
     return doc, stages, tmp
@@ -49,7 +51,10 @@ def test_the_probe_measures_every_term_with_our_kernels(probe):
     # over rows of 16 the loop runs as scalar code: dearer per element than over rows of 256
     assert [n for n, _ in doc["loop"]["binary"]] == [16, 256]
     assert doc["loop"]["binary"][0][1] > doc["loop"]["binary"][1][1]
-    assert doc["half"]["bf16"]["write"] > 0 and doc["half"]["bf16"]["read"] > 0
+    assert all(doc["half"]["bf16"][d] > 0 for d in ("write", "read", "copy"))
+    # the tiny kernel after 0.1 and 2 ms of the reference interpreter
+    assert [p[0] for p in doc["launch_interp"]] == [1e-4, 2e-3]
+    assert all(0 < p[1] < 1e-3 for p in doc["launch_interp"])
     assert all(s > 0 for _, s in doc["per_element"]["exponential"])
     assert {k: len(v) for k, v in doc["contraction"].items()} == {
         "dot": 1, "dot_fused": 1, "conv": 1, "conv_fused": 1}

@@ -4,7 +4,9 @@ per-node costs of a graph, the context its kernels run in.
 :mod:`~workbench.costmodel.calibration` holds what the probe measured and the formula of a
 kernel's time; this module gives the :class:`~workbench.costmodel.calibration.Calibration` a
 profile predicts with (:func:`calibration_of`), the per-node costs the planner sums
-(:func:`node_costs_of`) and a graph's profiling context (:func:`graph_traffic`).
+(:func:`node_costs_of`) and a graph's profiling context (:func:`graph_traffic`, with the
+interpreter's seconds between two calls of a kernel when a caller that ran the plan gives them:
+:func:`interpreted_context`).
 
 **What-if knobs on a calibrated profile.** A calibrated ``cpu`` profile predicts from measured
 tables, not from its roofline fields, yet its fields are the knobs
@@ -13,7 +15,8 @@ the calibration was stored (``calibration["profile"]``, written by
 :func:`~workbench.costmodel.devices.with_calibration`), the tables are rescaled by the ratio, so
 that a knob changes the calibrated prediction as it changes the roofline's:
 
-* ``launch_overhead_s``: every launch time (warm, cold, in context) times new / measured;
+* ``launch_overhead_s``: every launch time (warm, cold, in context, after the interpreter)
+  times new / measured;
 * ``bandwidth_Bps``, ``llc_bandwidth_Bps``, ``l2_bandwidth_Bps``, ``l2_bytes``, ``llc_bytes``:
   each point of the stream curve times (the measured ceiling of the level its working set fell
   in) / (the ceiling of the level it falls in now); a larger cache moves the points it now holds
@@ -29,6 +32,8 @@ The register budget does not apply to the CPU (the knob refuses it).
 
 from __future__ import annotations
 
+import math
+from contextlib import contextmanager
 from dataclasses import replace
 
 from workbench.costmodel.calibration import (OVERLAP, TRANSCENDENTAL_CLASSES, Calibration,
@@ -79,7 +84,8 @@ def with_knobs(cal: Calibration, base: dict, device: DeviceProfile) -> Calibrati
     if r != 1.0:
         out = replace(out, launch_s=cal.launch_s * r,
                       launch_cold=tuple((s, t * r) for s, t in cal.launch_cold),
-                      launch_ctx=tuple((k, s, t * r) for k, s, t in cal.launch_ctx))
+                      launch_ctx=tuple((k, s, t * r) for k, s, t in cal.launch_ctx),
+                      launch_interp=tuple((s, t * r) for s, t in cal.launch_interp))
     if changed & {"bandwidth_Bps", "llc_bandwidth_Bps", "l2_bandwidth_Bps", "l2_bytes",
                   "llc_bytes"}:
         known = {f: base[f] for f in KNOB_FIELDS if f in base}
@@ -129,14 +135,52 @@ def node_costs_of(index: GraphIndex, device: DeviceProfile, cal) -> NodeCosts:
     return hit[1]
 
 
-def graph_traffic(index: GraphIndex) -> tuple[int, int]:
+@contextmanager
+def interpreted_context(graph, seconds: float):
+    """Within the ``with`` block, the kernels of ``graph`` are costed as the profiler runs
+    them among fallback kernels: ``seconds`` is the longest stretch of the numpy reference
+    interpreter (one fallback kernel's measured time: the model does not predict the
+    interpreter) between two compiled kernels of a call, and it joins the launch context
+    (:meth:`~workbench.costmodel.calibration.Calibration.launch_after_interpreter`). One
+    stretch, not their sum: on the 2-core VM the compiled kernels of a plan with two 65 µs
+    scatters ran warm (30-45 ns), those of a plan with one 1.3 ms while loop cold (0.5 µs).
+    Outside the block (the planner's predictions) it is 0.
+
+    Parameters
+    ----------
+    graph : Graph
+    seconds : float
+        The longest fallback kernel's seconds per call, of the fused or the unfused plan.
+
+    Raises
+    ------
+    InputError
+        For a negative or non-finite number of seconds.
+    """
+    from workbench.errors import InputError
+    from workbench.ir.index import graph_index
+
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) \
+            or not math.isfinite(seconds) or seconds < 0:
+        raise InputError(f"interpreter seconds must be finite and >= 0, not {seconds!r}")
+    index = graph_index(graph)
+    old = index.__dict__.get("_interpreted_s", 0.0)
+    index.__dict__["_interpreted_s"] = float(seconds)
+    try:
+        yield
+    finally:
+        index.__dict__["_interpreted_s"] = old
+
+
+def graph_traffic(index: GraphIndex) -> tuple:
     """The context a kernel of this graph runs in as the profiler times it: (footprint, kernels
     per round). The footprint is the peak bytes of values alive at once (parameters included,
     :func:`~workbench.ir.interpreter.peak_live_bytes`), the working set the kernels keep
     touching; kernels per round is what runs between two calls of one kernel while the profiler
     alternates the fused and the unfused plans, about twice the graph's per-call ops (free ops,
     which launch nothing, and offline ones left out). The launch term grows with both (see
-    :mod:`~workbench.costmodel.calibration`)."""
+    :mod:`~workbench.costmodel.calibration`). Inside :func:`interpreted_context` a third
+    number follows: the longest stretch of the interpreter between two compiled kernels."""
     hit = index.__dict__.get("_context")
     if hit is None:
         from workbench.ir.interpreter import peak_live_bytes
@@ -147,4 +191,5 @@ def graph_traffic(index: GraphIndex) -> tuple[int, int]:
                   and not index.free[i] and not index.offline[i])
         hit = (max(peak_live_bytes(index.graph)[0], params), 2 * ops)
         index.__dict__["_context"] = hit
-    return hit
+    interp = index.__dict__.get("_interpreted_s", 0.0)
+    return hit + (interp,) if interp > 0 else hit

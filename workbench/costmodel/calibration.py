@@ -17,6 +17,18 @@ is a measurement of this machine running our kernels, not a datasheet or a sysfs
     2-core VM, the small kernels of graphs with footprints under 3 MiB ran in 0.6-1.6 µs, those
     of 8-32 MiB footprints in 3-7 µs, whatever their own size; a one-element kernel ran in 1.0
     µs alone and 3.4 µs (median) among 100 others.
+``launch_interp``
+    ``[[seconds, seconds]]``: the typical time (the probe's 25th percentile) of a one-element
+    kernel called after that many
+    seconds of the numpy reference interpreter (what a fallback kernel runs: a sort, a while
+    loop, a scatter) between two of its calls. The interpreter evicts the kernel's code, data
+    and page-table entries: on the 2-core VM a kernel ran in 30 ns after 0.1 ms of
+    interpretation, 0.3 µs after 1 ms, 0.9 µs after 10 ms, and the compiled kernels of plans
+    with a fallback of 1-8 ms ran in 0.5-1 µs however little they did. The interpreter's own
+    time is not something this model predicts (fallback kernels are outside it); the seconds
+    it spends between two calls of a compiled kernel are part of the kernel's *context*,
+    given by whoever runs the plan (:func:`~workbench.costmodel.calibrated.interpreted_context`:
+    the profiler and the benchmark, the longest fallback kernel's measured time), 0 otherwise.
 ``stream``
     ``[bytes moved, seconds]`` of a streaming elementwise kernel (``y = 2 x``) at working sets
     from a few KiB to hundreds of MiB, launch taken off: the memory term interpolates it
@@ -44,6 +56,11 @@ is a measurement of this machine running our kernels, not a datasheet or a sysfs
     its own (a step: the cliffs are sharp), less the cost over the longest rows
     (:func:`node_loop_s`, class :data:`SHORT_LOOP`); a fused kernel is taken to be vectorised
     (on the 2-core VM fused kernels over rows of 32 mostly were), and the planner prices it so.
+    A broadcast of a *constant* scalar (``store_const``) has a measurement of its own: the
+    backend stores the constant as an immediate, and on the 2-core VM that loop ran 2.3x
+    slower per element than the store of a loaded scalar at every row length (0.26-0.41 ns,
+    not 0.125: the ``f32[2,5,64]`` broadcasts of a ViT block took 310 ns, predicted 112); it is
+    charged beyond the longest rows of the plain ``store`` loop.
 ``half``
     ``dtype -> {"write": s, "read": s}`` for ``bf16`` and ``f16``: the seconds per element,
     beyond streaming, of rounding a float32 to that dtype and storing its bits (``write``), and
@@ -54,7 +71,11 @@ is a measurement of this machine running our kernels, not a datasheet or a sysfs
     encodes each value too) 20-40 ns per element. Each op with a half result is charged a
     write per element (but a broadcast scalar, encoded once), each half operand a read per
     element (a dot or convolution on half operands, which runs as loops rather than
-    BLAS, a read per FLOP: two reads per multiply-add), in class :data:`HALF`.
+    BLAS, a read per FLOP: two reads per multiply-add), in class :data:`HALF`. A copy of
+    half values (a reshape, broadcast, transpose, slice ... whose operand has the result's
+    dtype) is charged the probe's ``copy`` per element instead (a broadcast of a bf16 row:
+    values already representable; on the 2-core VM the bf16 reshapes and broadcasts of a
+    layer norm ran 3x under a write and a read).
 ``parallel_speedup``, ``parallel_min_work``
     How much faster a compute-bound kernel runs when the backend spreads it over the cores (a
     sine kernel above and below the backend's threshold), and that threshold (statement
@@ -124,6 +145,9 @@ LAYOUT_CLASSES = ("transpose", "concatenate", "slice", "pad", "reverse")
 HALF = "half_precision"
 #: the loop kinds of ``Calibration.loop``, by the array operands a node reads
 LOOP_KINDS = ("store", "unary", "binary", "ternary")
+#: the kind of a broadcast of a constant scalar (stored as an immediate: its own measurement),
+#: and the kind whose longest rows it is compared with
+STORE_CONST = "store_const"
 #: the class of a node whose loop the backend does not vectorise (its row is too short)
 SHORT_LOOP = "short_loop"
 #: what the dominant-term sentence calls each class
@@ -240,6 +264,8 @@ class Calibration:
     loop: dict = field(default_factory=dict)
     #: half dtype -> {"write": seconds per element, "read": seconds per element}
     half: dict = field(default_factory=dict)
+    #: ((seconds of interpreter work between two calls, launch seconds), ...)
+    launch_interp: tuple = ()
 
     @staticmethod
     def from_json(doc: dict) -> "Calibration":
@@ -258,17 +284,35 @@ class Calibration:
             {k: tuple(tuple(p) for p in v) for k, v in doc.get("contraction", {}).items()},
             str(doc.get("source", "")), tuple(tuple(p) for p in doc.get("launch_ctx", ())),
             loop={k: tuple(sorted(tuple(p) for p in v)) for k, v in doc.get("loop", {}).items()},
-            half={k: {d: float(x) for d, x in v.items()} for k, v in doc.get("half", {}).items()})
+            half={k: {d: float(x) for d, x in v.items()} for k, v in doc.get("half", {}).items()},
+            launch_interp=tuple(tuple(float(x) for x in p)
+                                for p in doc.get("launch_interp", ())))
 
     # ----- the terms -------------------------------------------------------------------------
 
     def launch(self, context) -> float:
         """Seconds to launch a kernel in a plan of ``context`` = (footprint bytes, kernels per
-        round), at least the warm launch: the ``launch_ctx`` table (plans of 1 to 64 distinct
-        kernels and a footprint of 0 to 32 MiB, interpolated log-log in both; a footprint under
-        :data:`LAUNCH_FOOTPRINT_FLOOR` counts as the probe's footprint 0), else the
-        ``launch_cold`` curve by footprint (a number ``context`` is a footprint)."""
-        footprint, kernels = context if isinstance(context, tuple) else (context, 1)
+        round[, interpreter seconds between two of its calls]), at least the warm launch: the
+        ``launch_ctx`` table (plans of 1 to 64 distinct kernels and a footprint of 0 to 32 MiB,
+        interpolated log-log in both; a footprint under :data:`LAUNCH_FOOTPRINT_FLOOR` counts
+        as the probe's footprint 0), else the ``launch_cold`` curve by footprint (a number
+        ``context`` is a footprint); and at least the launch after that much interpretation
+        (:meth:`launch_after_interpreter`)."""
+        interp = context[2] if isinstance(context, tuple) and len(context) > 2 else 0.0
+        base = self._launch(context)
+        return max(base, self.launch_after_interpreter(interp)) if interp > 0 else base
+
+    def launch_after_interpreter(self, seconds: float) -> float:
+        """The ``launch_interp`` curve at ``seconds`` of interpreter work between two calls of
+        a kernel (interpolated log-log, constant beyond its ends; 0 below its first point,
+        where the probe saw no difference from the warm launch, or without the curve)."""
+        pts = self.launch_interp
+        if not pts or seconds < min(p[0] for p in pts):
+            return 0.0
+        return interp_loglog(pts, seconds, extrapolate_linear=False)
+
+    def _launch(self, context) -> float:
+        footprint, kernels = context[:2] if isinstance(context, tuple) else (context, 1)
         if self.launch_ctx:
             rows: dict = {}
             floor = float(LAUNCH_FOOTPRINT_FLOOR)
@@ -435,6 +479,8 @@ def node_loop(index, i: int) -> tuple[str, int] | None:
         # along the inner dimension the row stores one loaded value: a store loop
         dims = tuple(node.attrs.get("dimensions", ()))
         arrays = 1 if arrays and dims and dims[-1] == len(shape) - 1 else 0
+        if not arrays and index.operands[i] and index.ops[index.operands[i][0]] == "constant":
+            return STORE_CONST, int(shape[-1])
     return LOOP_KINDS[min(arrays, len(LOOP_KINDS) - 1)], int(shape[-1])
 
 
@@ -446,9 +492,14 @@ def node_loop_s(index, i: int, cal: Calibration, klass: str) -> float:
     if klass not in LOOP_CLASSES or not cal.loop:
         return 0.0
     loop = node_loop(index, i)
+    if loop is not None and loop[0] == STORE_CONST and not cal.loop.get(STORE_CONST):
+        loop = ("store", loop[1])        # a calibration from before the constant's kind
     if loop is None or not cal.loop.get(loop[0]):
         return 0.0
-    base = cal.loop[loop[0]][-1][1]
+    # a constant's store is compared with the vectorised store of a loaded value: it is
+    # slower at every row length, not only over short rows
+    kind = "store" if loop[0] == STORE_CONST and cal.loop.get("store") else loop[0]
+    base = cal.loop[kind][-1][1]
     return index.elements[i] * max(cal.loop_s(*loop) - base, 0.0)
 
 
@@ -530,6 +581,11 @@ def node_costs(index, cal: Calibration, blocked_min_bytes: int) -> NodeCosts:
     return NodeCosts(klass, comp, dots, work, fused, loops)
 
 
+#: ops whose half-precision result copies values of their (first) operand's dtype
+HALF_COPY_OPS = ("reshape", "broadcast", "transpose", "slice", "copy", "reverse",
+                 "concatenate", "pad", "bitcast")
+
+
 def half_s(index, i: int, cal: Calibration) -> float:
     """One core's seconds node ``i`` spends rounding its half-precision result and widening its
     half-precision operands (see the module notes; 0 without ``Calibration.half``)."""
@@ -541,6 +597,12 @@ def half_s(index, i: int, cal: Calibration) -> float:
         return 0.0
     graph = index.graph
     dtype = getattr(graph.node(index.ids[i]).type, "dtype", None)
+    copy = (cal.half.get(dtype) or {}).get("copy")
+    if copy is not None and index.ops[i] in HALF_COPY_OPS and all(
+            getattr(graph.node(index.ids[o]).type, "dtype", None) == dtype
+            for o in index.operands[i][:1]):
+        # a copy of values already in the dtype: the probe's copy, not a write and a read
+        return index.elements[i] * copy
     total = 0.0
     if dtype in cal.half:
         total += index.elements[i] * cal.half[dtype].get("write", 0.0)

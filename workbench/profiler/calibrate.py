@@ -4,7 +4,8 @@ as the profiler times kernels, turned into the numbers the cost model reads.
 ``workbench devices --refresh`` runs :func:`calibrate_cpu`, which measures (see
 :mod:`workbench.costmodel.calibration` for what each number means and how the model uses it):
 
-* the launch of a one-element kernel, warm, and after the plan streams 256 KiB to 256 MiB;
+* the launch of a one-element kernel, warm, after the plan streams 256 KiB to 256 MiB, and
+  after 0.1 to 10 ms of the numpy reference interpreter (what a fallback kernel runs);
 * a streaming kernel (``y = 2 x``) at 16 working sets from 8 KiB to 256 MiB moved: the memory
   term, and the memory levels, found where its bandwidth drops;
 * one kernel per op class on 16,384 float32 elements (64 KiB, a working set every level-2
@@ -181,6 +182,63 @@ def _launch_context(cache_dir, progress):
     return out
 
 
+#: seconds of reference-interpreter work between two calls of the tiny kernel, for
+#: launch_interp, and the seconds each measurement may take (at least MIN_RUNS calls)
+INTERP_GAPS = (1e-4, 1e-3, 3e-3, 1e-2)
+INTERP_BUDGET_S = 0.15
+
+
+def _interpreter_work():
+    """A function that runs the numpy reference interpreter (what a fallback kernel runs) on a
+    small graph of assorted ops (64 x 256 float32: scale, exp, row sum, divide, transpose)."""
+    from workbench.ir.interpreter import evaluate
+
+    b = GraphBuilder("interpreted")
+    x = b.parameter("x", (64, 256))
+    y = b.op("exponential", [b.op("multiply", [x, b.splat(0.5, (64, 256))])])
+    r = b.reduce(y, (1,), "add", 0.0)
+    z = b.op("divide", [y, b.op("broadcast", [r], shape=(64, 256), dimensions=(0,))])
+    g = verify(b.build([b.op("transpose", [z], dimensions=(1, 0))]))
+    inputs = _inputs(g)
+
+    def work(seconds: float):
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            evaluate(g, inputs)
+    return work
+
+
+def _launch_after_interpreter(cache_dir, progress):
+    """[[interpreter seconds, typical seconds]] of a one-element kernel called after that much
+    work of the numpy reference interpreter (see ``Calibration.launch_interp``)."""
+    from workbench.codegen import compile_plan
+    from workbench.planner.plan import make_plan
+
+    b = GraphBuilder("launch_interp")
+    s = b.parameter("s", (16,))
+    g = verify(b.build([b.op("negate", [s], node_id="tiny")]))
+    compiled = compile_plan(g, make_plan(g, [["tiny"]], policy="calibrate"), "cpu",
+                            cache_dir=cache_dir)
+    env = compiled.prepare(_inputs(g))
+    compiled.execute(env)
+    work = _interpreter_work()
+    out = []
+    for j, gap in enumerate(INTERP_GAPS):
+        _tick(progress, f"launch after {gap * 1e3:g} ms of the interpreter", j,
+              len(INTERP_GAPS))
+        runs = max(MIN_RUNS, int(INTERP_BUDGET_S / gap))
+        secs = []
+        for _ in range(runs):
+            work(gap)
+            times: list[float] = []
+            compiled.execute(env, times)
+            secs.append(times[0])
+        # the typical run, as for the other kernels: under load the median of these short
+        # calls moved (60 ns after 0.1 ms at load 7, 30 ns idle) while the 25th percentile held
+        out.append([gap, typical(secs)])
+    return out
+
+
 def _class_graph(klass: str, n: int):
     """A one-kernel graph of ``klass`` on about ``n`` float32 elements, and the elements the
     class is charged for."""
@@ -274,17 +332,20 @@ def _per_element(warm, stream, cache_dir, progress, speedup_of):
 #: inner extents of the loop kernels (``Calibration.loop``): where LLVM's vectoriser turns on
 #: and off for the backend's row loops, the cliffs measured on the 2-core VM included
 LOOP_EXTENTS = (2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256)
-LOOP_KINDS = ("store", "unary", "binary", "ternary")
+LOOP_KINDS = ("store", "store_const", "unary", "binary", "ternary")
 
 
 def _loop_graph(kind: str, inner: int, n: int = SMALL):
     """A one-kernel loop over ``(n // inner, inner)`` float32 elements: a broadcast scalar
-    (``store``), a negate (``unary``), a multiply (``binary``) or ``x * y + z``
-    (``ternary``)."""
+    (``store``: a parameter's; ``store_const``: a constant's, which the backend stores as an
+    immediate and ran 2.3x slower per element on the 2-core VM), a negate (``unary``), a
+    multiply (``binary``) or ``x * y + z`` (``ternary``)."""
     shape = (max(n // inner, 1), inner)
     b = GraphBuilder(f"loop_{kind}{inner}")
     if kind == "store":
         out = b.op("broadcast", [b.parameter("s", ())], shape=shape, dimensions=())
+    elif kind == "store_const":
+        out = b.op("broadcast", [b.constant(1.5)], shape=shape, dimensions=())
     elif kind == "unary":
         out = b.op("negate", [b.parameter("x", shape)])
     elif kind == "binary":
@@ -317,23 +378,29 @@ HALF_ELEMENTS = 1 << 12
 
 
 def _half_graph(dtype: str, direction: str):
-    """A convert of ``(16, 256)``-shaped data into (``write``) or out of (``read``) ``dtype``."""
+    """A convert of ``(16, 256)``-shaped data into (``write``) or out of (``read``) ``dtype``,
+    or (``copy``) a broadcast of a ``dtype[256]`` row into ``(16, 256)`` (a copy of values
+    already in ``dtype``)."""
     shape = (HALF_ELEMENTS // 256, 256)
     b = GraphBuilder(f"half_{dtype}_{direction}")
     if direction == "write":
         out = b.op("convert", [b.parameter("x", shape)], dtype=dtype)
+    elif direction == "copy":
+        out = b.op("broadcast", [b.parameter("x", (256,), dtype=dtype)], shape=shape,
+                   dimensions=(1,))
     else:
         out = b.op("convert", [b.parameter("x", shape, dtype=dtype)], dtype="f32")
     return verify(b.build([out]))
 
 
 def _halves(warm, stream, cache_dir, progress):
-    """``dtype -> {"write": s, "read": s}``: seconds per element beyond memory of rounding and
-    storing a float32 as ``dtype``, and of loading and widening one."""
+    """``dtype -> {"write": s, "read": s, "copy": s}``: seconds per element beyond memory of
+    rounding and storing a float32 as ``dtype``, of loading and widening one, and of copying a
+    ``dtype`` value (widened and stored again)."""
     from workbench.ir import make_inputs
 
     out: dict[str, dict] = {}
-    jobs = [(d, w) for d in HALF_DTYPES for w in ("write", "read")]
+    jobs = [(d, w) for d in HALF_DTYPES for w in ("write", "read", "copy")]
     for j, (dtype, direction) in enumerate(jobs):
         _tick(progress, f"{dtype} {direction}", j, len(jobs))
         g = _half_graph(dtype, direction)
@@ -435,7 +502,8 @@ def _measure_round(cache_dir, progress, r):
     contraction = _contractions(warm, cache_dir, tick)
     loops = _loops(warm, stream, cache_dir, tick)
     halves = _halves(warm, stream, cache_dir, tick)
-    return warm, stream, cold, speed, per_element, contraction, context, loops, halves
+    interp = _launch_after_interpreter(cache_dir, tick)
+    return warm, stream, cold, speed, per_element, contraction, context, loops, halves, interp
 
 
 def _merge(rounds):
@@ -466,7 +534,8 @@ def _merge(rounds):
             for d, sec in dirs.items():
                 have = halves.setdefault(dtype, {})
                 have[d] = min(have.get(d, sec), sec)
-    return warm, stream, cold, speed, per_element, contraction, context, loops, halves
+    interp = least([r[9] for r in rounds], 1)
+    return warm, stream, cold, speed, per_element, contraction, context, loops, halves, interp
 
 
 def calibrate_cpu(progress=None, cache_dir=None) -> dict:
@@ -489,7 +558,7 @@ def calibrate_cpu(progress=None, cache_dir=None) -> dict:
     start = time.time()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     rounds = [_measure_round(cache_dir, progress, r) for r in range(ROUNDS)]
-    warm, stream, cold, speed, per_element, contraction, context, loops, halves = \
+    warm, stream, cold, speed, per_element, contraction, context, loops, halves, interp = \
         _merge(rounds)
     # a working set streamed in less time than a launch measures the launch, not a bandwidth
     levels = find_levels([(b, b / s) for b, s in stream if s >= warm] or
@@ -502,13 +571,13 @@ def calibrate_cpu(progress=None, cache_dir=None) -> dict:
               f"{sum(len(v) for v in per_element.values())} op-class kernels, "
               f"{sum(len(v) for v in loops.values())} loop kernels by row length, "
               f"{sum(len(v) for v in contraction.values())} dots and convolutions, warm and "
-              f"cold launches; best of many runs each, the best of {ROUNDS} rounds, in "
+              f"cold launches, launches after the interpreter; best of many runs each, the best of {ROUNDS} rounds, in "
               f"{time.time() - start:.0f} s")
     return {"version": 1, "launch_s": warm, "launch_cold": cold, "launch_ctx": context,
             "stream": stream,
             "levels": levels, "per_element": per_element, "parallel_speedup": speed,
             "parallel_min_work": int(PARALLEL_MIN_WORK), "contraction": contraction,
-            "loop": loops, "half": halves,
+            "loop": loops, "half": halves, "launch_interp": interp,
             "source": source, "measured_at": start, "load_avg": load}
 
 

@@ -258,3 +258,41 @@ def test_register_pressure_is_costed_on_a_capped_gpu():
     assert "register" in facts["regs.refusal"].value
     claim = check_all(run)[0]
     assert claim.status == HOLDS
+
+
+def test_folding_slower_than_every_op_alone_says_what_was_measured_and_why():
+    """The folded plan measured slower than the lesson graph unfused (as it did here once:
+    564 µs against 489 µs): the lesson's text says so, in the profile's own figures, and a
+    claim fails with the reason: its heaviest kernel took longer than the same ops as separate
+    kernels, which the cost model counts as nearly the same work."""
+    run = open_lesson(LESSONS_BY_ID["conv-bn"], "cpu")
+    fused, folded, unfused = run.stage("fused"), run.stage("folded"), run.stage("unfused")
+    t = fused.cost.total.predicted_s
+    base = fake_record(fused, t, 3 * t)
+    base["unfused_kernels"] = [{"group": g.id, "measured_s": t, "min_s": t}
+                               for g in unfused.plan.groups]
+    slow = fake_record(folded, 4 * t, 4 * t)
+    heavy = next(g.id for g in folded.plan.groups if "conv" in g.nodes)
+    slow["kernels"] = [{"group": heavy, "measured_s": 4 * t, "min_s": 4 * t}]
+    run = run.with_records({"fused": base, "folded": slow})
+    facts = run.facts()
+    text = " ".join(plain(render(p, facts)) for p in run.lesson.text)
+    assert facts["unfused.measured"].text() in text and facts["folded.measured"].text() in text
+    assert "slower than every op alone" in text
+    assert facts["folded.measured_speedup_lesson"].value == pytest.approx(0.75)
+    claim = next(c for c in check_all(run) if c.kind == "beats-unfused")
+    verdict = plain(claim.verdict)
+    assert claim.status == FAILS
+    assert facts["folded.same_ops_unfused"].value == \
+        pytest.approx(3 * t)  # conv, bn and relu, each its own kernel
+    for key in ("folded.heavy_measured", "folded.same_ops_unfused", "folded.heavy_op_unfused",
+                "folded.heavy_flops", "folded.same_ops_flops"):
+        assert facts[key].text() in verdict, key
+    assert "separate profiles" in verdict and "conv alone" in verdict
+    # measured faster, the claim holds and the text says so
+    fast = fake_record(folded, t, t)
+    fast["kernels"] = [{"group": heavy, "measured_s": t, "min_s": t}]
+    held = run.with_records({"fused": base, "folded": fast})
+    assert next(c for c in check_all(held) if c.kind == "beats-unfused").status == HOLDS
+    assert "faster than every op alone" in " ".join(plain(render(p, held.facts()))
+                                                    for p in held.lesson.text)

@@ -215,3 +215,10 @@ def test_the_learn_list_marks_scores_and_the_real_modules_it_cannot_open(monkeyp
     for e in reals:
         assert f"{e.title} (needs ../shared/hlo)" in shown
     assert "A chain of pointwise ops (needs" not in shown
+
+
+def test_back_is_disabled_at_the_first_stage_and_next_at_the_last():
+    assert learn_view.stepper_disabled(0, 2) == (True, False)
+    assert learn_view.stepper_disabled(1, 2) == (False, False)
+    assert learn_view.stepper_disabled(2, 2) == (False, True)
+    assert learn_view.stepper_disabled(None, None) == (True, True)  # before a lesson shows

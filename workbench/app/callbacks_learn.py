@@ -188,6 +188,11 @@ def register(app, services) -> None:
         k = (k or 0) + (1 if ctx.triggered_id == ids.LESSON_NEXT else -1)
         return max(0, min(k, top or 0))
 
+    @app.callback(Output(ids.LESSON_PREV, "disabled"), Output(ids.LESSON_NEXT, "disabled"),
+                  Input(ids.LESSON_STAGE, "value"), Input(ids.LESSON_STAGE, "max"))
+    def stepper_ends(k, top):
+        return learn_view.stepper_disabled(k, top)
+
     register_measurement(app, services)
 
     @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),

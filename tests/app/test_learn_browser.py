@@ -173,6 +173,14 @@ def test_an_exercise_is_answered_and_scored_with_the_differences_explained(dash_
     dash_duo.driver.get(dash_duo.server.url + "/learn?exercise=xla-softmax")
     dash_duo.wait_for_contains_text(f"#{ids.EX_TITLE}", "Softmax as XLA:CPU compiled it", 60)
     dash_duo.wait_for_contains_text(f"#{ids.EX_STATE}", "every op its own kernel")
+    # the graph opens fitted to its canvas: every op in view
+    wait_for(dash_duo, lambda: cy(dash_duo, "exercise-graph", "cy.nodes().length"), 20, "ops")
+    time.sleep(0.3)
+    box = cy(dash_duo, "exercise-graph", "(function () { var b = cy.elements()"
+             ".renderedBoundingBox(); return [b.x1, b.y1, b.x2, b.y2, cy.width(), "
+             "cy.height()]; })()")
+    x1, y1, x2, y2, width, height = box
+    assert width > 0 and height > 0 and 0 <= x1 < x2 <= width and 0 <= y1 < y2 <= height, box
     # a right group (one of XLA's): a click adds each op to the selection
     for node in ("broadcast.3", "multiply.1"):
         click_node(dash_duo, "exercise-graph", node)

@@ -85,3 +85,20 @@ def test_a_what_if_question_in_the_terminal(capsys):
     assert doc["crossing"] is None and doc["kernels"] == [1, 14]
     assert main(["learn", "chain-launch", "--device", "tpu"]) == 2
     assert "unknown device" in capsys.readouterr().err
+
+
+def test_an_exercise_lists_every_operand_inputs_and_constants_too(capsys):
+    """Each op names all it reads, the graph's parameters (and constants) among them, and the
+    inputs are listed above the ops: mul1 = multiply(x, y), add1 = add(mul1, x)."""
+    assert main(["learn", "chain"]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split()[0]: line for line in out.splitlines() if line.startswith("  ")
+             and line.split()}
+    assert lines["mul1"].endswith("<- x, y") and lines["add1"].endswith("<- mul1, x")
+    assert "parameter" in lines["x"] and "constant" in lines["constant.1"]
+    assert lines["broadcast.2"].endswith("<- constant.1")
+    assert main(["learn", "chain", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [p["id"] for p in doc["inputs"]] == ["x", "y"]
+    ops = {op["id"]: op for op in doc["ops"]}
+    assert ops["mul1"]["operands"] == ["x", "y"] and "x" not in ops  # inputs are not ops

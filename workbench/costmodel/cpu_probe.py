@@ -108,8 +108,9 @@ def probe_source(best, levels, sweep_trials, trans, busy: bool, contended: bool)
 
     load = load_average()
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime())
-    found = ", ".join(f"{lv['name']}" + (f" up to {fmt_bytes(lv['up_to'])}" if lv["up_to"]
-                                         else "") for lv in levels)
+    # the levels are not named here: the profile's line names them with their ceilings
+    # (costmodel.text.memory_ceilings), as the profile keeps them (levels_to_fields)
+    found = f"{len(levels)} found" if levels else "none found"
     trans_note = (f"; transcendental from numpy float32 exp/tanh vs multiply (best of "
                   f"{best['exp'][1]})" if trans else
                   "; transcendental = 10 FLOP (its measurement failed)")
@@ -121,6 +122,6 @@ def probe_source(best, levels, sweep_trials, trans, busy: bool, contended: bool)
         note = f"; the machine was busy ({why}), so these may be low"
     return (f"measured on {platform.node()} ({os.cpu_count()} CPUs) at {when}: numpy copies of "
             f"{fmt_bytes(SWEEP_BYTES[0])} to {fmt_bytes(SWEEP_BYTES[-1])} ({sweep_trials} "
-            f"trials), levels where their bandwidth drops: {found}; the better of a 512^3 sgemm "
+            f"trials), memory levels where their bandwidth drops ({found}); the better of a 512^3 sgemm "
             f"(best of {best['peak'][1]}) and 64 one-thread 64^3 sgemms (best of "
             f"{best['peak1'][1]}), one-element ufunc call{trans_note}{note}")

@@ -133,7 +133,6 @@ def test_a_plan_file_of_another_graph_is_named_in_the_error(capsys, tmp_path):
     """run, export and tune given softmax's plan for chain10 name the plan file (they said
     only "the plan was made for graph 'softmax' ..."); plan given a saved plan as its graph
     says what it is."""
-
     from workbench.importers import load_graph
     from workbench.planner import plan_graph
 

@@ -122,6 +122,7 @@ def probe_source(best, levels, sweep_trials, trans, busy: bool, contended: bool)
         note = f"; the machine was busy ({why}), so these may be low"
     return (f"measured on {platform.node()} ({os.cpu_count()} CPUs) at {when}: numpy copies of "
             f"{fmt_bytes(SWEEP_BYTES[0])} to {fmt_bytes(SWEEP_BYTES[-1])} ({sweep_trials} "
-            f"trials), memory levels where their bandwidth drops ({found}); the better of a 512^3 sgemm "
+            f"trials), memory levels where their bandwidth drops ({found}); the better of a "
+            f"512^3 sgemm "
             f"(best of {best['peak'][1]}) and 64 one-thread 64^3 sgemms (best of "
             f"{best['peak1'][1]}), one-element ufunc call{trans_note}{note}")

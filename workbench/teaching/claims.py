@@ -206,11 +206,12 @@ def _separate_reason(stage: str, facts) -> str:
             f"{{{stage}.heavy_op}} alone {{{stage}.heavy_op_unfused}}. The cost model counts "
             f"nearly the same work for both ({{{stage}.heavy_flops}} FLOPs against "
             f"{{{stage}.same_ops_flops}}), predicts that kernel at {{{stage}.heavy_predicted}} "
-            f"and this plan faster than every op alone. This plan "
-            f"and the unfused one are timed in separate profiles (each against its own graph "
-            f"unfused), and the same ops ran slower in this plan's profile than in the other: the difference is between the two measurements, not in what "
-            f"the plan computes (the middle half of this plan's runs spread over "
-            f"{{{stage}.spread}}). Measure again to see how far it moves.")
+            f"and this plan faster than every op alone. This plan and the unfused one are "
+            f"timed in separate profiles (each against its own graph unfused), and the same "
+            f"ops ran slower in this plan's profile than in the other: the difference is "
+            f"between the two measurements, not in what the plan computes (the middle half of "
+            f"this plan's runs spread over {{{stage}.spread}}). Measure again to see how far "
+            f"it moves.")
 
 
 #: which way a failed check missed, for :func:`why`

@@ -64,23 +64,44 @@
   additive();
 })();
 
-/* The lesson's and the exercise's canvases: after a layout that fits a tall graph, zoom to a
- * readable size at its top (the inputs) rather than drawing every op too small to click. */
+/* The lesson's and the exercise's canvases: a graph is fitted to its canvas when it opens
+ * (every op in view). Only a graph so large that fitting it would draw its ops smaller than
+ * MIN_FIT is zoomed to READABLE at its top (the inputs) instead. A canvas laid out while its
+ * section was hidden (no size yet) is fitted when it first gets one. */
 (function () {
-  var READABLE = 0.6;
-  function readable(evt) {
-    var cy = evt.cy;
-    var opts = evt.layout && evt.layout.options;
-    if (!opts || !opts.fit || cy.nodes().length === 0 || cy.zoom() >= READABLE) { return; }
+  var READABLE = 0.6, MIN_FIT = 0.2, PADDING = 20;
+  function fitted(cy) {
+    if (cy.nodes().length === 0) { return; }
+    cy.fit(cy.elements(), PADDING);
+    if (cy.zoom() >= MIN_FIT) { return; }
     var bb = cy.elements().boundingBox();
     cy.zoom(READABLE);
     cy.pan({x: cy.width() / 2 - (bb.x1 + bb.x2) / 2 * READABLE, y: 20 - bb.y1 * READABLE});
+  }
+  function onLayout(evt) {
+    var cy = evt.cy;
+    var opts = evt.layout && evt.layout.options;
+    if (!opts || !opts.fit) { return; }
+    if (cy.width() === 0 || cy.height() === 0) {  // hidden: fit once it is shown
+      cy._learnFitPending = true;
+      return;
+    }
+    fitted(cy);
+  }
+  function watchSize(cy) {
+    if (typeof ResizeObserver === "undefined") { return; }
+    new ResizeObserver(function () {
+      if (!cy._learnFitPending || cy.container().clientWidth === 0) { return; }
+      cy._learnFitPending = false;
+      cy.resize();
+      fitted(cy);
+    }).observe(cy.container());
   }
   ["lesson-graph", "exercise-graph"].forEach(function (id) {
     (function attach() {
       var cy = window.workbenchCy && window.workbenchCy(id);
       if (!cy) { setTimeout(attach, 200); return; }
-      if (!cy._learnReadable) { cy._learnReadable = true; cy.on("layoutstop", readable); }
+      if (!cy._learnFit) { cy._learnFit = true; cy.on("layoutstop", onLayout); watchSize(cy); }
     })();
   });
 })();

@@ -29,6 +29,15 @@ def table_rows(dash_duo, id_) -> list[list[str]]:
     return out
 
 
+def column_width(dash_duo, id_, header: str) -> int:
+    """The drawn width (pixels) of the AG Grid column of ``id_`` headed ``header``."""
+    return dash_duo.driver.execute_script(
+        "var id = arguments[0], name = arguments[1];"
+        "var h = [...document.querySelectorAll('#' + id + ' .ag-header-cell')]"
+        ".find(function (c) { return c.innerText.trim() === name; });"
+        "return h ? Math.round(h.getBoundingClientRect().width) : null;", id_, header)
+
+
 def set_knob(dash_duo, knob: str, value: str) -> None:
     """Type a value into a knob slider's number box (Dash 4's dcc.Slider has one)."""
     from selenium.webdriver.common.keys import Keys
@@ -60,6 +69,9 @@ def test_slowing_compute_flips_the_duplication_on_multi_consumer(dash_duo, make_
     fuse = [r for r in rows if r[0] == "fuse"]
     assert fuse and fuse[0][1].startswith("producer") and fuse[0][2:4] == ["taken", "refused"]
     assert "1 → 2 kernels" in text_of(dash_duo, ids.WHATIF_SUMMARY)
+    # the reason wraps in a column at least 240 px wide (it was sized to its header, 102 px,
+    # one word a line)
+    assert column_width(dash_duo, ids.WHATIF_FLIPS, "why, now") >= 240
     assert {r[0] for r in table_rows(dash_duo, ids.WHATIF_GROUPS)} == {"g0", "g1"}
     # before "Use this plan", the canvas marks the ops of the changed groups (a thick green
     # border) and fills the flipped decision's ops: `producer` is in both
@@ -178,6 +190,7 @@ def test_tune_is_a_job_the_page_follows_to_its_end(dash_duo, make_app, private_c
              "the trials")
     assert [r[1] for r in table_rows(dash_duo, ids.TUNE_TABLE)] == \
         [t.description for t in result.trials]
+    assert column_width(dash_duo, ids.TUNE_TABLE, "kept / why") >= 200
     wait_for(dash_duo, lambda: len(table_rows(dash_duo, ids.TUNE_HISTORY)) == 3, 20,
              "the history")
     wait_for(dash_duo, lambda: run.is_enabled(), 20, "Tune enabled again")

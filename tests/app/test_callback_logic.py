@@ -154,3 +154,18 @@ def test_the_clientside_helpers_name_the_canvas_by_its_id():
 
     js = (REPO_ROOT / "assets" / "workbench.js").read_text()
     assert f'var CANVAS = "{ids.CYTO}";' in js
+
+
+def test_an_upload_past_a_limit_says_the_limit_is_the_servers_not_a_flag_to_pass():
+    """A huge tensor in an uploaded HLO file: the browser's message names the limit and the
+    value, and says it is the server's; the command line's "(raise it with --max-elements)"
+    is for the terminal only."""
+    from workbench.app.controller import SERVER_LIMIT, error_text
+
+    text = (b"HloModule m\nENTRY e {\n  ROOT p = f32[2000000,1000000] parameter(0)\n}\n")
+    with pytest.raises(WorkbenchError) as info:
+        load_bytes(decode_upload(data_url(text), "huge.hlo", 1 << 20), "huge.hlo")
+    assert "--max-elements" in str(info.value)          # the CLI's advice, as before
+    shown = error_text(info.value)
+    assert "--max-elements" not in shown and "raise it with" not in shown
+    assert SERVER_LIMIT in shown and "2,000,000,000,000" in shown and "huge.hlo" in shown

@@ -402,3 +402,34 @@ def test_scoped_ids_keep_untouched_elements_and_renew_those_whose_container_chan
     # another salt (another graph, view or open layers): every id is new
     other = {e["data"]["id"] for e in with_scoped_ids([{"data": {"id": "L1"}}], "graph|xla")}
     assert before["L1"] not in other
+
+
+def test_the_time_memory_chart_keeps_labels_of_close_plans_apart():
+    """Plans at one place are one point named for both; plans close together label on
+    different sides (the Diff tab's chart drew "proposal" over "greedy", and "xla-cpu" over
+    "unfused")."""
+    from workbench.app.figures_whatif import label_positions, merged_points, time_memory_figure
+
+    points = [
+        {"label": "proposal", "predicted_s": 274e-6, "peak_bytes": 1_260_000, "same_as": None},
+        {"label": "unfused", "predicted_s": 300e-6, "peak_bytes": 1_460_000, "same_as": None},
+        {"label": "greedy", "predicted_s": 274e-6, "peak_bytes": 1_260_000,
+         "same_as": "proposal"},
+        {"label": "xla-cpu", "predicted_s": 279e-6, "peak_bytes": 1_460_000, "same_as": None},
+        {"label": "far", "predicted_s": 800e-6, "peak_bytes": 1_260_000, "same_as": None}]
+    merged = merged_points(points)
+    assert [p["label"] for p in merged] == ["proposal = greedy", "unfused", "xla-cpu", "far"]
+    pos = label_positions(merged)
+    assert pos[1] != pos[2]                    # unfused and xla-cpu: close, different sides
+    # close on an x axis a measured time widens, too (as the Diff tab drew them: 279 µs and
+    # 300 µs predicted, 800 µs measured)
+    near = [{"label": "xla-cpu", "predicted_s": 279e-6, "peak_bytes": 1_460_000},
+            {"label": "unfused", "predicted_s": 300e-6, "peak_bytes": 1_460_000},
+            {"label": "proposal", "predicted_s": 274e-6, "peak_bytes": 1_260_000}]
+    first, second, _ = label_positions(near, [800e-6])
+    assert first != second
+    fig = time_memory_figure(points)
+    assert list(fig.data[0].text) == ["proposal = greedy", "unfused", "xla-cpu", "far"]
+    assert list(fig.data[0].textposition) == pos
+    lo, hi = fig.layout.yaxis.range
+    assert lo < 1_260_000 / 2**20 and hi > 1_460_000 / 2**20  # room for the labels

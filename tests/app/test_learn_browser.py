@@ -113,6 +113,9 @@ def test_a_lesson_steps_from_unfused_to_fused_and_shows_measured_and_predicted_t
     wait_for(dash_duo, lambda: cy(dash_duo, "lesson-graph", "cy.nodes('.op').length") == 2, 20,
              "the lesson's two ops")
     assert groups_drawn(dash_duo, "lesson-graph") == 0
+    wait_for(dash_duo, lambda: not dash_duo.find_element(f"#{ids.LESSON_NEXT}")
+             .get_attribute("disabled"), 20, "Next enabled at the first stage")
+    assert dash_duo.find_element(f"#{ids.LESSON_PREV}").get_attribute("disabled")
     # while the profile runs the figures say "measuring…" (with numba's kernels cached on
     # disk the measurement may already be done): the text shows one or the other
     wait_for(dash_duo, lambda: "measuring…" in text_of(dash_duo, ids.LESSON_TEXT)
@@ -122,6 +125,10 @@ def test_a_lesson_steps_from_unfused_to_fused_and_shows_measured_and_predicted_t
     dash_duo.wait_for_contains_text(f"#{ids.LESSON_STAGE_TEXT}", "Stage 2 of 2")
     wait_for(dash_duo, lambda: groups_drawn(dash_duo, "lesson-graph") == 1, 20,
              "the fused group drawn")
+    # the last stage: Next is disabled, Back is not
+    wait_for(dash_duo, lambda: dash_duo.find_element(f"#{ids.LESSON_NEXT}")
+             .get_attribute("disabled"), 20, "Next disabled at the last stage")
+    assert not dash_duo.find_element(f"#{ids.LESSON_PREV}").get_attribute("disabled")
     table = text_of(dash_duo, ids.LESSON_STAGE_TABLE)
     assert "kernels 2 1 −1" in table and "2.0 MiB stop moving" in table
     # the measurement arrives: measured and predicted times side by side, claims checked
@@ -166,6 +173,14 @@ def test_an_exercise_is_answered_and_scored_with_the_differences_explained(dash_
     dash_duo.driver.get(dash_duo.server.url + "/learn?exercise=xla-softmax")
     dash_duo.wait_for_contains_text(f"#{ids.EX_TITLE}", "Softmax as XLA:CPU compiled it", 60)
     dash_duo.wait_for_contains_text(f"#{ids.EX_STATE}", "every op its own kernel")
+    # the graph opens fitted to its canvas: every op in view
+    wait_for(dash_duo, lambda: cy(dash_duo, "exercise-graph", "cy.nodes().length"), 20, "ops")
+    time.sleep(0.3)
+    box = cy(dash_duo, "exercise-graph", "(function () { var b = cy.elements()"
+             ".renderedBoundingBox(); return [b.x1, b.y1, b.x2, b.y2, cy.width(), "
+             "cy.height()]; })()")
+    x1, y1, x2, y2, width, height = box
+    assert width > 0 and height > 0 and 0 <= x1 < x2 <= width and 0 <= y1 < y2 <= height, box
     # a right group (one of XLA's): a click adds each op to the selection
     for node in ("broadcast.3", "multiply.1"):
         click_node(dash_duo, "exercise-graph", node)

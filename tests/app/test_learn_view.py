@@ -205,9 +205,9 @@ def test_the_learn_list_marks_scores_and_the_real_modules_it_cannot_open(monkeyp
         return " | ".join(out)
 
     shown = texts({"best": {"xla-softmax": 0.5714, "chain": 1.0}})
-    assert "A chain of pointwise ops ✓" in shown
+    assert "A chain of pointwise ops ✓ (matches the planner)" in shown
     if EXERCISES_BY_ID["xla-softmax"].available():
-        assert "Softmax as XLA:CPU compiled it (best F1 0.57)" in shown
+        assert "Softmax as XLA:CPU compiled it (best F1 0.57 against XLA's fusions)" in shown
     monkeypatch.setattr(exercises, "shared_hlo_dir", lambda: tmp_path / "no-such-dir")
     shown = texts({})
     reals = [e for e in EXERCISES if e.real_module]
@@ -215,3 +215,10 @@ def test_the_learn_list_marks_scores_and_the_real_modules_it_cannot_open(monkeyp
     for e in reals:
         assert f"{e.title} (needs ../shared/hlo)" in shown
     assert "A chain of pointwise ops (needs" not in shown
+
+
+def test_back_is_disabled_at_the_first_stage_and_next_at_the_last():
+    assert learn_view.stepper_disabled(0, 2) == (True, False)
+    assert learn_view.stepper_disabled(1, 2) == (False, False)
+    assert learn_view.stepper_disabled(2, 2) == (False, True)
+    assert learn_view.stepper_disabled(None, None) == (True, True)  # before a lesson shows

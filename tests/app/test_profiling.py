@@ -52,6 +52,10 @@ def test_rows_summary_and_sources(tmp_path):
     assert text == ("backend cpu (auto: no usable CUDA GPU here) · measured fused 2 ms vs unfused "
                     "3 ms: 1.50x speedup · predicted 1 ms vs 2 ms (2.00x) · no GPU: ran on cpu")
     assert profiling.summary_text(doc, "cpu").startswith("backend cpu (as chosen) · ")
+    # several notes are kept apart ("no GPU: ran on cpu the machine looks busy" ran together)
+    busy = dict(doc, notes=["no GPU: ran on cpu", "the machine looks busy (load average 9)"])
+    assert profiling.summary_text(busy).endswith(
+        "· no GPU: ran on cpu; the machine looks busy (load average 9)")
     assert profiling.backend_text(dict(doc, backend="cuda")) == "backend cuda"
     assert profiling.read_sources(doc) == {"g0": "def kernel_g0(x, out):\n    out[:] = x\n"}
     assert profiling.mismatch_text(doc) == ""

@@ -85,3 +85,57 @@ def test_a_what_if_question_in_the_terminal(capsys):
     assert doc["crossing"] is None and doc["kernels"] == [1, 14]
     assert main(["learn", "chain-launch", "--device", "tpu"]) == 2
     assert "unknown device" in capsys.readouterr().err
+
+
+def test_an_exercise_lists_every_operand_inputs_and_constants_too(capsys):
+    """Each op names all it reads, the graph's parameters (and constants) among them, and the
+    inputs are listed above the ops: mul1 = multiply(x, y), add1 = add(mul1, x)."""
+    assert main(["learn", "chain"]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split()[0]: line for line in out.splitlines() if line.startswith("  ")
+             and line.split()}
+    assert lines["mul1"].endswith("<- x, y") and lines["add1"].endswith("<- mul1, x")
+    assert "parameter" in lines["x"] and "constant" in lines["constant.1"]
+    assert lines["broadcast.2"].endswith("<- constant.1")
+    assert main(["learn", "chain", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [p["id"] for p in doc["inputs"]] == ["x", "y"]
+    ops = {op["id"]: op for op in doc["ops"]}
+    assert ops["mul1"]["operands"] == ["x", "y"] and "x" not in ops  # inputs are not ops
+
+
+def test_an_answer_is_read_from_a_pipe_or_standard_input(capsys, monkeypatch, tmp_path):
+    """``--answer -`` reads standard input and a named pipe (``/dev/stdin``, ``<(...)``) is
+    read like a file; both were refused as "no such answer file"."""
+    import io
+    import os
+    import sys
+    import threading
+
+    answer = json.dumps({"groups": [["mul1", "add1"]]}).encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(answer)))
+    assert main(["learn", "chain", "--answer", "-"]) == 0
+    assert "[mul1, add1]" in capsys.readouterr().out
+    fifo = tmp_path / "answer.pipe"
+    os.mkfifo(fifo)
+
+    def write():
+        with open(fifo, "wb") as f:
+            f.write(answer)
+    writer = threading.Thread(target=write)
+    writer.start()
+    assert main(["learn", "chain", "--answer", str(fifo)]) == 0
+    writer.join(10)
+    assert "[mul1, add1]" in capsys.readouterr().out
+    # an empty or broken answer on standard input: one line naming standard input
+    for text, message in ((b"", "the answer is empty"), (b'{"groups": [', "malformed JSON")):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text)))
+        assert main(["learn", "chain", "--answer", "-"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("error: standard input") and message in err and "\n" not in err
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(
+        json.dumps({"groups": [["mul1", "nope"]]}).encode())))
+    assert main(["learn", "chain", "--answer", "-"]) == 2
+    assert capsys.readouterr().err.startswith("error: standard input")
+    assert main(["learn", "chain", "--answer", str(tmp_path)]) == 2
+    assert "a folder, not an answer file" in capsys.readouterr().err

@@ -128,3 +128,27 @@ def test_plan_text_uses_singular_for_one(capsys):
     out = capsys.readouterr().out
     assert "1 kernel per call (unfused: 14)" in out and "total fused:   1 kernel per call" in out
     assert "1 kernels" not in out
+
+
+def test_a_plan_file_of_another_graph_is_named_in_the_error(capsys, tmp_path):
+    """run, export and tune given softmax's plan for chain10 name the plan file (they said
+    only "the plan was made for graph 'softmax' ..."); plan given a saved plan as its graph
+    says what it is."""
+    from workbench.importers import load_graph
+    from workbench.planner import plan_graph
+
+    plan = tmp_path / "softmax_plan.json"
+    plan.write_text(json.dumps(plan_graph(load_graph(SAMPLES / "softmax.json")).to_json()))
+    chain = str(SAMPLES / "chain10.json")
+    out = tmp_path / "x.hlo"
+    for argv in (["run", chain, "--plan", str(plan)],
+                 ["export", chain, "--format", "hlo", "--plan", str(plan), "--out", str(out)],
+                 ["tune", chain, "--plan", str(plan), "--budget", "1"]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err.strip()
+        assert err.startswith(f"error: {plan}: the plan was made for graph 'softmax'"), err
+        assert "\n" not in err
+    assert not out.exists()
+    assert main(["plan", str(plan)]) == 2
+    err = capsys.readouterr().err
+    assert f"{plan}: this is a saved plan, not a graph" in err and "--plan" in err

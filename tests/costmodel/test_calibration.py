@@ -196,20 +196,3 @@ def test_a_dot_with_an_epilogue_runs_at_the_output_fusions_measured_rate():
     plan = plan_graph(g, "priority", slow)
     assert len([grp for grp in plan.groups]) == 2
 
-
-def test_the_probe_source_says_which_measured_level_each_ceiling_is():
-    from workbench.costmodel.cpu_probe import probe_source
-    from workbench.costmodel.devices import levels_to_fields
-
-    levels = [{"name": "L1", "up_to": 512 << 10, "Bps": 2e11},
-              {"name": "L2", "up_to": 8 << 20, "Bps": 1e11},
-              {"name": "LLC", "up_to": 16 << 20, "Bps": 7e10},
-              {"name": "DRAM", "up_to": None, "Bps": 4e10}]
-    best = {"peak": (1e11, 2), "peak1": (5e10, 3), "exp": (10.0, 4)}
-    text = probe_source(best, levels, 10, True, False, False)
-    assert ("L1 up to 512.0 KiB, L2 up to 8.0 MiB, LLC up to 16.0 MiB, DRAM (the profile's "
-            "ceilings: its L2 is the measured L1, its LLC the measured LLC; L2 not kept)") in text
-    fields = levels_to_fields(levels)  # what the sentence describes
-    assert (fields["l2_bytes"], fields["llc_bytes"]) == (512 << 10, 16 << 20)
-    two = probe_source(best, levels[1:], 10, True, False, False)
-    assert "ceilings" not in two  # named as the profile names them: nothing to explain

@@ -112,3 +112,20 @@ def test_the_texts_flag_a_re_plan_predicted_slower_than_the_old_plan():
     assert w.old_plan_after_s < w.after_s
     assert "predicted slower than keeping the old one" in whatif_summary(w)
     assert "predicted slower than keeping the old one" in whatif_text(w, get_device("h100"))
+
+
+def test_the_texts_name_changed_groups_by_their_ops_not_by_ids_both_plans_use():
+    """On the transformer block, a launch overhead of 1 ns regroups g4 and g5 of the h100
+    plan into a new g4 and g5: the texts said "groups now g4, g5 (were g4, g5)"."""
+    from workbench.app.whatif import whatif_summary
+    from workbench.cli.whatif_text import whatif_text
+    from workbench.costmodel import get_device
+
+    g = load_graph(SAMPLES / "transformer_block.json")
+    w = what_if(g, {"launch_overhead_s": 1e-9}, device="h100")
+    assert not w.diff.same and w.diff.only_a == w.diff.only_b  # the same ids, other groups
+    for text in (whatif_summary(w), whatif_text(w, get_device("h100"))):
+        assert "(were g4, g5)" not in text and "old groups g4, g5" not in text
+        assert "the new plan's g4 (scores, broadcast.2, scores_scaled) and g5 (row," in text
+        assert "replace the old plan's g4 (scores, broadcast.2, scores_scaled and 6 more) " \
+               "and g5 (attn_softmax)" in text

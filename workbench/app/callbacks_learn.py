@@ -14,10 +14,13 @@ from workbench.errors import WorkbenchError
 SECTION_KINDS = tuple(ids.LEARN_SECTIONS)
 
 
-def _mark(best: float | None) -> str:
+def _mark(best: float | None, exercise) -> str:
+    """An exercise's best score in the list, naming the key it is against: XLA's fusions for a
+    real module (:attr:`~workbench.teaching.scoring.Score.main`), else the planner's plan."""
     if best is None:
         return ""
-    return " ✓" if best >= 1.0 else f" (best F1 {best:.2f})"
+    key = "XLA's fusions" if exercise.real_module else "the planner"
+    return f" ✓ (matches {key})" if best >= 1.0 else f" (best F1 {best:.2f} against {key})"
 
 
 def nav(item: dict, learning: dict) -> list:
@@ -40,7 +43,7 @@ def nav(item: dict, learning: dict) -> list:
     for level, name in LEVELS.items():
         items = [e for e in teaching.EXERCISES if e.level == level]
         out.append(html.Div(name, className="nav-level"))
-        out.append(html.Ul([link("exercise", e.id, e.title, _mark(best.get(e.id))
+        out.append(html.Ul([link("exercise", e.id, e.title, _mark(best.get(e.id), e)
                                  if e.available() else " (needs ../shared/hlo)")
                             for e in items]))
     out.append(html.H4(dcc.Link("Glossary", href="/learn?term=")))
@@ -187,6 +190,11 @@ def register(app, services) -> None:
     def step(_p, _n, k, top):
         k = (k or 0) + (1 if ctx.triggered_id == ids.LESSON_NEXT else -1)
         return max(0, min(k, top or 0))
+
+    @app.callback(Output(ids.LESSON_PREV, "disabled"), Output(ids.LESSON_NEXT, "disabled"),
+                  Input(ids.LESSON_STAGE, "value"), Input(ids.LESSON_STAGE, "max"))
+    def stepper_ends(k, top):
+        return learn_view.stepper_disabled(k, top)
 
     register_measurement(app, services)
 

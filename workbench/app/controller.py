@@ -291,11 +291,19 @@ def scrub_paths(text: str) -> str:
     return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE - 1] + "…"
 
 
+#: the command line's advice on an input past a limit (importers.limits.exceeded), which a
+#: browser's user cannot follow: the limits are the server's, set when it was started
+_LIMIT_FLAG = re.compile(r"\(raise it with --[a-z0-9-]+\)")
+SERVER_LIMIT = "(a limit of this server, set when it was started)"
+
+
 def error_text(exc: WorkbenchError) -> str:
     """The message the app shows for an error (with the legality reason code when there is
-    one), without server paths (:func:`scrub_paths`)."""
+    one), without server paths (:func:`scrub_paths`) and without the command line's flags (an
+    input past a limit says the limit is the server's)."""
     reason = getattr(exc, "reason", None)
-    return scrub_paths(f"{exc} [{reason}]" if reason else str(exc))
+    text = _LIMIT_FLAG.sub(SERVER_LIMIT, f"{exc} [{reason}]" if reason else str(exc))
+    return scrub_paths(text)
 
 
 # ----- selection and edits ---------------------------------------------------------------------

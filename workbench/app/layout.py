@@ -183,17 +183,27 @@ def _table(id_, columns, height="320px", style_data_conditional=(),
         col = (rule.get("if") or {}).get("column_id")
         if col:
             styles.setdefault(col, {}).update({k: v for k, v in rule.items() if k != "if"})
-    cols = []
+    cols, wrapped = [], []
     for field_, name in columns:
         extra = {}
         style = styles.get(field_, {})
         if style.get("whiteSpace") == "normal":
-            extra.update(wrapText=True, autoHeight=True, flex=2)
+            # a wrapped column takes the width the others leave (at least its minWidth): the
+            # grid's autoSize, which sized it to its header, left one word per line
+            extra.update(wrapText=True, autoHeight=True, flex=1,
+                         minWidth=style.get("minWidth", WRAP_MIN_WIDTH))
+            wrapped.append(field_)
         css = {k: v for k, v in style.items() if k in ("backgroundColor", "fontWeight", "color")}
         if css:
             extra["cellStyle"] = css
         cols.append((field_, name, extra))
+    if wrapped:
+        kw.setdefault("columnSizeOptions", {"keys": [f for f, _ in columns if f not in wrapped]})
     return grid(id_, cols, height=height, row_ids=False, **kw)
+
+
+#: the narrowest a wrapped column of :func:`_table` is drawn (pixels)
+WRAP_MIN_WIDTH = 240
 
 
 def top_choice(id_) -> dcc.Dropdown:

@@ -44,6 +44,13 @@ def stage_marks(run) -> dict:
     return marks
 
 
+def stepper_disabled(k, top) -> tuple[bool, bool]:
+    """Whether *Back* and *Next* are disabled at stage ``k`` of ``0..top`` (the slider's value
+    and max; None before a lesson is shown): *Back* at the first stage, *Next* at the last."""
+    k, top = int(k or 0), int(top or 0)
+    return k <= 0, k >= top
+
+
 def stage_heading(run, k: int) -> tuple[str, str, str]:
     """(status, headline, detail) of stage ``k``: the decision that made it, taken or refused."""
     s = run.stages[k]

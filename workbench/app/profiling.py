@@ -221,7 +221,7 @@ def summary_text(report: dict, requested: str = "auto") -> str:
         text += " · " + accuracy
     notes = report.get("notes") or ()
     if notes:
-        text += " · " + " ".join(str(n) for n in notes)
+        text += " · " + "; ".join(str(n) for n in notes)
     return text
 
 

@@ -91,8 +91,11 @@ def whatif_summary(w) -> str:
             f"profile: {fmt_seconds(w.old_plan_after_s)}). ")
     if w.diff.same:
         return text + "The plan is unchanged."
-    text += (f"{len(w.flips)} decision(s) flipped; groups now "
-             f"{', '.join(w.changed_groups)} (were {', '.join(w.diff.only_a)}).")
+    from workbench.planner.whatif import describe_groups
+
+    text += (f"{len(w.flips)} decision(s) flipped; the new plan's "
+             f"{describe_groups(w.plan, w.changed_groups)} replace the old plan's "
+             f"{describe_groups(w.base_plan, w.diff.only_a)}.")
     if w.old_plan_after_s < w.after_s:
         text += (" Note: the new plan is predicted slower than keeping the old one on this "
                  "profile — the planner decides one producer at a time, greedily.")

@@ -25,7 +25,8 @@ def register(sub) -> None:
     p.add_argument("name", nargs="?", help="a lesson, exercise or what-if question (omit to "
                    "list them)")
     p.add_argument("--answer", metavar="FILE", help="score this answer to the exercise: JSON "
-                   "{\"groups\": [[node, ...], ...]} (or a plan saved by the app)")
+                   "{\"groups\": [[node, ...], ...]} (or a plan saved by the app); - reads "
+                   "standard input")
     p.add_argument("--measure", action="store_true", help="profile the lesson's plans on this "
                    "machine where no measurement is stored yet")
     p.add_argument("--again", action="store_true", help="with --measure: measure everything "
@@ -57,25 +58,47 @@ def find(name: str):
 
 
 def read_answer_file(path: str):
-    """The JSON document in an answer file.
+    """The JSON document in an answer file: a file, a pipe (``/dev/stdin``, a shell's
+    ``<(...)``), or ``-`` for standard input.
 
     Raises
     ------
     InputError
-        A missing or oversized file, or JSON that does not parse (with its line and column).
+        A missing, unreadable or oversized file (at most :data:`ANSWER_MAX_BYTES`), a folder,
+        or JSON that does not parse (with its line and column).
     """
-    p = Path(path)
-    if not p.is_file():
-        raise InputError("no such answer file", file=path)
-    if p.stat().st_size > ANSWER_MAX_BYTES:
+    import sys
+
+    where = "standard input" if path == "-" else path
+    if path == "-":
+        data = sys.stdin.buffer.read(ANSWER_MAX_BYTES + 1)
+    else:
+        p = Path(path)
+        if p.is_dir():
+            raise InputError("this is a folder, not an answer file", file=path)
+        if not p.exists():
+            raise InputError("no such answer file", file=path)
+        if p.is_file() and p.stat().st_size > ANSWER_MAX_BYTES:
+            data = b"x" * (ANSWER_MAX_BYTES + 1)
+        else:  # a regular file, or a pipe whose size is known only once it is read
+            try:
+                with open(p, "rb") as f:
+                    data = f.read(ANSWER_MAX_BYTES + 1)
+            except OSError as exc:
+                raise InputError(f"cannot read the answer file: {exc.strerror}",
+                                 file=path) from None
+    if len(data) > ANSWER_MAX_BYTES:
         raise InputError(f"the answer file is larger than {ANSWER_MAX_BYTES >> 20} MiB",
-                         file=path)
+                         file=where)
+    if not data.strip():
+        raise InputError("the answer is empty: expected JSON {\"groups\": [[node, ...], ...]}",
+                         file=where)
     try:
-        return json.loads(p.read_text(encoding="utf-8"))
+        return json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
-        raise InputError("the answer file is not UTF-8 text", file=path) from None
+        raise InputError("the answer file is not UTF-8 text", file=where) from None
     except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON: {exc.msg}", file=path, line=exc.lineno,
+        raise InputError(f"malformed JSON: {exc.msg}", file=where, line=exc.lineno,
                          column=exc.colno) from None
 
 
@@ -132,7 +155,8 @@ def _exercise(exercise, args) -> int:
     try:
         groups = read_answer(doc, graph)
     except InputError as exc:
-        raise InputError(exc.message, file=args.answer, node=exc.node) from None
+        where = "standard input" if args.answer == "-" else args.answer
+        raise InputError(exc.message, file=where, node=exc.node) from None
     score = score_answer(exercise, groups)
     print(json.dumps(score.to_json(), indent=1) if args.json
           else learn_text.score_text(exercise, score))

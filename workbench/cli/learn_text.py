@@ -53,7 +53,11 @@ def lesson_text(doc: dict) -> str:
 
 def exercise_text(doc: dict) -> str:
     lines = [f"{doc['title']}  (level {doc['level']}, {doc['level_name']})", _wrap(doc["prompt"]),
-             "", f"The ops ({len(doc['ops'])}), each its own kernel to start with:"]
+             "", f"What the ops read ({plural(len(doc['inputs']), 'input')}, "
+             f"{plural(len(doc['constants']), 'constant')}; in no kernel):"]
+    lines += [f"  {p['id']:<24} {'parameter':<22} {p['type']}" for p in doc["inputs"]]
+    lines += [f"  {c['id']:<24} {'constant':<22} {c['type']}" for c in doc["constants"]]
+    lines += ["", f"The ops ({len(doc['ops'])}), each its own kernel to start with:"]
     for op in doc["ops"]:
         reads = f" <- {', '.join(op['operands'])}" if op["operands"] else ""
         lines.append(f"  {op['id']:<24} {op['op']:<22} {op['type']}{reads}")

@@ -61,6 +61,7 @@ def choose_plan(graph, plan_file=None, policy=None):
     PlanError
         For a plan file that does not fit the graph.
     """
+    from workbench.errors import PlanError
     from workbench.planner import named_plan, plan_from_json
 
     if plan_file:
@@ -72,7 +73,12 @@ def choose_plan(graph, plan_file=None, policy=None):
         except UnicodeDecodeError as exc:
             raise InputError(f"cannot read the plan: not UTF-8 text (byte {exc.start})",
                              file=plan_file) from None
-        return plan_from_json(text, graph)
+        try:
+            return plan_from_json(text, graph)
+        except PlanError as exc:  # another graph's plan, a broken one: say which file
+            if exc.file is not None:
+                raise
+            raise PlanError(exc.message, file=plan_file, node=exc.node) from None
     return named_plan(graph, policy)
 
 

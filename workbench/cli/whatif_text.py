@@ -38,8 +38,11 @@ def whatif_text(w, base_device) -> str:
         lines.append("  the plan is unchanged"
                      + (" (no decision flipped)" if not w.flips else ""))
     else:
-        lines.append(f"  changed: {plural(len(w.diff.differences), 'difference')}; new groups "
-                     f"{', '.join(w.changed_groups)}; old groups {', '.join(w.diff.only_a)}")
+        from workbench.planner.whatif import describe_groups
+
+        lines.append(f"  changed: {plural(len(w.diff.differences), 'difference')}; the new "
+                     f"plan's {describe_groups(w.plan, w.changed_groups)} replace the old "
+                     f"plan's {describe_groups(w.base_plan, w.diff.only_a)}")
     if w.old_plan_after_s < w.after_s:
         lines.append(f"  note: the new plan is predicted slower than keeping the old one on the "
                      f"new profile ({fmt_time(w.after_s)} vs {fmt_time(w.old_plan_after_s)}): "

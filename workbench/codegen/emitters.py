@@ -63,6 +63,22 @@ HELPERS = {
     r = abs(a) % abs(b)
     return -r if a < 0 else r
 ''',
+    # XLA's compare type=TOTALORDER on floats (IEEE 754 totalOrder, as the reference's
+    # total_order_key): -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN; -1, 0 or 1. NaNs of
+    # one sign compare equal (their payloads are not ordered; the reference's bits are).
+    "_totcmp": '''def _totcmp(a, b):
+    sa = math.copysign(1.0, a)
+    sb = math.copysign(1.0, b)
+    ka = 2.0 * sa if a != a else 0.0
+    kb = 2.0 * sb if b != b else 0.0
+    if ka != kb:
+        return -1 if ka < kb else 1
+    if ka != 0.0 or a == b and sa == sb:
+        return 0
+    if a < b or a == b and sa < sb:
+        return -1
+    return 1
+''',
     "_popcnt": '''def _popcnt(u):
     n = 0
     while u:
@@ -296,7 +312,10 @@ _COMPARE = {"EQ": "==", "NE": "!=", "LT": "<", "LE": "<=", "GT": ">", "GE": ">="
 
 
 def _compare(a, d, at, cx):
-    return f"({a[0]} {_COMPARE[at['direction']]} {a[1]})"
+    op = _COMPARE[at["direction"]]
+    if at.get("compare_type") == "TOTALORDER" and at.get("in") in FLOAT_DTYPES:
+        return f"({cx.helper('_totcmp')}({a[0]}, {a[1]}) {op} 0)"
+    return f"({a[0]} {op} {a[1]})"
 
 
 def _select(a, d, at, cx):

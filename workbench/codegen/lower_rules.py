@@ -31,6 +31,8 @@ def rule_elementwise(b, node, idx):
     attrs = {"in": b.type(node.operands[0]).dtype}
     if node.op == "compare":
         attrs["direction"] = node.attrs["direction"]
+        if node.attrs.get("compare_type") == "TOTALORDER":  # NaN and -0 ordered (emitters)
+            attrs["compare_type"] = "TOTALORDER"
     return b.let(node.op, node.dtype, tuple(args), attrs, node.id)
 
 

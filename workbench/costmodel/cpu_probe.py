@@ -108,15 +108,9 @@ def probe_source(best, levels, sweep_trials, trans, busy: bool, contended: bool)
 
     load = load_average()
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime())
-    found = ", ".join(f"{lv['name']}" + (f" up to {fmt_bytes(lv['up_to'])}" if lv["up_to"]
-                                         else "") for lv in levels)
-    caches = [lv for lv in levels if lv["up_to"]]
-    if len(caches) > 2 or (len(caches) == 2 and caches[0]["name"] != "L2"):
-        # the profile has two cache ceilings (devices.levels_to_fields): say which level each is
-        found += (f" (the profile's ceilings: its L2 is the measured {caches[0]['name']}, its "
-                  f"LLC the measured {caches[-1]['name']}"
-                  + (f"; {', '.join(lv['name'] for lv in caches[1:-1])} not kept"
-                     if len(caches) > 2 else "") + ")")
+    # the levels are not named here: the profile's line names them with their ceilings
+    # (costmodel.text.memory_ceilings), as the profile keeps them (levels_to_fields)
+    found = f"{len(levels)} found" if levels else "none found"
     trans_note = (f"; transcendental from numpy float32 exp/tanh vs multiply (best of "
                   f"{best['exp'][1]})" if trans else
                   "; transcendental = 10 FLOP (its measurement failed)")
@@ -128,6 +122,7 @@ def probe_source(best, levels, sweep_trials, trans, busy: bool, contended: bool)
         note = f"; the machine was busy ({why}), so these may be low"
     return (f"measured on {platform.node()} ({os.cpu_count()} CPUs) at {when}: numpy copies of "
             f"{fmt_bytes(SWEEP_BYTES[0])} to {fmt_bytes(SWEEP_BYTES[-1])} ({sweep_trials} "
-            f"trials), levels where their bandwidth drops: {found}; the better of a 512^3 sgemm "
+            f"trials), memory levels where their bandwidth drops ({found}); the better of a "
+            f"512^3 sgemm "
             f"(best of {best['peak'][1]}) and 64 one-thread 64^3 sgemms (best of "
             f"{best['peak1'][1]}), one-element ufunc call{trans_note}{note}")

@@ -7,6 +7,7 @@ all name a kernel's bound and a device's ceilings with these functions, so they 
 from __future__ import annotations
 
 import math
+import re
 
 from workbench.costmodel.devices import LEVEL_WORDS
 from workbench.costmodel.model import CostBreakdown
@@ -72,6 +73,18 @@ def core_text(d) -> str:
             f"writing under {fmt_bytes(d.parallel_min_bytes)})")
 
 
+#: the list of levels a profile measured before this version kept in its source text
+#: ("levels where their bandwidth drops: L1 up to 512.0 KiB, L2 up to 8.0 MiB, ..."): the
+#: probe's own names, which the profile's line (memory_ceilings) names again, differently
+_OLD_LEVEL_LIST = re.compile(r"levels where their bandwidth drops: [^;]*")
+
+
+def _source_text(source: str) -> str:
+    """A profile's source without the level list of a profile measured before this version
+    (the line names the levels once, with their ceilings)."""
+    return _OLD_LEVEL_LIST.sub("memory levels where their bandwidth drops", source)
+
+
 def device_line(device) -> str:
     """The device profile the costs use, with its numbers and where they come from."""
     from workbench.costmodel.devices import get_device
@@ -80,7 +93,8 @@ def device_line(device) -> str:
     text = (f"{d.name} profile: {memory_ceilings(d)}, "
             f"{fmt_rate(d.peak_flops, 'FLOP/s')} FP32{core_text(d)}, "
             f"{fmt_time(d.launch_overhead_s)} per "
-            f"launch, a transcendental = {d.transcendental_flops:g} FLOP; {d.source}")
+            f"launch, a transcendental = {d.transcendental_flops:g} FLOP; "
+            f"{_source_text(d.source)}")
     if d.kind == "cpu":
         text += " (`workbench devices --refresh` measures again)"
     return text

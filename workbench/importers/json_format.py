@@ -105,11 +105,19 @@ def _resolve(value, resolver):
     return value
 
 
+#: the ``format`` of a saved plan (workbench.planner.plan.PLAN_FORMAT; the importers come
+#: before the planner, so it is named here too)
+SAVED_PLAN_FORMAT = "fusion-workbench-plan"
+
+
 def _check_header(doc, file: str) -> None:
     """The document's own fields have the types the format gives them."""
     if not isinstance(doc, Mapping):
         raise InputError("a graph document must be a JSON object", file=file)
     fmt = doc.get("format", FORMAT)
+    if fmt == SAVED_PLAN_FORMAT:
+        raise InputError("this is a saved plan, not a graph: give its graph as the file and "
+                         "this one with --plan (run, export, tune) or --a/--b (diff)", file=file)
     if fmt != FORMAT:
         raise InputError(f"'format' is {str(fmt)[:60]!r}, expected {FORMAT!r}", file=file)
     version = doc.get("version", VERSION)

@@ -79,6 +79,20 @@ class WhatIf:
                 "changed_groups": list(self.changed_groups), "diff": self.diff.to_json()}
 
 
+def describe_groups(plan: Plan, group_ids, limit: int = 3) -> str:
+    """Groups of ``plan`` by their ops, for a sentence: ``g4 (scores, broadcast.2,
+    scores_scaled) and g5 (row, col, causal and 4 more)``. Group ids are the plan's own (two
+    plans number their groups alike), so the ops say which group is meant."""
+    parts = []
+    for gid in group_ids:
+        nodes = plan.group(gid).nodes
+        more = f" and {len(nodes) - limit} more" if len(nodes) > limit else ""
+        parts.append(f"{gid} ({', '.join(nodes[:limit])}{more})")
+    if len(parts) <= 1:
+        return "".join(parts) or "none"
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
 def what_if(graph: Graph, settings: dict, policy: str = "priority", device="cpu",
             constraints: Constraints | None = None, base_plan: Plan | None = None) -> WhatIf:
     """Plan ``graph`` with ``policy`` on ``device`` and on ``device`` with ``settings``.

@@ -40,11 +40,15 @@ def lesson_document(run) -> dict:
 
 
 def exercise_document(exercise, graph) -> dict:
-    """An exercise as a document: its prompt and the ops to group."""
+    """An exercise as a document: its prompt, the graph's inputs (``inputs``: parameters;
+    ``constants``), and the ops to group, each with every operand it reads (``operands``: ops,
+    inputs and constants alike, in operand order)."""
     from workbench.planner.plan import is_source
 
     doc = exercise.to_json()
-    doc["ops"] = [{"id": n.id, "op": n.op, "type": str(n.type),
-                   "operands": [o for o in n.operands if not is_source(graph, o)]}
+    doc["inputs"] = [{"id": p.id, "type": str(p.type)} for p in graph.parameters]
+    doc["constants"] = [{"id": n.id, "type": str(n.type)} for n in graph.topo_nodes()
+                        if n.op == "constant"]
+    doc["ops"] = [{"id": n.id, "op": n.op, "type": str(n.type), "operands": list(n.operands)}
                   for n in graph.topo_nodes() if not is_source(graph, n.id)]
     return doc

@@ -259,3 +259,78 @@ def text_fact(value: str, source: str, what: str) -> Fact:
     """A phrase that comes from the workbench itself (a decision's sentence, a transform's
     reason)."""
     return Fact(value, "text", source, what)
+
+
+def against_lesson_unfused(key: str, stage, record: dict | None, base, base_record: dict | None
+                           ) -> dict[str, Fact]:
+    """A variant stage on a graph of its own (the folded graph) against the lesson graph with
+    every op its own kernel, whose time the planner's plan's profile measured.
+
+    ``stage`` and ``base`` are lesson stages (``base``: ``unfused``); ``record`` and
+    ``base_record`` the :mod:`.measure` records of ``stage`` and of the planner's plan (whose
+    ``unfused_kernels`` are ``base``'s kernels), None while pending. Facts, under ``key.*``:
+    ``measured_speedup_lesson`` (the lesson graph's unfused time over this plan's),
+    ``compared_unfused`` (``faster than``, ``slower than``), and of this plan's heaviest
+    per-call kernel (the cost model's): ``heavy_ops`` (its ops), ``heavy_measured`` (seconds),
+    ``heavy_predicted``, ``heavy_flops``; of the same ops in the unfused plan's measurement:
+    ``same_ops_unfused`` (their kernels' seconds, summed), ``same_ops_flops``, and the costliest
+    of them alone, ``heavy_op`` (its id) and ``heavy_op_unfused`` (seconds).
+    """
+    from workbench.teaching.measure import kernel_times
+
+    what = "profile on this machine"
+    mine = call_time(record, "fused") if record else None
+    lesson = call_time(base_record, "unfused") if base_record else None
+    per_call = {gid: c for gid, c in stage.cost.groups.items()
+                if stage.cost.roles.get(gid, "call") == "call"}
+    gid = max(per_call, key=lambda g: per_call[g].predicted_s)
+    nodes = set(next(g.nodes for g in stage.plan.groups if g.id == gid))
+    ops = sorted(n for n in nodes if not _is_source(stage.graph, n))
+    same = {g.id: g.nodes[0] for g in base.plan.groups if g.nodes[0] in nodes}
+    times = kernel_times(base_record, "unfused_kernels")
+    same_t = [times.get(g) for g in same]
+    heavy = max(same, key=lambda g: base.cost.groups[g].predicted_s, default=None)
+
+    def fact(name, value, unit, source, text):
+        return f"{key}.{name}", Fact(value, unit, source, text)
+
+    verdict = None
+    if mine and lesson:
+        verdict = "faster than" if mine < lesson else "slower than"
+    return dict([
+        fact("measured_speedup_lesson", lesson / mine if mine and lesson else None, "ratio",
+             "profile", f"{what}: the lesson graph's time per call with every op its own kernel "
+             "(measured beside the planner's plan) over this plan's"),
+        fact("compared_unfused", verdict, "text", "profile",
+             f"{what}: this plan's time per call against every op its own kernel"),
+        fact("heavy_ops", ", ".join(ops), "text", "cost model",
+             "the ops of this plan's kernel with the largest predicted time"),
+        fact("heavy_measured", kernel_times(record).get(gid) if record else None, "seconds",
+             "profile", f"{what}: time of that kernel"),
+        fact("heavy_predicted", per_call[gid].predicted_s, "seconds", "cost model",
+             "predicted time of that kernel"),
+        fact("heavy_flops", per_call[gid].flops, "count", "cost model", "FLOPs of that kernel"),
+        fact("same_ops_unfused", sum(same_t) if same_t and None not in same_t else None,
+             "seconds", "profile", f"{what}: the same ops, each its own kernel, in the unfused "
+             "plan's measurement (their kernels' times summed)"),
+        fact("same_ops_flops", sum(base.cost.groups[g].flops for g in same), "count",
+             "cost model", "FLOPs of the same ops in the lesson graph"),
+        fact("heavy_op", same[heavy] if heavy else "-", "text", "cost model",
+             "the costliest of those ops in the lesson graph"),
+        fact("heavy_op_unfused", times.get(heavy) if heavy else None, "seconds", "profile",
+             f"{what}: that op alone, in the unfused plan's measurement"),
+    ])
+
+
+def _is_source(graph, node_id) -> bool:
+    from workbench.planner.plan import is_source
+
+    return is_source(graph, node_id)
+
+
+def lesson_unfused_fact(base_record: dict | None) -> Fact:
+    """``unfused.measured``: the lesson graph's time per call with every op its own kernel, from
+    the planner's plan's profile (its baseline; None while pending)."""
+    return Fact(call_time(base_record, "unfused") if base_record else None, "seconds", "profile",
+                "profile on this machine: time per call, every op its own kernel (the planner's "
+                "plan's baseline, timed beside it)")

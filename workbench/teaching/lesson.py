@@ -27,7 +27,8 @@ class Claim:
     ----------
     kind : str
         What is checked (:data:`workbench.teaching.claims.CHECKS`): ``fewer-bytes``,
-        ``faster``, ``memory-bound-ideal``, ``prediction``, ``slower-than``.
+        ``faster``, ``memory-bound-ideal``, ``prediction``, ``slower-than``,
+        ``beats-unfused`` (a variant on a graph of its own against the lesson graph unfused).
     stage : str
         The stage the claim is about (compared with ``unfused``, or with ``other``).
     statement : str
@@ -148,9 +149,15 @@ class LessonRun:
         """Every fact: the cost model's, the graph's, the lesson's own, and the profile's (from
         ``records``: stage id -> :mod:`.measure` record; pending where absent)."""
         out = dict(self.base_facts)
+        base = self.records.get("fused")  # its baseline is the lesson graph, every op alone
         for s in self.measured_stages:
             out.update(F.measured_facts(s.id, self.records.get(s.id), s.cost.total.predicted_s,
                                         s.cost.unfused_total.predicted_s))
+            if s.graph is not self.graph:  # a variant on a graph of its own (folded)
+                out.update(F.against_lesson_unfused(s.id, s, self.records.get(s.id),
+                                                    self.stage("unfused"), base))
+        if any(s.id == "fused" for s in self.measured_stages):
+            out["unfused.measured"] = F.lesson_unfused_fact(base)
         return out
 
     def with_records(self, records: dict) -> "LessonRun":

@@ -15,9 +15,12 @@ from workbench.fmt import fmt_bytes, fmt_count, fmt_rate, fmt_time
 from workbench.teaching.measure import call_time
 
 #: where a fact comes from
-SOURCES = ("graph", "planner", "cost model", "transform", "profile")
+SOURCES = ("graph", "planner", "cost model", "transform", "profile", "rule")
 #: a measured time more than this factor away from its prediction (either way) is a miss
 MISS_FACTOR = 2.0
+#: a measured speedup must be at least this for a "faster" claim to hold (5 %: below it, or
+#: below the spread of the runs, two plans' times are the same within measurement noise)
+FASTER_MARGIN = 1.05
 #: what a pending (not yet measured) fact shows
 PENDING = "measuring…"
 
@@ -245,6 +248,20 @@ def measured_facts(key: str, record: dict | None, predicted: float | None = None
              "whether the profiler found the timings noisy (a busy machine)"),
     ])
     return out
+
+
+def rule_facts() -> dict[str, Fact]:
+    """The thresholds the claim checks apply (:mod:`.claims`), so that a verdict can state its
+    rule: ``rule.faster_margin`` (the least time saving a "faster" claim needs, a share) and
+    ``rule.miss_factor`` (how far off a prediction may be)."""
+    return {
+        "rule.faster_margin": Fact(FASTER_MARGIN - 1, "share", "rule",
+                                   "least share of the time a faster plan must save "
+                                   "(workbench.teaching.facts.FASTER_MARGIN)"),
+        "rule.miss_factor": Fact(MISS_FACTOR, "ratio", "rule",
+                                 "a prediction off by more than this factor is a miss "
+                                 "(workbench.teaching.facts.MISS_FACTOR)"),
+    }
 
 
 def missed(ratio: float | None) -> bool | None:

@@ -147,7 +147,7 @@ class LessonRun:
     def facts(self) -> dict:
         """Every fact: the cost model's, the graph's, the lesson's own, and the profile's (from
         ``records``: stage id -> :mod:`.measure` record; pending where absent)."""
-        out = dict(self.base_facts)
+        out = dict(self.base_facts) | F.rule_facts()
         for s in self.measured_stages:
             out.update(F.measured_facts(s.id, self.records.get(s.id), s.cost.total.predicted_s,
                                         s.cost.unfused_total.predicted_s))

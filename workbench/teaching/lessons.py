@@ -79,6 +79,13 @@ def folding_facts(run) -> dict:
     }
 
 
+def sibling_facts(run) -> dict:
+    """The planner's own sentence on the sibling pair (fused or kept apart, and why)."""
+    return {"sibling.decision": text_fact(_decision(run.plan, lambda d: d.action == "sibling"),
+                                          "planner", f"the planner's decision log "
+                                          f"({run.plan.policy})")}
+
+
 def duplication_facts(run) -> dict:
     return {"t.users": Fact(len(run.graph.users("t")), "count", "graph", "consumers of t")}
 
@@ -137,11 +144,12 @@ LESSONS = (
          "Horizontal (sibling) fusion puts them side by side in one multi-output kernel, which "
          "reads x once and writes both results: {unfused.kernels} kernels become "
          "{fused.kernels}, the bytes read go from {unfused.bytes_read} to {fused.bytes_read}, and "
-         "the bytes written stay {fused.bytes_written}, since both results are outputs.",
+         "the bytes written stay {fused.bytes_written}, since both results are outputs. The "
+         "planner, on the {device.name} profile: \u201c{sibling.decision}\u201d.",
          "The saving is smaller than a vertical fusion's: a read and a launch, no intermediate "
          "value. And sine and cosine are transcendentals, costly per element: the cost model "
          "counts {fused.transcendentals} of them and finds the kernel {fused.bound}."),
-        core_claims()),
+        core_claims(), facts=sibling_facts),
     Lesson(
         "loop", "Loop fusion: a chain of pointwise ops",
         ("loop-fusion", "vertical-fusion", "launch-overhead", "memory-bound"), graphs.chain,

@@ -122,13 +122,25 @@ def _heaviest(cost) -> object:
     return max(groups, key=lambda c: c.predicted_s, default=cost.total)
 
 
+def ridge(device, level: str | None) -> float:
+    """The roofline's ridge point, FLOP-equivalents per byte: the device's peak FLOP rate over
+    the bandwidth of memory ``level`` (``l2``, ``llc``, ``dram``; DRAM for an unknown or mixed
+    level). A kernel whose intensity is above it is compute-bound in the cost model."""
+    bandwidth = dict((name, bw) for name, _, bw in device.memory_levels()).get(
+        level or "dram", device.bandwidth_Bps)
+    return device.peak_flops / bandwidth
+
+
 def stage_facts(key: str, cost, device) -> dict[str, Fact]:
     """The cost model's figures of one stage's plan (a ``PlanCost``), under ``key.*``.
 
     ``kernels``, ``bytes_read``, ``bytes_written``, ``bytes_moved``, ``flops``,
-    ``transcendentals``, ``predicted`` (per call), ``launch`` (the kernels' launch overhead),
-    ``intensity`` (FLOP per byte moved), and of the slowest kernel ``bound``, ``level`` (its
-    memory level), ``kernel_compute`` and ``kernel_memory`` (its compute and memory times).
+    ``transcendentals``, ``flop_equivalents`` (FLOPs plus transcendentals at the device's
+    FLOP cost each), ``predicted`` (per call), ``launch`` (the kernels' launch overhead),
+    ``intensity`` (FLOP-equivalents per byte moved), and of the slowest kernel ``bound``,
+    ``level`` (its memory level), ``kernel_compute`` and ``kernel_memory`` (its compute and
+    memory times, seconds), ``kernel_flop_equivalents``, ``kernel_intensity`` and ``ridge``
+    (peak FLOP rate over its level's bandwidth, FLOP/B).
     """
     from workbench.costmodel.text import bound_label
 
@@ -153,8 +165,19 @@ def stage_facts(key: str, cost, device) -> dict[str, Fact]:
                                   f"{where}: predicted time of the same graph unfused"),
         "launch": Fact(t.kernels * device.launch_overhead_s, "seconds", "cost model",
                        f"{where}: kernels x launch overhead"),
-        "intensity": Fact(t.flops / moved if moved else 0.0, "intensity", "cost model",
-                          f"{where}: FLOPs per byte moved"),
+        "flop_equivalents": Fact(t.flop_equivalents, "flop-eq", "cost model",
+                                 f"{where}: FLOP-equivalents, the FLOPs plus each "
+                                 f"transcendental counted as {device.transcendental_flops:g} "
+                                 f"FLOPs (what compute time counts)"),
+        "intensity": Fact(t.flop_equivalents / moved if moved else 0.0, "intensity",
+                          "cost model", f"{where}: FLOP-equivalents per byte moved"),
+        "kernel_flop_equivalents": Fact(slow.flop_equivalents, "flop-eq", "cost model",
+                                        f"{where}: the slowest kernel's FLOP-equivalents"),
+        "kernel_intensity": Fact(slow.arithmetic_intensity, "intensity", "cost model",
+                                 f"{where}: the slowest kernel's FLOP-equivalents per byte"),
+        "ridge": Fact(ridge(device, slow.memory_level), "intensity", "cost model",
+                      f"{where}: peak FLOP rate over the bandwidth of the slowest kernel's "
+                      f"memory level; above it a kernel is compute-bound"),
         "bound": Fact(bound_label(slow.bound, slow.memory_level, device), "text", "cost model",
                       f"{where}: what bounds the slowest kernel"),
         "level": Fact(level, "text", "cost model",

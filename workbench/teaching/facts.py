@@ -80,7 +80,8 @@ _FORMATS = {
     "flop-rate": lambda x: fmt_rate(x, "FLOP/s"),
     "bytes-rate": lambda x: fmt_rate(x, "B/s"),
     "intensity": lambda x: f"{x:.3g} FLOP/B",
-    "flop-eq": lambda x: f"{x:.3g} FLOP",
+    "flop-eq": lambda x: (fmt_count(round(x)) if x >= 1000 else f"{x:.3g}")
+    + " FLOP-equivalents",
     "share": lambda x: f"{100 * x:.0f} %",
 }
 

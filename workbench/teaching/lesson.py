@@ -223,6 +223,9 @@ def _open(lesson: Lesson, device_key) -> LessonRun:
                                        f"{device.name} profile: DRAM bandwidth")
     facts["device.peak"] = F.Fact(device.peak_flops, "flop-rate", "cost model",
                                   f"{device.name} profile: peak FLOP rate")
+    facts["device.transcendental_flops"] = F.Fact(
+        device.transcendental_flops, "flop-eq", "cost model",
+        f"{device.name} profile: FLOP-equivalents one transcendental counts as")
     run = LessonRun(lesson, device, graph, plan, stages, facts)
     if lesson.facts is not None:
         run.base_facts.update(lesson.facts(run))

@@ -165,7 +165,17 @@ LESSONS = (
          "{fused.bytes_written} written. The arithmetic does not change ({unfused.flops} FLOPs "
          "unfused, {fused.flops} fused); only the traffic and the launches do.",
          "The cost model predicts {unfused.predicted} unfused, of which {unfused.launch} is "
-         "launch overhead, and {fused.predicted} fused, {fused.bound}."),
+         "launch overhead, and {fused.predicted} fused, {fused.bound}.",
+         "Compute time counts FLOP-equivalents, not FLOPs: each transcendental, here the square "
+         "root, counts as {device.transcendental_flops} on the {device.name} profile. The "
+         "fused "
+         "kernel's {fused.flops} FLOPs and {fused.transcendentals} square roots come to "
+         "{fused.kernel_flop_equivalents}, {fused.kernel_intensity} counted so per byte moved. "
+         "The ridge "
+         "of its memory level ({fused.level}) is {fused.ridge}: a kernel above it is "
+         "compute-bound, below it memory-bound. This one is {fused.bound}, "
+         "{fused.kernel_compute} of arithmetic against {fused.kernel_memory} of memory "
+         "traffic."),
         core_claims(), questions=("chain-launch",)),
     Lesson(
         "input", "Input fusion: exp, reduce-sum, divide",

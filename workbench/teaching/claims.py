@@ -164,8 +164,9 @@ def why(stage: str, facts, run, direction: str = "below") -> str:
     when it beat it, ``miss`` when a prediction missed, ``close`` when two plans the claim
     orders are predicted within :data:`CLOSE` of each other, ``margin`` when a plan was faster
     but not by the rule's margin (:data:`~.facts.FASTER_MARGIN`, and the runs' spread),
-    ``premise`` when the verdict itself already says why (nothing is added). Noisy timings are said first; then a
-    compute-bound kernel, launch overhead, or the cost model's terms for the slowest kernel."""
+    ``premise`` when the verdict itself already says why (nothing is added), ``bytes`` for a
+    plan that removes no bytes. Noisy timings are said first; then a compute-bound kernel,
+    launch overhead, or the cost model's terms for the slowest kernel."""
     noisy = ("The timings were noisy (another process held the CPU), so the fastest runs are "
              "compared, and the figures may change when measured again on a quieter machine. "
              if _value(facts, f"{stage}.noisy") == "yes" else "")

@@ -108,9 +108,9 @@ def check_memory_bound_ideal(c, facts, run):
         return FAILS, text + (
             f" The ratio agrees, but the premise does not: the cost model finds the slowest "
             f"kernel {{{s}.bound}} ({{{s}.kernel_compute}} of arithmetic against "
-            f"{{{s}.kernel_memory}} of memory traffic), and the measured times were "
-            f"{{{s}.measured_vs_predicted}} (fused) and {{{s}.measured_unfused_vs_predicted}} "
-            f"(unfused) of its predictions, so the agreement is a coincidence of these sizes.")
+            f"{{{s}.kernel_memory}} of memory traffic), so its time is not the bytes' alone; "
+            f"the measured times were {{{s}.measured_vs_predicted}} (fused) and "
+            f"{{{s}.measured_unfused_vs_predicted}} (unfused) of its predictions.")
     return HOLDS, text
 
 

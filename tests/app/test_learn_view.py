@@ -9,6 +9,7 @@ from dash import html
 from workbench.app import learn_view
 from workbench.app.glossary_links import linkify, segments
 from workbench.errors import LegalityError, PlanError
+from workbench.fmt import fmt_count
 from workbench.teaching import EXERCISES, EXERCISES_BY_ID, LESSONS_BY_ID
 from workbench.teaching.lesson import open_lesson
 from workbench.teaching.scoring import score_answer
@@ -222,3 +223,35 @@ def test_back_is_disabled_at_the_first_stage_and_next_at_the_last():
     assert learn_view.stepper_disabled(1, 2) == (False, False)
     assert learn_view.stepper_disabled(2, 2) == (False, True)
     assert learn_view.stepper_disabled(None, None) == (True, True)  # before a lesson shows
+
+
+def test_the_kernel_table_shows_the_work_its_bound_follows_from():
+    """Review 19: the loop lesson's sqrt row said "FLOPs 0, FLOP/B 0, compute-bound" and the
+    fused kernel "0.75 FLOP/B, compute-bound" beside a ridge of ~2.9. The table counts
+    FLOP-equivalents (the transcendentals at the profile's cost, named in the cell), their
+    intensity against the ridge of the kernel's memory level, and the two times the bound
+    compares: a row is compute-bound exactly when its intensity is above its ridge and its
+    compute time above its memory time."""
+    from workbench.teaching.facts import ridge
+
+    run = open_lesson(LESSONS_BY_ID["loop"], "cpu")
+    dev = run.device
+    seen = set()
+    for stage in (run.stage("unfused"), run.stage("fused")):
+        for g, row in zip(stage.plan.groups, learn_view.kernel_rows(stage, device=dev)):
+            c = stage.cost.groups[g.id]
+            if c.transcendentals:
+                assert f"transc. × {dev.transcendental_flops:g}" in row["flops"]
+                assert row["flops"].startswith(fmt_count(round(c.flop_equivalents)))
+                seen.add(stage.id)
+            assert float(row["intensity"]) == pytest.approx(
+                c.flop_equivalents / (c.bytes_read + c.bytes_written), rel=2e-3)
+            assert float(row["ridge"]) == pytest.approx(ridge(dev, c.memory_level), rel=2e-3)
+            compute = row["bound"].startswith("compute")
+            assert compute == (float(row["intensity"]) > float(row["ridge"]))
+            assert compute == (c.compute_s > c.memory_s)
+    sqrt = next(r for r in learn_view.kernel_rows(run.stage("unfused"), device=dev)
+                if r["ops"] == "sqrt1")
+    assert sqrt["flops"] != "0" and sqrt["bound"] == "compute-bound"
+    assert seen == {"unfused", "fused"}
+    assert {c["id"] for c in learn_view.kernel_columns(None)} >= {"ridge", "compute", "memory"}

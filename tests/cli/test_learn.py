@@ -78,7 +78,7 @@ def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path):
 
 def test_a_what_if_question_in_the_terminal(capsys):
     assert main(["learn", "duplication-transcendental", "--device", "h100"]) == 0
-    out = capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())  # the answer is wrapped
     assert "The plans cross at" in out and "on the h100 profile" in out
     assert main(["learn", "chain-launch", "--device", "h100", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -139,3 +139,23 @@ def test_an_answer_is_read_from_a_pipe_or_standard_input(capsys, monkeypatch, tm
     assert capsys.readouterr().err.startswith("error: standard input")
     assert main(["learn", "chain", "--answer", str(tmp_path)]) == 2
     assert "a folder, not an answer file" in capsys.readouterr().err
+
+
+def test_a_lesson_wraps_its_stage_reasons_and_never_cuts_them(capsys, monkeypatch):
+    """Review 19: ``learn loop`` cut the planner's sentences off mid-phrase ("(writes and
+    re-reads 1.0") whatever the terminal's width. Every stage title of the JSON document is in
+    the text whole (wrapped: compare with the whitespace folded), and no line is longer than
+    the layout's width."""
+    from workbench.cli.learn_text import WIDTH
+
+    monkeypatch.setenv("COLUMNS", "300")
+    assert main(["learn", "loop", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert main(["learn", "loop"]) == 0
+    out = capsys.readouterr().out
+    folded = " ".join(out.split())
+    titles = [s["title"] for s in doc["stages"]]
+    assert any(len(t) > 60 for t in titles)  # the ones the old layout cut
+    for t in titles:
+        assert " ".join(t.split()) in folded, t
+    assert max(len(line) for line in out.splitlines()) <= WIDTH

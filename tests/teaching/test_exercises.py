@@ -92,3 +92,21 @@ def test_inputs_in_a_group_are_left_out_with_a_note():
     score = score_answer(EXERCISES_BY_ID["producer-consumer"], [["x", "product", "sum"]])
     assert score.groups == (("product", "sum"),) and "x" in score.notes[0]
     assert score.main.exact
+
+
+def test_the_key_says_which_profile_it_is_planned_on_and_why_not_the_lessons_cpu_one():
+    """Review 19: exercises were scored "(priority policy, h100 profile)" while the lessons use
+    the cpu profile, with no reason given. The key's label names the profile and says why, and
+    the key is the planner's plan on that profile (not on cpu)."""
+    from workbench.planner import plan_graph
+    from workbench.teaching.exercises import KEY_DEVICE, KEY_DEVICE_REASON
+
+    ex = EXERCISES_BY_ID["chain"]
+    score = score_answer(ex, [])
+    planner = next(c for c in score.comparisons if c.against == "planner")
+    assert f"{KEY_DEVICE} profile" in planner.label and KEY_DEVICE_REASON in planner.label
+    assert "cpu profile" in KEY_DEVICE_REASON and "measured" in KEY_DEVICE_REASON
+    assert ex.to_json()["key_device_reason"] == KEY_DEVICE_REASON
+    key = planner_key(ex)
+    assert [g.nodes for g in key.groups] == [
+        g.nodes for g in plan_graph(ex.graph(), ex.policy, KEY_DEVICE).groups]

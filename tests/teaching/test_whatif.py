@@ -46,6 +46,34 @@ def test_a_chain_pays_to_fuse_at_any_launch_overhead():
     assert gaps[-1] > gaps[0] and s.kernels[0] < s.kernels[1]
 
 
+@pytest.mark.parametrize("device", ["cpu", "h100"])
+def test_the_chain_question_is_answered_by_the_launch_overhead_where_its_savings_are_equal(device):
+    """Review 19: "at what launch overhead would fusing the chain stop being worth it?" could
+    never be answered (raising it only makes fusing pay more). The question asks instead where
+    the launches fusing saves are worth as much as the traffic it saves; the answer is computed
+    from the cost model's launch term, and the text states it."""
+    from workbench.teaching.whatif import saving_split
+
+    q = BY_ID["chain-launch"]
+    s = sweep(q, device)
+    assert s.answer is not None and s.values[0] < s.answer < s.values[-1]
+    launch, rest = saving_split(q, device, s.answer)
+    assert launch == pytest.approx(rest, rel=1e-6)
+    below, above = (saving_split(q, device, s.answer * f) for f in (0.5, 2.0))
+    assert below[0] < below[1] and above[0] > above[1]
+    # the launch part is the kernels fusing removes times the knob: the cost model's own term
+    own_launch, _ = saving_split(q, device, s.own_value)
+    assert own_launch == pytest.approx((s.kernels[1] - s.kernels[0]) * s.own_value, rel=1e-9)
+    text = answer_text(s)
+    from workbench.teaching.facts import Fact
+
+    assert Fact(s.answer, "seconds", "cost model").text() in text
+    assert "worth as much as the rest" in text and "only adds to what fusing saves" in text
+    assert sweep(q, device).to_json()["answer"] == s.answer
+    # a question without a solve of its own has no such answer
+    assert sweep(BY_ID["duplication-launch"], device).answer is None
+
+
 @pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: q.id)
 def test_every_question_sweeps_on_every_profile(question):
     for device in ("cpu", "h100"):

@@ -179,7 +179,7 @@ def register(app, services) -> None:
         elements = learn_view.drawn_elements(services.layouts, stage.graph,
                                              grouping_from_plan(stage.plan), basis, lesson.id)
         record, which = learn_view.stage_record(run, k)
-        rows = learn_view.kernel_rows(stage, record, which)
+        rows = learn_view.kernel_rows(stage, record, which, run.device)
         return (text, elements, stage_table(run, k), rows,
                 learn_view.kernel_columns(record))
 

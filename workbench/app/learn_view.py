@@ -121,19 +121,40 @@ def kernel_columns(record: dict | None) -> list[dict]:
 
 
 #: the kernel table's columns but the measured one: (id, header)
+#: the work columns count FLOP-equivalents, as compute time does: the FLOPs plus each
+#: transcendental at the device's FLOP cost (the cell shows the sum), per byte against the ridge
+#: of the kernel's memory level; compute and memory are the two times the bound compares
 KERNEL_COLUMNS = (("group", "kernel"), ("kind", "kind"), ("ops", "ops"),
-                  ("moved", "bytes moved"), ("flops", "FLOPs"), ("intensity", "FLOP/B"),
+                  ("moved", "bytes moved"), ("flops", "FLOP-equivalents (FLOPs + transc. × cost)"),
+                  ("intensity", "FLOP-eq/B"), ("ridge", "ridge FLOP/B"),
+                  ("compute", "compute"), ("memory", "memory"),
                   ("bound", "bound"), ("predicted", "predicted"))
 
 
-def kernel_rows(stage, record: dict | None = None, which: str = "kernels") -> list[dict]:
-    """One row per kernel of a stage: its cost and, when ``record`` is a measurement of the
-    stage's plan (``which``: its ``kernels``, or its baseline's ``unfused_kernels``), its
-    measured time by the record's statistic, the one the whole call's time uses (a miss by
-    more than the tolerance is flagged)."""
+def work_cell(c, device) -> str:
+    """A kernel's counted work: ``9.57M (2.36M + 262k transc. × 27.5)``, the FLOP-equivalents
+    compute time counts, with the FLOPs and the transcendentals at the device's cost
+    (``transcendental_flops``) they come from; just the FLOPs when there is no transcendental."""
+    if not c.transcendentals:
+        return fmt_count(c.flops)
+    return (f"{fmt_count(round(c.flop_equivalents))} ({fmt_count(c.flops)} + "
+            f"{fmt_count(c.transcendentals)} transc. × {device.transcendental_flops:g})")
+
+
+def kernel_rows(stage, record: dict | None = None, which: str = "kernels",
+                device=None) -> list[dict]:
+    """One row per kernel of a stage: its cost (the counted work in FLOP-equivalents, its
+    intensity against the ridge of its memory level, its compute and memory times, whose
+    larger is the bound) and, when ``record`` is a measurement of the stage's plan (``which``:
+    its ``kernels``, or its baseline's ``unfused_kernels``), its measured time by the record's
+    statistic, the one the whole call's time uses (a miss by more than the tolerance is
+    flagged). ``device``: the profile the stage is costed on (default: the cost's own)."""
+    from workbench.costmodel.model import get_device
     from workbench.costmodel.text import bound_label
+    from workbench.teaching.facts import ridge
     from workbench.teaching.measure import kernel_times
 
+    device = device or get_device(stage.cost.device)
     measured = kernel_times(record, which)
     rows = []
     for g in stage.plan.groups:
@@ -148,8 +169,10 @@ def kernel_rows(stage, record: dict | None = None, which: str = "kernels") -> li
         role = "" if g.role == "call" else f" [{g.role}]"
         rows.append({"group": g.id + role, "kind": g.kind,
                      "ops": ", ".join(g.nodes[:5]) + (" …" if g.size > 5 else ""),
-                     "moved": fmt_bytes(moved), "flops": fmt_count(c.flops),
-                     "intensity": f"{c.flops / moved:.3g}" if moved else "-",
+                     "moved": fmt_bytes(moved), "flops": work_cell(c, device),
+                     "intensity": f"{c.flop_equivalents / moved:.3g}" if moved else "-",
+                     "ridge": f"{ridge(device, c.memory_level):.3g}",
+                     "compute": fmt_seconds(c.compute_s), "memory": fmt_seconds(c.memory_s),
                      "bound": bound_label(c.bound, c.memory_level),
                      "predicted": fmt_seconds(c.predicted_s),
                      "measured": (fmt_seconds(m) + flag) if m else "-"})

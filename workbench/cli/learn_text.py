@@ -12,7 +12,8 @@ MARK = {"holds": "+", "fails": "!", "pending": "?"}
 
 
 def _wrap(text: str, indent: str = "  ") -> str:
-    return textwrap.fill(text, WIDTH, initial_indent=indent, subsequent_indent=indent)
+    return textwrap.fill(text, WIDTH, initial_indent=indent, subsequent_indent=indent,
+                         break_on_hyphens=False)
 
 
 def catalogue_text(doc: dict) -> str:
@@ -38,9 +39,12 @@ def lesson_text(doc: dict) -> str:
     lines += [_wrap(p) + "\n" for p in doc["text"]]
     lines.append("Stages (the cost model's figures):")
     for s in doc["stages"]:
-        lines.append(f"  {s['id']:<10} {plural(s['kernels'], 'kernel'):>11}  "
-                     f"{fmt_bytes(s['bytes_read'] + s['bytes_written']):>10} moved  "
-                     f"{fmt_time(s['predicted_s']):>9}  {s['title'][:60]}")
+        head = (f"  {s['id']:<10} {plural(s['kernels'], 'kernel'):>11}  "
+                f"{fmt_bytes(s['bytes_read'] + s['bytes_written']):>10} moved  "
+                f"{fmt_time(s['predicted_s']):>9}  ")
+        # the stage's title is the planner's sentence: wrapped under itself, never cut
+        lines.append(textwrap.fill(s["title"], WIDTH, initial_indent=head,
+                                   subsequent_indent=" " * len(head), break_on_hyphens=False))
     lines.append("")
     lines.append("Claims, checked here (+ holds, ! does not hold, ? waiting for a measurement):")
     for c in doc["claims"]:

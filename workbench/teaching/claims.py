@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.teaching.facts import MISS_FACTOR, missed
+from workbench.teaching.facts import FASTER_MARGIN, MISS_FACTOR, missed
 from workbench.teaching.template import Segment, render
 
 HOLDS, FAILS, PENDING = "holds", "fails", "pending"
@@ -55,6 +55,20 @@ def check_fewer_bytes(c, facts, run):
     return (HOLDS if model and measured else FAILS), text
 
 
+def faster_beyond_noise(fast: float, slow: float, spread: float | None) -> bool:
+    """True when ``fast`` (seconds per call) beats ``slow`` by a margin, not by noise: the
+    speedup ``slow / fast`` is at least :data:`FASTER_MARGIN` and the time saved is larger
+    than ``spread``, the interquartile range of the runs (seconds; None or 0: not known)."""
+    if not fast or not slow or fast <= 0:
+        return False
+    return slow / fast >= FASTER_MARGIN and slow - fast > (spread or 0.0)
+
+
+def _margin_text(s: str) -> str:
+    return (f" The rule: a plan is faster when it saves at least {{rule.faster_margin}} of the "
+            f"time and more than the spread of its runs ({{{s}.spread}} between the quartiles).")
+
+
 def check_faster(c, facts, run):
     s = c.stage
     text = (f"Measured on this machine: {{{s}.measured}} per call here against "
@@ -62,8 +76,9 @@ def check_faster(c, facts, run):
             f"model predicted {{{s}.speedup}}).")
     if _pending(facts, f"{s}.measured", f"{s}.measured_unfused"):
         return PENDING, text
-    ok = _value(facts, f"{s}.measured") < _value(facts, f"{s}.measured_unfused")
-    return (HOLDS if ok else FAILS), text
+    ok = faster_beyond_noise(_value(facts, f"{s}.measured"),
+                             _value(facts, f"{s}.measured_unfused"), _value(facts, f"{s}.spread"))
+    return (HOLDS if ok else FAILS), text + _margin_text(s)
 
 
 def saved_ratio(stage: str, facts) -> float | None:
@@ -88,13 +103,14 @@ def check_memory_bound_ideal(c, facts, run):
     if ratio is None or not 1 / MISS_FACTOR <= ratio <= MISS_FACTOR:
         return FAILS, text
     if not str(_value(facts, f"{s}.bound") or "").startswith("memory"):
-        # the ratio agrees, but the cost model says the premise is false: say so, in its numbers
-        text += (f" The ratio agrees, though the cost model finds the slowest kernel "
-                 f"{{{s}.bound}} ({{{s}.kernel_compute}} of arithmetic against "
-                 f"{{{s}.kernel_memory}} of memory traffic): by its own numbers the premise does "
-                 f"not hold, and the measured times were {{{s}.measured_vs_predicted}} "
-                 f"(fused) and {{{s}.measured_unfused_vs_predicted}} (unfused) of its "
-                 f"predictions.")
+        # the ratio agrees, but the cost model says the premise is false: the claim, premise
+        # and all, does not hold (one verdict for the mark and the text)
+        return FAILS, text + (
+            f" The ratio agrees, but the premise does not: the cost model finds the slowest "
+            f"kernel {{{s}.bound}} ({{{s}.kernel_compute}} of arithmetic against "
+            f"{{{s}.kernel_memory}} of memory traffic), so its time is not the bytes' alone; "
+            f"the measured times were {{{s}.measured_vs_predicted}} (fused) and "
+            f"{{{s}.measured_unfused_vs_predicted}} (unfused) of its predictions.")
     return HOLDS, text
 
 
@@ -120,8 +136,12 @@ def check_slower_than(c, facts, run):
             f"against {{{o}.predicted}}).")
     if _pending(facts, f"{s}.measured", f"{o}.measured"):
         return PENDING, text
-    ok = _value(facts, f"{s}.measured") > _value(facts, f"{o}.measured")
-    return (HOLDS if ok else FAILS), text
+    spreads = [v for v in (_value(facts, f"{s}.spread"), _value(facts, f"{o}.spread")) if v]
+    ok = faster_beyond_noise(_value(facts, f"{o}.measured"), _value(facts, f"{s}.measured"),
+                             max(spreads, default=None))
+    return (HOLDS if ok else FAILS), text + (
+        f" The rule: one plan is slower than another when the other saves at least "
+        f"{{rule.faster_margin}} of its time and more than the spread of the runs.")
 
 
 def check_beats_unfused(c, facts, run):
@@ -134,8 +154,9 @@ def check_beats_unfused(c, facts, run):
             f"against {{unfused.predicted}}).")
     if _pending(facts, f"{s}.measured", "unfused.measured"):
         return PENDING, text
-    ok = _value(facts, f"{s}.measured") < _value(facts, "unfused.measured")
-    return (HOLDS if ok else FAILS), text
+    ok = faster_beyond_noise(_value(facts, f"{s}.measured"), _value(facts, "unfused.measured"),
+                             _value(facts, f"{s}.spread"))
+    return (HOLDS if ok else FAILS), text + _margin_text(s)
 
 
 def check_registers(c, facts, run):
@@ -156,17 +177,35 @@ def why(stage: str, facts, run, direction: str = "below") -> str:
     """The reason, in the workbench's own numbers, that a claim about ``stage`` fails here (a
     template). ``direction`` is ``below`` when the measurement fell short of the claim, ``above``
     when it beat it, ``miss`` when a prediction missed, ``close`` when two plans the claim
-    orders are predicted within :data:`CLOSE` of each other. Noisy timings are said first; then a
-    compute-bound kernel, launch overhead, or the cost model's terms for the slowest kernel."""
+    orders are predicted within :data:`CLOSE` of each other, ``margin`` when a plan was faster
+    but not by the rule's margin (:data:`~.facts.FASTER_MARGIN`, and the runs' spread),
+    ``premise`` when the verdict itself already says why (nothing is added), ``bytes`` for a
+    plan that removes no bytes. Noisy timings are said first; then a compute-bound kernel,
+    launch overhead, or the cost model's terms for the slowest kernel."""
     noisy = ("The timings were noisy (another process held the CPU), so the fastest runs are "
              "compared, and the figures may change when measured again on a quieter machine. "
              if _value(facts, f"{stage}.noisy") == "yes" else "")
     return noisy + _reason(stage, facts, direction)
 
 
+def _lower(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
 def _reason(stage: str, facts, direction: str) -> str:
     if direction == "separate":
         return _separate_reason(stage, facts)
+    if direction == "premise":  # the verdict has said why, in the cost model's numbers
+        return ""
+    if direction == "margin":
+        return (f"Why: the fused plan is not faster by the rule's margin: the times differ by "
+                f"less than {{rule.faster_margin}} or by less than the spread of the runs, "
+                f"which is measurement noise. And " + _lower(_reason(stage, facts, "below"))
+                .removeprefix("why: "))
+    if direction == "bytes" and _value(facts, f"{stage}.kernels") == _value(
+            facts, "unfused.kernels"):
+        return (f"Why: this plan has as many kernels as the unfused one ({{{stage}.kernels}}): "
+                f"the planner fused nothing here, so no value stops moving.")
     if direction == "close":
         return (f"Why: the cost model expects the two plans to take nearly the same time, so "
                 f"which is faster here is decided by what the model leaves out and by the "
@@ -215,7 +254,7 @@ def _separate_reason(stage: str, facts) -> str:
 
 
 #: which way a failed check missed, for :func:`why`
-DIRECTION = {"prediction": "miss", "beats-unfused": "separate"}
+DIRECTION = {"prediction": "miss", "beats-unfused": "separate", "fewer-bytes": "bytes"}
 
 
 #: two predictions closer than this fraction of the larger are "nearly the same time"
@@ -230,7 +269,14 @@ def _direction(claim, facts) -> str:
             return "close"
     if claim.kind == "memory-bound-ideal":
         ratio = saved_ratio(claim.stage, facts)
+        if ratio is not None and 1 / MISS_FACTOR <= ratio <= MISS_FACTOR:
+            return "premise"
         return "above" if ratio is not None and ratio > MISS_FACTOR else "below"
+    if claim.kind == "faster":
+        fast = _value(facts, f"{claim.stage}.measured")
+        slow = _value(facts, f"{claim.stage}.measured_unfused")
+        if fast and slow and fast < slow:
+            return "margin"
     return DIRECTION.get(claim.kind, "below")
 
 
@@ -238,7 +284,7 @@ def check(claim, facts: dict, run) -> ClaimResult:
     """Check one claim; the verdict ends with :func:`why` when it fails."""
     status, text = CHECKS[claim.kind](claim, facts, run)
     if status == FAILS:
-        text += " " + why(claim.stage, facts, run, _direction(claim, facts))
+        text = (text + " " + why(claim.stage, facts, run, _direction(claim, facts))).rstrip()
     prefix = {HOLDS: "Holds here. ", FAILS: "Does not hold here. ", PENDING: ""}[status]
     return ClaimResult(claim.kind, status, render(claim.statement, facts),
                        [Segment(prefix)] + render(text, facts))

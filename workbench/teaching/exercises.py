@@ -18,6 +18,10 @@ from workbench.teaching import graphs
 
 #: the device profile answer keys are planned on (a datasheet profile: the same everywhere)
 KEY_DEVICE = "h100"
+#: why the keys are not planned on the cpu profile the lessons use (said wherever a key is)
+KEY_DEVICE_REASON = ("a datasheet profile, so the key is the same on every student's machine; "
+                     "the lessons use the cpu profile, which is measured on each machine and "
+                     "can make the planner choose differently from one machine to the next")
 LEVELS = {1: "warm-up", 2: "easy", 3: "medium", 4: "hard", 5: "real model"}
 
 
@@ -87,6 +91,7 @@ class Exercise:
         return {"id": self.id, "title": self.title, "level": self.level,
                 "level_name": LEVELS[self.level], "prompt": self.prompt, "source": self.source,
                 "policy": self.policy, "key_device": KEY_DEVICE,
+                "key_device_reason": KEY_DEVICE_REASON,
                 "scored_against": ["planner", "xla"] if self.real_module else ["planner"],
                 "available": self.available()}
 

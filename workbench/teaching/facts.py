@@ -15,9 +15,12 @@ from workbench.fmt import fmt_bytes, fmt_count, fmt_rate, fmt_time
 from workbench.teaching.measure import call_time
 
 #: where a fact comes from
-SOURCES = ("graph", "planner", "cost model", "transform", "profile")
+SOURCES = ("graph", "planner", "cost model", "transform", "profile", "rule")
 #: a measured time more than this factor away from its prediction (either way) is a miss
 MISS_FACTOR = 2.0
+#: a measured speedup must be at least this for a "faster" claim to hold (5 %: below it, or
+#: below the spread of the runs, two plans' times are the same within measurement noise)
+FASTER_MARGIN = 1.05
 #: what a pending (not yet measured) fact shows
 PENDING = "measuring…"
 
@@ -77,7 +80,8 @@ _FORMATS = {
     "flop-rate": lambda x: fmt_rate(x, "FLOP/s"),
     "bytes-rate": lambda x: fmt_rate(x, "B/s"),
     "intensity": lambda x: f"{x:.3g} FLOP/B",
-    "flop-eq": lambda x: f"{x:.3g} FLOP",
+    "flop-eq": lambda x: (fmt_count(round(x)) if x >= 1000 else f"{x:.3g}")
+    + " FLOP-equivalents",
     "share": lambda x: f"{100 * x:.0f} %",
 }
 
@@ -119,13 +123,25 @@ def _heaviest(cost) -> object:
     return max(groups, key=lambda c: c.predicted_s, default=cost.total)
 
 
+def ridge(device, level: str | None) -> float:
+    """The roofline's ridge point, FLOP-equivalents per byte: the device's peak FLOP rate over
+    the bandwidth of memory ``level`` (``l2``, ``llc``, ``dram``; DRAM for an unknown or mixed
+    level). A kernel whose intensity is above it is compute-bound in the cost model."""
+    bandwidth = dict((name, bw) for name, _, bw in device.memory_levels()).get(
+        level or "dram", device.bandwidth_Bps)
+    return device.peak_flops / bandwidth
+
+
 def stage_facts(key: str, cost, device) -> dict[str, Fact]:
     """The cost model's figures of one stage's plan (a ``PlanCost``), under ``key.*``.
 
     ``kernels``, ``bytes_read``, ``bytes_written``, ``bytes_moved``, ``flops``,
-    ``transcendentals``, ``predicted`` (per call), ``launch`` (the kernels' launch overhead),
-    ``intensity`` (FLOP per byte moved), and of the slowest kernel ``bound``, ``level`` (its
-    memory level), ``kernel_compute`` and ``kernel_memory`` (its compute and memory times).
+    ``transcendentals``, ``flop_equivalents`` (FLOPs plus transcendentals at the device's
+    FLOP cost each), ``predicted`` (per call), ``launch`` (the kernels' launch overhead),
+    ``intensity`` (FLOP-equivalents per byte moved), and of the slowest kernel ``bound``,
+    ``level`` (its memory level), ``kernel_compute`` and ``kernel_memory`` (its compute and
+    memory times, seconds), ``kernel_flop_equivalents``, ``kernel_intensity`` and ``ridge``
+    (peak FLOP rate over its level's bandwidth, FLOP/B).
     """
     from workbench.costmodel.text import bound_label
 
@@ -150,8 +166,19 @@ def stage_facts(key: str, cost, device) -> dict[str, Fact]:
                                   f"{where}: predicted time of the same graph unfused"),
         "launch": Fact(t.kernels * device.launch_overhead_s, "seconds", "cost model",
                        f"{where}: kernels x launch overhead"),
-        "intensity": Fact(t.flops / moved if moved else 0.0, "intensity", "cost model",
-                          f"{where}: FLOPs per byte moved"),
+        "flop_equivalents": Fact(t.flop_equivalents, "flop-eq", "cost model",
+                                 f"{where}: FLOP-equivalents, the FLOPs plus each "
+                                 f"transcendental counted as {device.transcendental_flops:g} "
+                                 f"FLOPs (what compute time counts)"),
+        "intensity": Fact(t.flop_equivalents / moved if moved else 0.0, "intensity",
+                          "cost model", f"{where}: FLOP-equivalents per byte moved"),
+        "kernel_flop_equivalents": Fact(slow.flop_equivalents, "flop-eq", "cost model",
+                                        f"{where}: the slowest kernel's FLOP-equivalents"),
+        "kernel_intensity": Fact(slow.arithmetic_intensity, "intensity", "cost model",
+                                 f"{where}: the slowest kernel's FLOP-equivalents per byte"),
+        "ridge": Fact(ridge(device, slow.memory_level), "intensity", "cost model",
+                      f"{where}: peak FLOP rate over the bandwidth of the slowest kernel's "
+                      f"memory level; above it a kernel is compute-bound"),
         "bound": Fact(bound_label(slow.bound, slow.memory_level, device), "text", "cost model",
                       f"{where}: what bounds the slowest kernel"),
         "level": Fact(level, "text", "cost model",
@@ -245,6 +272,20 @@ def measured_facts(key: str, record: dict | None, predicted: float | None = None
              "whether the profiler found the timings noisy (a busy machine)"),
     ])
     return out
+
+
+def rule_facts() -> dict[str, Fact]:
+    """The thresholds the claim checks apply (:mod:`.claims`), so that a verdict can state its
+    rule: ``rule.faster_margin`` (the least time saving a "faster" claim needs, a share) and
+    ``rule.miss_factor`` (how far off a prediction may be)."""
+    return {
+        "rule.faster_margin": Fact(FASTER_MARGIN - 1, "share", "rule",
+                                   "least share of the time a faster plan must save "
+                                   "(workbench.teaching.facts.FASTER_MARGIN)"),
+        "rule.miss_factor": Fact(MISS_FACTOR, "ratio", "rule",
+                                 "a prediction off by more than this factor is a miss "
+                                 "(workbench.teaching.facts.MISS_FACTOR)"),
+    }
 
 
 def missed(ratio: float | None) -> bool | None:

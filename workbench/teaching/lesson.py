@@ -148,7 +148,7 @@ class LessonRun:
     def facts(self) -> dict:
         """Every fact: the cost model's, the graph's, the lesson's own, and the profile's (from
         ``records``: stage id -> :mod:`.measure` record; pending where absent)."""
-        out = dict(self.base_facts)
+        out = dict(self.base_facts) | F.rule_facts()
         base = self.records.get("fused")  # its baseline is the lesson graph, every op alone
         for s in self.measured_stages:
             out.update(F.measured_facts(s.id, self.records.get(s.id), s.cost.total.predicted_s,
@@ -230,6 +230,9 @@ def _open(lesson: Lesson, device_key) -> LessonRun:
                                        f"{device.name} profile: DRAM bandwidth")
     facts["device.peak"] = F.Fact(device.peak_flops, "flop-rate", "cost model",
                                   f"{device.name} profile: peak FLOP rate")
+    facts["device.transcendental_flops"] = F.Fact(
+        device.transcendental_flops, "flop-eq", "cost model",
+        f"{device.name} profile: FLOP-equivalents one transcendental counts as")
     run = LessonRun(lesson, device, graph, plan, stages, facts)
     if lesson.facts is not None:
         run.base_facts.update(lesson.facts(run))

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from workbench.errors import CycleError, InputError
 from workbench.fmt import fmt_time
-from workbench.teaching.exercises import KEY_DEVICE
+from workbench.teaching.exercises import KEY_DEVICE, KEY_DEVICE_REASON
 
 #: at most this many differences are explained per side (the counts are always complete)
 MAX_DIFFERENCES = 12
@@ -283,7 +283,8 @@ def score_answer(exercise, groups) -> Score:
     groups = read_answer([list(g) for g in groups], graph)
     answer, refused, notes = check_answer(graph, groups)
     key = planner_key(exercise)
-    label = f"the planner ({exercise.policy} policy, {KEY_DEVICE} profile)"
+    label = (f"the planner ({exercise.policy} policy, {KEY_DEVICE} profile: "
+             f"{KEY_DEVICE_REASON})")
     comps = [compare(graph, answer, key, key, "planner", label, "the planner")]
     if exercise.real_module:
         rules = plan_graph(graph, "xla-cpu", KEY_DEVICE)

@@ -47,6 +47,12 @@ class Question:
         Two ``(name, groups(graph) -> member sets)``: plan A and plan B.
     knob : str
         A field of :data:`KNOBS`.
+    solve : callable, optional
+        ``solve(question, device) -> float or None``: the knob value that answers the question
+        when it is not where the two plans cross (``Sweep.answer``).
+    explain : callable, optional
+        ``explain(sweep, value) -> str``: the computed answer in words, added after the plans'
+        comparison by :func:`answer_text`.
     """
 
     id: str
@@ -56,6 +62,8 @@ class Question:
     build: Callable
     plans: tuple
     knob: str
+    solve: Callable | None = None
+    explain: Callable | None = None
 
     def to_json(self) -> dict:
         return {"id": self.id, "title": self.title, "text": self.text, "lesson": self.lesson,
@@ -95,6 +103,68 @@ def _write_once(graph):
     return [("t",)] + [(c,) for c in graph.users("t")]
 
 
+def saving_split(question: Question, device: str, value: float) -> tuple[float, float]:
+    """What plan A (fused) saves against plan B (unfused) with the launch overhead at
+    ``value`` (seconds), split in two: (launch overhead saved, the rest: memory traffic and
+    arithmetic), both in seconds, from the cost model's own launch term."""
+    from workbench.costmodel.model import get_device, plan_cost
+
+    graph, plans = _cached_plans(question, device)
+    dev = with_knob(get_device(device), question.knob, value)
+    a, b = (plan_cost(graph, p, dev).total for p in plans)
+    launch = b.launch_overhead_s - a.launch_overhead_s
+    return launch, (b.predicted_s - a.predicted_s) - launch
+
+
+def equal_share_launch(question: Question, device: str) -> float | None:
+    """The launch overhead (seconds) at which the launches fusing saves are worth as much as
+    the memory traffic and arithmetic it saves (bisection over the sweep's range); None when
+    one part is larger over the whole range."""
+    from workbench.costmodel.knobs import get_knob
+    from workbench.costmodel.model import get_device
+
+    own = float(getattr(get_device(device), question.knob))
+    knob = get_knob(question.knob)
+    lo, hi = max(own / SPAN, knob.low if knob.low > 0 else own / SPAN), min(own * SPAN, knob.high)
+
+    def diff(v):
+        launch, rest = saving_split(question, device, v)
+        return launch - rest
+
+    if (diff(lo) < 0) == (diff(hi) < 0):
+        return None
+    for _ in range(80):
+        mid = math.sqrt(lo * hi)
+        if diff(mid) < 0:
+            lo = mid
+        else:
+            hi = mid
+        if hi / lo - 1 < 1e-9:
+            break
+    return math.sqrt(lo * hi)
+
+
+def saving_split_text(s: "Sweep", value: float) -> str:
+    """The chain question's answer in words: the saving at ``value`` split into launches and the
+    rest, and the launch overhead at which the two parts are equal (``s.answer``)."""
+    from workbench.teaching.facts import Fact
+
+    launch, rest = saving_split(s.question, s.device, value)
+    t = lambda x: _fmt("launch_overhead_s", x)  # noqa: E731
+    text = (f" Raising the launch overhead only adds to what fusing saves. At {t(value)}, "
+            f"fusing saves {t(launch + rest)}: {t(launch)} of launch overhead "
+            f"({Fact(launch / (launch + rest), 'share', 'cost model').text()}) and {t(rest)} "
+            f"of memory traffic and arithmetic.")
+    if s.answer is None:
+        return text + (f" Between {t(s.values[0])} and {t(s.values[-1])} the two parts are "
+                       f"never equal.")
+    times = Fact(s.answer / s.own_value, "ratio", "cost model").text()
+    return text + (f" The launches it saves are worth as much as the rest at a launch "
+                   f"overhead of {t(s.answer)}, {times} the {s.device} profile's: below it "
+                   f"fusing pays mostly by the traffic it removes, above it mostly by the "
+                   f"launches.")
+
+
 QUESTIONS = (
     Question("duplication-launch", "Duplication against launch overhead",
              "Recomputing t in each consumer's kernel saves a launch and the round trip of t, "
@@ -109,11 +179,13 @@ QUESTIONS = (
              "cost-model", graphs.expensive_shared,
              (("t duplicated into each consumer", graphs.duplicated_groups),
               ("t written once", _write_once)), "transcendental_flops"),
-    Question("chain-launch", "Loop fusion against launch overhead",
-             "At what launch overhead would fusing the chain of pointwise ops stop being worth "
-             "it?", "loop", graphs.chain,
+    Question("chain-launch", "Loop fusion: launches or traffic?",
+             "Fusing the chain of pointwise ops removes launches and memory traffic. Raising "
+             "the launch overhead can only make fusing pay more, so ask it the other way: at "
+             "what launch overhead are the launches fusing saves worth as much as the traffic "
+             "it saves?", "loop", graphs.chain,
              (("the chain fused", _planner), ("every op its own kernel", _unfused)),
-             "launch_overhead_s"),
+             "launch_overhead_s", solve=equal_share_launch, explain=saving_split_text),
 )
 
 #: questions by id
@@ -123,7 +195,8 @@ BY_ID = {q.id: q for q in QUESTIONS}
 @dataclass(frozen=True)
 class Sweep:
     """A question's answer on a device: the knob's values, both plans' predicted times, the
-    crossing (None when the plans do not cross in the range) and the device's own value."""
+    crossing (None when the plans do not cross in the range) and the device's own value;
+    ``answer``, the knob value a question with a ``solve`` of its own asks for."""
 
     question: Question
     device: str
@@ -135,6 +208,7 @@ class Sweep:
     kernels: tuple
     planner_times: tuple = ()
     planner_kernels: tuple = ()
+    answer: float | None = None
 
     def winner_at(self, value: float) -> int:
         """0 when plan A is predicted faster at ``value``, else 1."""
@@ -154,7 +228,7 @@ class Sweep:
                 "times_b": list(self.times_b), "crossing": self.crossing,
                 "own_value": self.own_value, "kernels": list(self.kernels),
                 "planner_times": list(self.planner_times),
-                "planner_kernels": list(self.planner_kernels)}
+                "planner_kernels": list(self.planner_kernels), "answer": self.answer}
 
 
 def _plans(question: Question, device: str):
@@ -210,7 +284,8 @@ def sweep(question: Question, device: str = "cpu") -> Sweep:
     planned = knob_sweep(graph, question.knob, values, device=device)
     return Sweep(question, device, values, tuple(a for a, _ in pairs),
                  tuple(b for _, b in pairs), crossing, own, tuple(p.num_kernels for p in plans),
-                 tuple(p.predicted_s for p in planned), tuple(p.kernels for p in planned))
+                 tuple(p.predicted_s for p in planned), tuple(p.kernels for p in planned),
+                 question.solve(question, device) if question.solve else None)
 
 
 def _bisect(question, device, lo, hi, a_wins_low: bool) -> float:
@@ -258,11 +333,15 @@ def answer_text(s: Sweep, value: float | None = None) -> str:
         first = name_a if s.times_a[0] < s.times_b[0] else name_b
         return (at + f" The plans do not cross between {_fmt(q.knob, s.values[0])} and "
                 f"{_fmt(q.knob, s.values[-1])}: {first} is faster all the way."
-                ) + planner_text(s)
+                ) + planner_text(s) + _explained(s, value)
     low = name_a if s.times_a[0] < s.times_b[0] else name_b
     high = name_b if low == name_a else name_a
     return (at + f" The plans cross at {_fmt(q.knob, s.crossing)}: below it {low} is faster, "
-            f"above it {high}.") + planner_text(s)
+            f"above it {high}.") + planner_text(s) + _explained(s, value)
+
+
+def _explained(s: Sweep, value: float) -> str:
+    return s.question.explain(s, value) if s.question.explain else ""
 
 
 def planner_text(s: Sweep) -> str:

@@ -245,8 +245,8 @@ def test_the_kernel_table_shows_the_work_its_bound_follows_from():
                 assert row["flops"].startswith(fmt_count(round(c.flop_equivalents)))
                 seen.add(stage.id)
             assert float(row["intensity"]) == pytest.approx(
-                c.flop_equivalents / (c.bytes_read + c.bytes_written), rel=2e-3)
-            assert float(row["ridge"]) == pytest.approx(ridge(dev, c.memory_level), rel=2e-3)
+                c.flop_equivalents / (c.bytes_read + c.bytes_written), rel=5e-3)  # 3 digits
+            assert float(row["ridge"]) == pytest.approx(ridge(dev, c.memory_level), rel=5e-3)
             compute = row["bound"].startswith("compute")
             assert compute == (float(row["intensity"]) > float(row["ridge"]))
             assert compute == (c.compute_s > c.memory_s)

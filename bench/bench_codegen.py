@@ -243,20 +243,21 @@ def corpus_models(folder: Path, only):
         except Exception as exc:  # the importer's refusal is a finding, not a crash
             print(f"  corpus {name}: not imported ({exc})", file=sys.stderr)
             continue
-        fn = fns[name].fn
-        flat = _flat_fn(fn, inputs)
+        flat = _flat_fn(fns[name], doc.get("dims") or make_corpus.SIZE["small"])
         yield name, "corpus", entry.get("kind", "-"), graph, inputs, flat
 
 
-def _flat_fn(fn, inputs):
-    """``fn`` taking the flattened arguments of the corpus's ``argN`` arrays."""
+def _flat_fn(model, dims):
+    """The corpus model's function taking the flattened arguments of its ``argN`` arrays (the
+    pytree of its arguments rebuilt with the structure ``model.args`` makes at ``dims``, the
+    manifest's) and returning its outputs flattened."""
     import jax
 
-    n = len(inputs)
+    treedef = jax.tree_util.tree_structure(model.args(np.random.default_rng(0), dims))
 
     def flat(*args):
-        return jax.tree_util.tree_leaves(fn(*args))
-    return flat if n else fn
+        return jax.tree_util.tree_leaves(model.fn(*jax.tree_util.tree_unflatten(treedef, args)))
+    return flat
 
 
 # ----- the special rows -------------------------------------------------------------------------
@@ -457,13 +458,21 @@ def main(argv=None):
         sources.append(full_models(only))
     if have_jax and not args.no_corpus:
         sources.append(corpus_models(Path(args.corpus), only))
-    rows = []
+    rows, failed = [], []
     for source in sources:
         for name, group, category, graph, inputs, fn in source:
-            row, _f, _t = bench_model(name, group, category, graph, inputs, fn, backend,
-                                      args.repeat, args.exact_math, args.cache_dir)
+            try:
+                row, _f, _t = bench_model(name, group, category, graph, inputs, fn, backend,
+                                          args.repeat, args.exact_math, args.cache_dir)
+            except Exception as exc:   # one model's failure is a finding, not the run's end
+                print(f"  {name}: not measured ({type(exc).__name__}: "
+                      f"{str(exc).splitlines()[0] if str(exc) else ''})", file=sys.stderr)
+                failed.append(name)
+                continue
             rows.append(row)
-            print(f"  measured {name} ({row['kernels']} kernels)", file=sys.stderr, flush=True)
+            print(f"  measured {name} ({row['kernels']} kernels): jax.jit {_fmt(row.get('jax_s'))}"
+                  f", wall {_fmt(row['wall_s'])}, kernel sum {_fmt(row['kernels_s'])}, wall/jax "
+                  f"{_ratio(row['wall_s'], row.get('jax_s'))}", file=sys.stderr, flush=True)
     big = None
     if not only or "chain10" in only:
         big = chain10_large(backend, max(5, args.repeat // 2), args.exact_math, args.cache_dir)
@@ -475,6 +484,8 @@ def main(argv=None):
         print(f"row cache {r['model']} {r['group']}: without {_fmt(r['without_s'])}, with "
               f"{_fmt(r['with_s'])} ({r['without_s'] / r['with_s']:.2f}x; medians "
               f"{_fmt(r['without_median_s'])} / {_fmt(r['with_median_s'])})")
+    if failed:
+        print(f"not measured ({len(failed)}, see stderr): {', '.join(failed)}")
     print_targets(rows, big)
     m = load.summary()
     others = "-" if m["others_cpu_fraction"] is None else f"{m['others_cpu_fraction']:.0%}"

@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from workbench.codegen.backend import capabilities, fast_math_table, resolve_backend
 from workbench.codegen.blas import single_thread_scipy_blas
 from workbench.codegen.cache import load_module
+from workbench.codegen.cpu_sort import is_sort_group
 from workbench.codegen.lower import Unsupported, group_members, lower_group
 from workbench.codegen.products import needs_strict_products, recomputed_values
-from workbench.codegen.runtime import fallback_launcher, make_alias
+from workbench.codegen.runtime import fallback_launcher, flat_leaves, make_alias
 from workbench.errors import CompileError, EvaluationError
 from workbench.ir.types import DTYPES
 from workbench.ir import expand_composites, get_op
@@ -188,6 +189,11 @@ def _compile_group(graph, xgraph, group, backend, caps, table, fast_hash, cache_
                    recomputed=frozenset()):
     members = group_members(xgraph, group.nodes)
     counts = _counts(graph, group)
+    if backend == "cpu" and is_sort_group(xgraph, members):
+        try:
+            return _compile_sort(xgraph, group, members, counts, cache_dir)
+        except Unsupported as exc:
+            return _fallback(xgraph, group, backend, members, exc.reason, counts)
     try:
         kir = lower_group(xgraph, members, group.outputs, caps)
     except Unsupported as exc:
@@ -217,6 +223,33 @@ def _compile_group(graph, xgraph, group, backend, caps, table, fast_hash, cache_
         kernel.scratch = tuple((b.size, xgraph.node(b.value).type.np_dtype) for b in kir.scratch)
     if backend == "cuda":
         kernel.registers, kernel.spill_bytes, kernel.shared_bytes = _cuda_resources(module.kernel)
+    return kernel
+
+
+def _compile_sort(xgraph, group, members, counts, cache_dir):
+    """A group of one ``sort`` as the CPU sort kernel (:mod:`workbench.codegen.cpu_sort`);
+    numba's failure becomes a fallback with the error, as for any kernel."""
+    from workbench.codegen.cpu import PARALLEL_MIN_WORK
+    from workbench.codegen.cpu_sort import render_sort
+    from workbench.codegen.native import kernel_address
+
+    source, inputs, outputs, args = render_sort(xgraph, members[0], PARALLEL_MIN_WORK)
+    ops = ("sort",)
+    kernel = CompiledKernel(group.id, group.kind, "cpu", False, source=source,
+                            ir_text=f"sort {members[0]} (cpu sort kernel)", inputs=inputs,
+                            outputs=outputs, ops=ops, **counts)
+    try:
+        module, path, secs, reused = load_module(source, "cpu", cache_dir)
+    except Exception as exc:  # numba typing/lowering errors: report, then run through numpy
+        err = compile_error(group.id, exc, source, {}, xgraph)
+        fb = _fallback(xgraph, group, "cpu", members, err.message, counts)
+        fb.error, fb.source = err.to_dict(), source
+        return fb
+    kernel.source_path, kernel.compile_s = str(path), secs
+    kernel.cached = reused or _cache_hit(module.kernel)
+    kernel.launch = table_launcher(module.kernel, module.ARGS)
+    kernel.args = tuple(module.ARGS)
+    kernel.address = kernel_address(module.kernel)
     return kernel
 
 
@@ -257,6 +290,7 @@ def table_launcher(fn, spec):
              n) for d, n in spec]
 
     def launch(arrays):
+        arrays = flat_leaves(arrays)      # a tuple value (a sort's) is one array per element
         if len(arrays) != len(want):
             raise EvaluationError(f"kernel takes {len(want)} arrays, got {len(arrays)}")
         for k, (a, (dts, n)) in enumerate(zip(arrays, want)):

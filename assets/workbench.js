@@ -70,6 +70,36 @@
         var cy = cyOf(id);
         if (cy && found) { centre(cy, found, 30); }
         return window.dash_clientside.no_update;
+      },
+      /* The callbacks below run in the browser so that an edit's new state (ids.VERSION) is
+       * drawn in one round trip: Dash holds a callback back while any callback upstream of
+       * its inputs is pending, and these are upstream of the canvas's. The facts they need
+       * come with the version (workbench/app/opening.py: n, policy, device). */
+      /* ids.HEADER_VERSION: the version, when the graph, the policy or the device changed
+       * (the header and the view's reset listen to it); else nothing. */
+      headerGate: function (version, policy, device) {
+        var nu = window.dash_clientside.no_update;
+        if (!version) { return nu; }
+        if (version.graph || version.policy === undefined ||
+            version.policy !== policy || version.device !== device) { return version; }
+        return nu;
+      },
+      /* The replay slider at its end (the plan itself) for a new plan of n decisions. */
+      stepReset: function (version, max, value) {
+        var nu = window.dash_clientside.no_update;
+        if (!version || typeof version.n !== "number") { return [nu, nu]; }
+        var n = version.n;
+        return [max === n ? nu : n, value === n ? nu : n];
+      },
+      /* The slider moved: at its end the plan itself is drawn (no step, no marks: nothing
+       * asked of the server); before it the server draws the step (ids.REPLAY_REQUEST). */
+      stepGate: function (value, max, step, marks) {
+        var nu = window.dash_clientside.no_update;
+        if (value === null || value === undefined || (typeof max === "number" && value >= max)) {
+          return [nu, step === null || step === undefined ? nu : null,
+                  marks === null || marks === undefined ? nu : null];
+        }
+        return [value, nu, nu];
       }
     }
   });

@@ -1,6 +1,6 @@
 """Planner benchmark: times and scaling ratios, measured in one run.
 
-    PYTHONPATH=. python bench/bench_planner.py [--quick]
+    PYTHONPATH=. python bench/bench_planner.py [--quick] [--corpus-big DIR]
 
 Goals: plan the flattened ``transformer_block.after_noynn.hlo`` in under 0.2 s (issue 3); a
 synthetic layered graph of 100,000 nodes in at most 3 s and of 300,000 nodes in at most 3.5x the
@@ -50,6 +50,9 @@ def verdict(seconds: float, goal: float) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="skip the 100,000- and 300,000-node graphs")
+    ap.add_argument("--corpus-big", type=Path, default=ROOT / ".corpus_big",
+                    help="folder holding the training step of tools/make_corpus.py --big "
+                         "(default .corpus_big/ of this checkout; read only)")
     args = ap.parse_args()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"machine: {os.cpu_count()} CPUs, load average {load:.2f}")
@@ -72,7 +75,7 @@ def main() -> None:
                   f"{plan.num_kernels} kernels   goal < 200 ms: {verdict(w, 0.2)}")
 
     synthetic(args.quick)
-    corpus_step()
+    corpus_step(args.corpus_big)
     print(f"\nload average at the end: {_load()}")
 
 
@@ -115,10 +118,9 @@ def synthetic(quick: bool) -> None:
                   f"{plan.num_kernels} kernels")
 
 
-def corpus_step() -> None:
-    """The flattened training step of the corpus, when .corpus_big/ holds one
+def corpus_step(big: Path) -> None:
+    """The flattened training step of the corpus, when ``big`` (.corpus_big/) holds one
     (tools/make_corpus.py --big)."""
-    big = ROOT / ".corpus_big"
     files = sorted(big.glob("*train*.hlo")) if big.is_dir() else []
     if not files:
         print("\ncorpus training step: not present (tools/make_corpus.py --big writes it)")

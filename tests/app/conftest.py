@@ -67,9 +67,47 @@ def make_app():
         app.services.close()
 
 
+@pytest.fixture
+def private_cache(tmp_path, monkeypatch):
+    """A results store of the test's own (``$WORKBENCH_CACHE_DIR`` in the temporary directory,
+    set before the app's workers are spawned, so they inherit it), with the cpu profile copied
+    and the compiled kernels' caches linked (nothing compiled twice across tests)."""
+    import shutil
+
+    from workbench.paths import cache_dir
+
+    shared = cache_dir()
+    mine = tmp_path / "cache"
+    mine.mkdir()
+    if (shared / "cpu_profile.json").is_file():
+        shutil.copy(shared / "cpu_profile.json", mine / "cpu_profile.json")
+    for kernels in ("cpu", "cuda", "numba"):
+        (shared / kernels).mkdir(parents=True, exist_ok=True)
+        (mine / kernels).symlink_to(shared / kernels, target_is_directory=True)
+    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(mine))
+    return mine
+
+
 # ----- browser helpers ---------------------------------------------------------------------------
 
 CY = "window.workbenchCy('graph-view')"
+
+
+@pytest.fixture
+def served(make_app):
+    """``served(**config)``: (app, Served, Client) on a real port; stopped after the test."""
+    started = []
+
+    def start(*args, **config):
+        app = make_app(*args, **config)
+        from tests.app.http_client import Client, Served
+
+        s = Served(app)
+        started.append(s)
+        return app, s, Client(s)
+    yield start
+    for s in started:
+        s.close()
 
 
 def cy_eval(duo, expr: str, *args):

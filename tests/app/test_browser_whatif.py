@@ -144,3 +144,41 @@ def test_diff_view_lists_the_same_differences_as_workbench_diff(dash_duo, make_a
              20, "the time vs memory chart")
     save_screenshot(dash_duo, tmp_path, "app-diff.png")
 
+
+
+def test_tune_is_a_job_the_page_follows_to_its_end(dash_duo, make_app, private_cache):
+    """*Tune* on chain10 (one kernel), 2 variants: the click starts a job (the button is
+    disabled and the status line says so at once), the page polls it to its end — the status
+    says how many variants were measured, the trial table has one row per variant, the
+    history the start and both variants — and the buttons are back as they were."""
+    from selenium.webdriver.common.keys import Keys
+
+    app = make_app(SAMPLES_DIR / "chain10.json")
+    services = start(dash_duo, app)
+    open_tab(dash_duo, "What-if")
+    box = dash_duo.find_element(f"#{ids.TUNE_BUDGET}")
+    dash_duo.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", box)
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys("2", Keys.TAB)
+    run = dash_duo.find_element(f"#{ids.TUNE_RUN}")
+    assert run.is_enabled() and not dash_duo.find_element(f"#{ids.TUNE_CANCEL}").is_enabled()
+    run.click()
+    sid = session_key(dash_duo)
+    wait_for(dash_duo, lambda: services.jobs.latest(f"tune:{sid}") is not None, 20,
+             "the tune job")
+    task = services.jobs.latest(f"tune:{sid}")
+    assert task.kind == "tune" and task.args[3] == 2          # the budget the page sent
+    wait_for(dash_duo, lambda: text_of(dash_duo, ids.TUNE_STATUS).startswith("done:"), 300,
+             "the tune's end")
+    result = task.result["result"]
+    assert text_of(dash_duo, ids.TUNE_STATUS) == \
+        f"done: {sum(t.status == 'ok' for t in result.trials)} variant(s) measured"
+    assert text_of(dash_duo, ids.TUNE_SUMMARY).startswith("Measured 2 variant(s)")
+    wait_for(dash_duo, lambda: len(table_rows(dash_duo, ids.TUNE_TABLE)) == 2, 20,
+             "the trials")
+    assert [r[1] for r in table_rows(dash_duo, ids.TUNE_TABLE)] == \
+        [t.description for t in result.trials]
+    wait_for(dash_duo, lambda: len(table_rows(dash_duo, ids.TUNE_HISTORY)) == 3, 20,
+             "the history")
+    wait_for(dash_duo, lambda: run.is_enabled(), 20, "Tune enabled again")
+    assert not dash_duo.find_element(f"#{ids.TUNE_CANCEL}").is_enabled()

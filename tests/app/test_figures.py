@@ -370,3 +370,33 @@ def test_roofline_labels_the_slowest_and_draws_launch_ceilings_that_bind():
     # 1 MFLOP in a 4 µs launch: at most 2.5e11 FLOP/s, under the roof at 163 FLOP/B
     assert launch.y[0] == pytest.approx(1e6 / 4e-6)
     assert "20 of 20 kernels launch-bound" in fig.layout.title.text
+
+
+def test_scoped_ids_keep_untouched_elements_and_renew_those_whose_container_changed():
+    from workbench.app.graph_figure import with_scoped_ids
+
+    def drawing(groups):
+        els = [{"data": {"id": "L1"}}]
+        for g, ops in groups.items():
+            els.append({"data": {"id": g, "parent": "L1"}})
+            els += [{"data": {"id": o, "parent": g}, "position": {"x": 1, "y": 2}} for o in ops]
+        els.append({"data": {"id": "a>c", "source": "a", "target": "c"}})
+        return with_scoped_ids(els, "graph|plan")
+
+    before = {e["data"]["vid"]: e["data"]["id"] for e in drawing(
+        {"G:ab": ["a", "b"], "G:cd": ["c", "d"]}) if "vid" in e["data"]}
+    after_els = drawing({"G:ab": ["a", "b"], "G:c": ["c"], "G:d": ["d"]})  # G:cd split
+    after = {e["data"]["vid"]: e["data"]["id"] for e in after_els if "vid" in e["data"]}
+    assert before["L1"] == after["L1"] and before["a"] == after["a"]
+    assert before["b"] == after["b"] and before["G:ab"] == after["G:ab"]
+    assert before["c"] != after["c"] and before["d"] != after["d"]  # their box is gone
+    by_id = {e["data"]["id"]: e for e in after_els}
+    assert by_id[after["a"]]["data"]["parent"] == after["G:ab"]
+    edge = next(e for e in after_els if "source" in e["data"])
+    assert (edge["data"]["source"], edge["data"]["target"]) == (after["a"], after["c"])
+    # every kept id's container is kept too: removing a gone box never takes a kept node along
+    kept = set(before.values()) & set(after.values())
+    assert all(by_id[k]["data"].get("parent") in kept | {None} for k in kept)
+    # another salt (another graph, view or open layers): every id is new
+    other = {e["data"]["id"] for e in with_scoped_ids([{"data": {"id": "L1"}}], "graph|xla")}
+    assert before["L1"] not in other

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.http_client import Client, Served, http
+from tests.app.http_client import http
 from tests.conftest import REPO_ROOT, SAMPLES_DIR
 from workbench.app import controller, ids
 
@@ -23,21 +23,6 @@ LEAKS = ("Traceback", 'File "', str(REPO_ROOT), str(Path.home()), "/work/", "sit
 
 def leaks(text: str) -> list[str]:
     return [x for x in LEAKS if x and x in text]
-
-
-@pytest.fixture
-def served(make_app):
-    """``served(**config)``: (app, Served, Client) on a real port; stopped after the test."""
-    started = []
-
-    def start(*args, **config):
-        app = make_app(*args, **config)
-        s = Served(app)
-        started.append(s)
-        return app, s, Client(s)
-    yield start
-    for s in started:
-        s.close()
 
 
 # ----- who may ask ---------------------------------------------------------------------------
@@ -419,3 +404,186 @@ def test_thirty_profile_jobs_from_five_sessions_all_end(served):
     for sid in sids:
         assert app.services.store.report(sid)["report"]["ok"] is True
     assert app.services.jobs.active() == 0
+
+
+# ----- Tune: a job, not a request ----------------------------------------------------------------
+
+def _click_tune(client, sid, budget):
+    t0 = time.perf_counter()
+    a = client.call(f"{ids.TUNE_SUMMARY}.children", {
+        (ids.TUNE_RUN, "n_clicks"): 1, (ids.TUNE_BUDGET, "value"): budget,
+        (ids.SESSION, "data"): sid}, trigger=f"{ids.TUNE_RUN}.n_clicks")
+    assert a.status == 200, a.text[:300]
+    return a.props(), time.perf_counter() - t0
+
+
+def _poll_tune(client, sid, limit_s=600):
+    """Poll the tune job as the page's interval does, until the poll turns itself off; returns
+    (the last answer's props, every status line seen)."""
+    seen, end = [], time.monotonic() + limit_s
+    while time.monotonic() < end:
+        p = client.call(f"{ids.TUNE_STATUS}.children", {
+            (ids.TUNE_POLL, "n_intervals"): 1, (ids.SESSION, "data"): sid},
+            trigger=f"{ids.TUNE_POLL}.n_intervals").props()
+        seen.append(p[(ids.TUNE_STATUS, "children")])
+        if p.get((ids.TUNE_POLL, "disabled")):
+            return p, seen
+        time.sleep(0.3)
+    raise AssertionError(f"the tune job did not end in {limit_s} s: {seen[-3:]}")
+
+
+@pytest.mark.slow
+def test_tune_answers_at_once_and_its_job_ends_with_trials(served, private_cache):
+    """*Tune* queues a job and answers in well under a second (it used to compile and measure
+    every variant inside the request); a second *Tune* while it runs is refused in a line; the
+    poll follows it to its end: the trials, the results store's history; a second tune reuses
+    every stored measurement (none fresh)."""
+    from workbench.tuning.store import ResultsStore
+
+    app, s, client = served(SAMPLES_DIR / "chain10.json")
+    sid = client.new_session()
+    assert app.services.session(sid)[1].name == "chain10"
+    start = app.services.session(sid)[0].plan
+    p, took = _click_tune(client, sid, 2)
+    assert took < 1.0, f"the Tune request took {took:.2f} s"
+    assert p[(ids.TUNE_STATUS, "children")] == "tuning: up to 2 variant(s)…"
+    assert p[(ids.TUNE_POLL, "disabled")] is False and p[(ids.TUNE_RUN, "disabled")] is True
+    task = app.services.jobs.latest(f"tune:{sid}")
+    assert task is not None and task.kind == "tune" and not task.over
+    again, took2 = _click_tune(client, sid, 5)
+    assert took2 < 1.0 and "already" in again[(ids.TUNE_SUMMARY, "children")]
+    assert len(again[(ids.TUNE_SUMMARY, "children")].splitlines()) == 1
+    assert app.services.jobs.latest(f"tune:{sid}") is task     # refused: nothing queued
+    p, seen = _poll_tune(client, sid)
+    assert task.state == "done", (task.state, task.error)
+    result = task.result["result"]
+    assert any(x.startswith("tuning:") for x in seen)           # progress was shown
+    assert p[(ids.TUNE_STATUS, "children")] == \
+        f"done: {sum(t.status == 'ok' for t in result.trials)} variant(s) measured"
+    rows = p[(ids.TUNE_TABLE, "rowData")]
+    assert len(rows) == len(result.trials) == 2
+    assert [r["change"] for r in rows] == [t.description for t in result.trials]
+    assert (result.fresh, result.reused) == (3, 0)               # the start and 2 variants
+    summary = p[(ids.TUNE_SUMMARY, "children")]
+    assert summary.startswith("Measured 2 variant(s) (3 fresh, 0 from the results store)")
+    with ResultsStore(private_cache / "results.sqlite") as store:
+        assert store.count() == 3
+    assert len(p[(ids.TUNE_HISTORY, "rowData")]) == 3
+    ws = app.services.session(sid)[0]
+    if result.improved:     # the faster plan is the current one, and the page is told
+        assert ws.plan.fingerprint == result.best.fingerprint
+        assert p[(ids.VERSION, "data")]["sid"] == sid
+    else:
+        assert ws.plan.fingerprint == start.fingerprint and (ids.VERSION, "data") not in p
+    # the second tune (of the same plan, unless the first made a faster one current)
+    _click_tune(client, sid, 2)
+    _poll_tune(client, sid)
+    second = app.services.jobs.latest(f"tune:{sid}")
+    assert second is not task and second.state == "done"
+    if not result.improved:     # every measurement is the store's
+        assert (second.result["result"].fresh, second.result["result"].reused) == (0, 3)
+    else:                       # its start is the first tune's best: measured already
+        assert second.result["result"].reused >= 1
+    print(f"\ntune job: the click answered in {took * 1e3:.0f} ms (a second click refused in "
+          f"{took2 * 1e3:.0f} ms); {len(result.trials)} variants, {result.fresh} fresh "
+          f"measurements in {result.seconds:.1f} s; the second tune: "
+          f"{second.result['result'].fresh} fresh, {second.result['result'].reused} reused")
+
+
+def _alive(procs, wait_s=10.0) -> list:
+    """Those of ``procs`` (psutil processes) still running after up to ``wait_s`` (an orphan
+    leaves this process's tree, so it is looked for by its own pid)."""
+    import psutil
+
+    end = time.monotonic() + wait_s
+    while True:
+        left = [p for p in procs if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+        if not left or time.monotonic() > end:
+            return left
+        time.sleep(0.1)
+
+
+@pytest.mark.slow
+def test_a_tune_whose_kernel_hangs_past_the_job_limit_ends_in_a_line_and_leaves_no_process(
+        served, private_cache):
+    """A tune whose measurement hangs (``tests.tuning.faulty:hang``) runs past the server's
+    job limit: it is stopped with one line; its worker and the worker measuring for it (which
+    would hang on, orphaned) are both ended; nothing is stored; the plan is as it was; Cancel
+    with nothing in flight says so."""
+    import psutil
+
+    from workbench.tuning.store import ResultsStore
+
+    app, s, client = served(SAMPLES_DIR / "chain10.json", job_timeout_s=3.0,
+                            tune_options={"task": "tests.tuning.faulty:hang", "timeout_s": 600})
+    sid = client.new_session()
+    start = app.services.session(sid)[0].plan
+
+    def measuring():
+        return [c for c in psutil.Process().children(recursive=True)
+                if "workbench.tuning.worker" in " ".join(c.cmdline())]
+    p, took = _click_tune(client, sid, 3)
+    assert took < 1.0
+    end = time.monotonic() + 60
+    while not measuring() and time.monotonic() < end:    # the hanging measurement started
+        time.sleep(0.1)
+    hung = measuring()
+    assert hung, "the tune's measuring worker never started"
+    p, _ = _poll_tune(client, sid, limit_s=120)
+    assert p[(ids.TUNE_STATUS, "children")] == "timed out: stopped"
+    message = p[(ids.TUNE_SUMMARY, "children")]
+    assert message == "the tune job took longer than its limit of 3 s and was stopped", message
+    assert p[(ids.TUNE_RUN, "disabled")] is False and p[(ids.TUNE_POLL, "disabled")] is True
+    assert app.services.session(sid)[0].plan.fingerprint == start.fingerprint
+    assert not _alive(hung), "the hung measuring worker outlived its tune"
+    with ResultsStore(private_cache / "results.sqlite") as store:
+        assert store.count() == 0
+    a = client.call(f"{ids.TUNE_STATUS}.children", {
+        (ids.TUNE_CANCEL, "n_clicks"): 1, (ids.SESSION, "data"): sid},
+        trigger=f"{ids.TUNE_CANCEL}.n_clicks")
+    assert a.props()[(ids.TUNE_STATUS, "children")] == \
+        "nothing to cancel: no tune is queued or running"
+
+
+@pytest.mark.slow
+def test_a_tune_whose_kernel_crashes_says_so_in_a_line_and_stores_nothing(served,
+                                                                           private_cache):
+    from workbench.tuning.store import ResultsStore
+
+    app, s, client = served(SAMPLES_DIR / "chain10.json",
+                            tune_options={"task": "tests.tuning.faulty:crash"})
+    sid = client.new_session()
+    _click_tune(client, sid, 2)
+    p, _ = _poll_tune(client, sid, limit_s=120)
+    summary = p[(ids.TUNE_SUMMARY, "children")]
+    assert summary.startswith("The plan could not be measured (crash): the worker process "
+                              "died (killed by signal SIGSEGV)"), summary
+    assert len(summary.splitlines()) == 1 and p[(ids.TUNE_TABLE, "rowData")] == []
+    with ResultsStore(private_cache / "results.sqlite") as store:
+        assert store.count() == 0
+
+
+@pytest.mark.slow
+def test_a_running_tune_is_cancelled_with_its_measuring_worker(served, private_cache):
+    import psutil
+
+    app, s, client = served(SAMPLES_DIR / "chain10.json",
+                            tune_options={"task": "tests.tuning.faulty:hang", "timeout_s": 600})
+    sid = client.new_session()
+    _click_tune(client, sid, 2)
+    task = app.services.jobs.latest(f"tune:{sid}")
+
+    def measuring():
+        return [c for c in psutil.Process().children(recursive=True)
+                if "workbench.tuning.worker" in " ".join(c.cmdline())]
+    end = time.monotonic() + 60
+    while not measuring() and time.monotonic() < end:    # the hanging measurement started
+        time.sleep(0.1)
+    hung = measuring()
+    assert task.state == "running" and hung
+    a = client.call(f"{ids.TUNE_STATUS}.children", {
+        (ids.TUNE_CANCEL, "n_clicks"): 1, (ids.SESSION, "data"): sid},
+        trigger=f"{ids.TUNE_CANCEL}.n_clicks").props()
+    assert a[(ids.TUNE_STATUS, "children")].startswith("cancelled: stopped")
+    assert a[(ids.TUNE_RUN, "disabled")] is False and task.state == "cancelled"
+    assert not _alive(hung), "the hung measuring worker outlived its tune"

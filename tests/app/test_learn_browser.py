@@ -11,7 +11,6 @@ when set (``WORKBENCH_SCREENSHOTS=docs`` refreshes docs/teaching.md's images).
 from __future__ import annotations
 
 import os
-import shutil
 import time
 
 import pytest
@@ -58,6 +57,18 @@ def click_node(duo, canvas: str, node: str) -> None:
     chain.w3c_actions.pointer_action.pointer_up()
     chain.perform()
     wait_for(duo, lambda: (node in selected(duo, canvas)) != was, 10, f"{node} (de)selected")
+    # dash-cytoscape sends selectedNodeData to Dash 100 ms after the last click (debounced):
+    # wait until the callbacks' State holds the canvas's selection, else Group may miss a node
+    wait_for(duo, lambda: dash_selected(duo, canvas) == selected(duo, canvas), 10,
+             f"{node}'s selection sent to Dash")
+
+
+def dash_selected(duo, canvas: str) -> set:
+    """The nodes of ``canvas``'s selectedNodeData prop as Dash holds it (what a callback reads)."""
+    return set(duo.driver.execute_script(
+        "var l = window.dash_component_api.getLayout(arguments[0]);"
+        "return ((l && l.props.selectedNodeData) || []).map(function (d) { return d.node; });",
+        canvas) or [])
 
 
 def selected(duo, canvas: str) -> set:
@@ -78,22 +89,11 @@ def shot(duo, tmp_path, name: str) -> None:
 
 
 @pytest.fixture
-def fresh_cache(tmp_path, monkeypatch):
-    """A cache without lesson measurements (so the lesson measures in front of the test); the
-    machine's cpu profile is copied and the compiled kernels' caches are shared (linked), so
-    that the measurement compiles nothing it compiled before."""
-    from workbench.paths import cache_dir
-
-    old = cache_dir()
-    new = tmp_path / "cache"
-    new.mkdir()
-    if (old / "cpu_profile.json").is_file():
-        shutil.copy(old / "cpu_profile.json", new / "cpu_profile.json")
-    for kernels in ("cpu", "cuda", "numba"):
-        (old / kernels).mkdir(parents=True, exist_ok=True)
-        (new / kernels).symlink_to(old / kernels, target_is_directory=True)
-    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(new))
-    return new
+def fresh_cache(private_cache):
+    """A cache without lesson measurements (so the lesson measures in front of the test): the
+    conftest's private cache (the cpu profile copied, the compiled kernels' caches linked, so
+    that the measurement compiles nothing it compiled before)."""
+    return private_cache
 
 
 def test_a_lesson_steps_from_unfused_to_fused_and_shows_measured_and_predicted_times(
@@ -181,8 +181,12 @@ def test_an_exercise_is_answered_and_scored_with_the_differences_explained(dash_
     # an illegal one: refused with the checker's reason, the other groups kept
     for node in ("reduce_max.6", "multiply.1"):
         click_node(dash_duo, "exercise-graph", node)
+    # both ops selected on the canvas before Group (on a busy machine a click lands late)
+    wait_for(dash_duo, lambda: selected(dash_duo, "exercise-graph") >= {"reduce_max.6",
+                                                                        "multiply.1"},
+             20, "the illegal group's two ops selected")
     dash_duo.find_element(f"#{ids.EX_GROUP}").click()
-    dash_duo.wait_for_contains_text(f"#{ids.EX_MSG}", "[shape-mismatch]")
+    dash_duo.wait_for_contains_text(f"#{ids.EX_MSG}", "[shape-mismatch]", 30)
     assert "2 groups of several ops" in text_of(dash_duo, ids.EX_STATE)
     assert groups_drawn(dash_duo, "exercise-graph") == 2
     dash_duo.find_element(f"#{ids.EX_CHECK}").click()

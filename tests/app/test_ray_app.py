@@ -51,3 +51,28 @@ def test_an_unreachable_ray_cluster_is_one_line_before_serving(capsys):
         err.count("\n") == 1, err
     assert main(["serve", "--address", "127.0.0.1:1", "--port", "8051"]) == 2
     assert "--address is for --executor ray" in capsys.readouterr().err
+
+
+def test_the_apps_tune_runs_as_ray_tasks_and_stores_this_machines_times(ray_executor, make_app,
+                                                                         private_cache):
+    """``serve --executor ray`` on a local Ray: *Tune*'s job measures its variants as Ray
+    tasks, and the results store keys them as this machine's (as the CLI's local Ray does),
+    not by the local Ray's address, which changes with every start."""
+    from workbench.app.callbacks_load import start_session
+    from workbench.app.callbacks_whatif import submit_tune, tune_owner
+    from workbench.tuning.store import ResultsStore
+    from workbench.tuning.tasks import host_id
+
+    app = make_app(SAMPLES_DIR / "chain10.json", executor="ray")
+    services = app.services
+    sid = start_session(services)
+    task = submit_tune(services, sid, 2)
+    assert services.jobs.latest(tune_owner(sid)) is task
+    assert task.done.wait(300), task.progress
+    assert task.state == "done", task.error
+    result = task.result["result"]
+    assert result.executor == "ray" and result.start_status == "ok", result.start_message
+    assert len(result.trials) == 2 and result.fresh == 3
+    with ResultsStore(private_cache / "results.sqlite") as store:
+        rows = store.history(services.session(sid)[1].fingerprint)
+    assert len(rows) == 3 and {r.device for r in rows} == {host_id("cpu")}

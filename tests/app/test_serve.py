@@ -34,7 +34,7 @@ def run(*argv, cache):
 def test_a_bad_file_is_an_error_on_the_command_line(tmp_path):
     bad = tmp_path / "bad.hlo"
     bad.write_bytes(b"\x00\x01binary")
-    proc = run(bad, cache=tmp_path)
+    proc = run(bad, "--port", free_port(), cache=tmp_path)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 2
     assert err.startswith(f"error: {bad}: ") and "binary" in err and "Traceback" not in err
@@ -42,11 +42,7 @@ def test_a_bad_file_is_an_error_on_the_command_line(tmp_path):
 
 def test_serve_opens_a_real_hlo_module(tmp_path):
     """``workbench serve ../shared/hlo/transformer_block.before.hlo`` answers on its port."""
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     path = shared_hlo_dir() / "transformer_block.before.hlo"
     proc = run(path, "--port", port, cache=tmp_path)
     try:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.http_client import Client, Served
 from tests.conftest import SAMPLES_DIR
 from workbench.app import ids
 from workbench.app.drawing import vertex_ids
@@ -13,20 +12,6 @@ from workbench.app.whatif import SLIDERS
 from workbench.costmodel import get_device
 from workbench.costmodel.knobs import apply_knobs
 from workbench.planner import plan_graph
-
-
-@pytest.fixture
-def served(make_app):
-    started = []
-
-    def start(*args, **config):
-        app = make_app(*args, **config)
-        s = Served(app)
-        started.append(s)
-        return app, s, Client(s)
-    yield start
-    for s in started:
-        s.close()
 
 
 def knob_values(sliders: dict) -> dict:

@@ -69,6 +69,10 @@ def test_a_capture_whose_function_raises_prints_the_exception_on_one_line(tmp_pa
     assert "\n" not in err and "Traceback" not in err
     assert err.startswith("error: ") and "broken raised TypeError" in err
     assert "model.py:4" in err
+    # nothing written on failure: an --out folder the capture made is gone again
+    r = _cli("capture", f"{model}:broken", "--args", str(tmp_path / "a.npz"), "--out",
+             str(tmp_path / "new"))
+    assert r.returncode == 2 and not (tmp_path / "new").exists()
     r = _cli("capture", f"{model}:nope", "--args", str(tmp_path / "a.npz"))
     assert r.returncode == 2 and "has no function 'nope'" in r.stderr
     assert "broken, fine" in r.stderr

@@ -28,6 +28,10 @@ def probe(tmp_path_factory):
         mp.setattr(calibrate, "ROUNDS", 2)
         mp.setattr(calibrate, "CONTEXT_KERNELS", (1, 4))
         mp.setattr(calibrate, "CONTEXT_BYTES", (0, 1 << 20))
+        mp.setattr(calibrate, "TINY_CLASSES", ("reduce_col",))
+        mp.setattr(calibrate, "LOOP_EXTENTS", (16, 256))
+        mp.setattr(calibrate, "LOOP_KINDS", ("binary",))
+        mp.setattr(calibrate, "HALF_DTYPES", ("bf16",))
         stages = []
         doc = calibrate.calibrate_cpu(lambda *a: stages.append(a), cache_dir=tmp / "k")
     return doc, stages, tmp
@@ -38,8 +42,14 @@ def test_the_probe_measures_every_term_with_our_kernels(probe):
     assert doc["launch_s"] > 0 and len(doc["stream"]) == 3 and len(doc["launch_cold"]) == 1
     assert [p[:2] for p in doc["launch_ctx"]] == [[1, 0], [1, 1 << 20], [4, 0], [4, 1 << 20]]
     assert [b for b, _ in doc["stream"]] == [8 << 10, 8 << 14, 8 << 18]
-    assert set(doc["per_element"]) == {"elementwise", "exponential", "reduce_col"}
-    assert len(doc["per_element"]["reduce_col"]) == 2          # small and large working set
+    assert set(doc["per_element"]) == {"elementwise", "exponential", "exponential@short",
+                                       "reduce_col"}
+    # small and large working set, and rows of 32 (a small model's reduction)
+    assert [p[0] for p in doc["per_element"]["reduce_col"]] == [4224, 65792, 1052672]
+    # over rows of 16 the loop runs as scalar code: dearer per element than over rows of 256
+    assert [n for n, _ in doc["loop"]["binary"]] == [16, 256]
+    assert doc["loop"]["binary"][0][1] > doc["loop"]["binary"][1][1]
+    assert doc["half"]["bf16"]["write"] > 0 and doc["half"]["bf16"]["read"] > 0
     assert all(s > 0 for _, s in doc["per_element"]["exponential"])
     assert {k: len(v) for k, v in doc["contraction"].items()} == {
         "dot": 1, "dot_fused": 1, "conv": 1, "conv_fused": 1}

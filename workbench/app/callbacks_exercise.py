@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from dash import Input, Output, State, ctx, no_update
+from dash import Input, Output, State, ctx, dcc, no_update
 from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids, learn_view
@@ -63,7 +63,8 @@ def register(app, services) -> None:
                   Output(ids.EX_SCORE, "children"), Output(ids.EX_DIFFS, "data"),
                   Output(ids.EX_PROGRESS, "children"), Output(ids.EX_SHOW, "options"),
                   Input(ids.LEARN_ITEM, "data"), Input(ids.EX_VERSION, "data"),
-                  Input(ids.EX_SHOW, "value"), State(ids.SESSION, "data"))
+                  Input(ids.EX_SHOW, "value"), State(ids.SESSION, "data"),
+                  prevent_initial_call=True)
     def show_exercise(item, _v, show, sid):
         from workbench import teaching
         from workbench.teaching.exercises import LEVELS
@@ -132,9 +133,9 @@ def register(app, services) -> None:
         return {"exercise": exercise.id, "n": sum(a or 0 for a in args[:-3])}, "", "answer"
 
     @app.callback(Output(ids.Q_TITLE, "children"), Output(ids.Q_TEXT, "children"),
-                  Output(ids.Q_CHART, "figure"), Output(ids.Q_ANSWER, "children"),
+                  Output(ids.Q_CHART_BOX, "children"), Output(ids.Q_ANSWER, "children"),
                   Input(ids.LEARN_ITEM, "data"), Input(ids.Q_DEVICE, "value"),
-                  Input(ids.Q_KNOB, "value"))
+                  Input(ids.Q_KNOB, "value"), prevent_initial_call=True)
     def show_question(item, device, knob):
         from workbench.app.learn_figures import whatif_figure
         from workbench.teaching.whatif import KNOBS, answer_text, sweep
@@ -158,7 +159,9 @@ def register(app, services) -> None:
             f"{a} has {s.kernels[0]} and {b} {s.kernels[1]}.")
         text = linkify(question.text) + [" Move the knob: the slider multiplies the device's "
                                          "own value by powers of ten."]
-        return question.title, text, fig, answer
+        chart = dcc.Graph(id=ids.Q_CHART, figure=fig, config={"displaylogo": False},
+                          className="chart")
+        return question.title, text, chart, answer
 
     @app.callback(Output(ids.Q_KNOB, "value"), Output(ids.Q_KNOB, "min"),
                   Output(ids.Q_KNOB, "max"), Input(ids.LEARN_ITEM, "data"),

@@ -4,7 +4,7 @@ centres on them, the ops and the group it made are marked."""
 
 from __future__ import annotations
 
-from dash import ALL, Input, Output, State, ctx, html, no_update
+from dash import ALL, ClientsideFunction, Input, Output, State, ctx, html, no_update
 from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids
@@ -41,23 +41,37 @@ def register(app, services) -> None:
             raise PreventUpdate
         return s
 
-    @app.callback(Output(ids.STEP_SLIDER, "max"), Output(ids.STEP_SLIDER, "value"),
-                  Output(ids.REASON_FILTER, "options"), Output(ids.REASON_FILTER, "value"),
+    # A new plan: the slider at its end (the plan itself), set in the browser (the version
+    # says how many decisions the plan has); the slider at its end draws the plan, no step,
+    # no marks, also in the browser; a step before the end asks the server (``follow``).
+    app.clientside_callback(ClientsideFunction("workbench", "stepReset"),
+                            Output(ids.STEP_SLIDER, "max"), Output(ids.STEP_SLIDER, "value"),
+                            Input(ids.VERSION, "data"), State(ids.STEP_SLIDER, "max"),
+                            State(ids.STEP_SLIDER, "value"))
+    app.clientside_callback(ClientsideFunction("workbench", "stepGate"),
+                            Output(ids.REPLAY_REQUEST, "data"),
+                            Output(ids.REPLAY_STEP, "data", allow_duplicate=True),
+                            Output(ids.MARKS, "data", allow_duplicate=True),
+                            Input(ids.STEP_SLIDER, "value"), State(ids.STEP_SLIDER, "max"),
+                            State(ids.REPLAY_STEP, "data"), State(ids.MARKS, "data"),
+                            prevent_initial_call=True)
+
+    @app.callback(Output(ids.REASON_FILTER, "options"), Output(ids.REASON_FILTER, "value"),
                   Input(ids.VERSION, "data"))
     def reset(version):
-        """A new plan: the slider at its end (the plan itself), the reason filter's choices."""
+        """A new plan: the reason filter's choices."""
         ws, _ = session(version)
-        n = len(ws.plan.decisions)
-        return n, n, reason_options(ws.plan.decisions), None
+        return reason_options(ws.plan.decisions), None
 
     @app.callback(Output(ids.REPLAY_STEP, "data"), Output(ids.MARKS, "data"),
                   Output(ids.VIEW_STATE, "data", allow_duplicate=True),
                   Output(ids.FOUND, "data", allow_duplicate=True),
-                  Input(ids.STEP_SLIDER, "value"), State(ids.VERSION, "data"),
+                  Input(ids.REPLAY_REQUEST, "data"), State(ids.VERSION, "data"),
                   State(ids.VIEW_STATE, "data"), prevent_initial_call=True)
     def follow(step, version, record):
-        """The canvas at the slider's step: open what holds the decision's ops, centre on
-        them, mark them and the group the decision made."""
+        """The canvas at the slider's step before its end (the browser's ``stepGate``
+        handles the end): open what holds the decision's ops, centre on them, mark them and
+        the group the decision made."""
         ws, graph = session(version)
         n = len(ws.plan.decisions)
         if step is None or step >= n or step < 0:

@@ -103,6 +103,8 @@ def register(app, services) -> None:
                             Output(ids.MAIN_VIEW, "style"), Output(ids.LEARN_VIEW, "style"),
                             Input(ids.URL, "pathname"))
 
+    # The Learn page's callbacks below wait for LEARN_ITEM (set on /learn only): on the
+    # workbench's page they would ask the server for a hidden page while the graph is drawn.
     @app.callback(Output(ids.LEARN_ITEM, "data"), Input(ids.URL, "search"),
                   Input(ids.URL, "pathname"))
     def choose_item(search, pathname):
@@ -111,7 +113,7 @@ def register(app, services) -> None:
         return learn_view.parse_item(search)
 
     @app.callback(*[Output(ids.LEARN_SECTIONS[k], "style") for k in SECTION_KINDS],
-                  Input(ids.LEARN_ITEM, "data"))
+                  Input(ids.LEARN_ITEM, "data"), prevent_initial_call=True)
     def show_section(item):
         kind = (item or {}).get("kind", "home")
         return [{} if k == kind else {"display": "none"} for k in SECTION_KINDS]
@@ -120,7 +122,8 @@ def register(app, services) -> None:
                             Output(ids.GLOSSARY, "title"), Input(ids.LEARN_ITEM, "data"))
 
     @app.callback(Output(ids.LEARN_NAV, "children"), Input(ids.LEARN_ITEM, "data"),
-                  Input(ids.EX_VERSION, "data"), State(ids.SESSION, "data"))
+                  Input(ids.EX_VERSION, "data"), State(ids.SESSION, "data"),
+                  prevent_initial_call=True)
     def show_nav(item, _v, sid):
         return nav(item or {}, services.store.learning(sid))
 
@@ -131,7 +134,7 @@ def register(app, services) -> None:
                   Output(ids.LESSON_QUESTIONS, "children"),
                   Output(ids.LESSON_MEASURE_AGAIN, "disabled"),
                   Input(ids.LEARN_ITEM, "data"), Input(ids.LESSON_MEASURED_VERSION, "data"),
-                  State(ids.LESSON_STAGE, "value"))
+                  State(ids.LESSON_STAGE, "value"), prevent_initial_call=True)
     def show_lesson(item, _mv, stage):
         lesson = lesson_of(item or {})
         if lesson is None:
@@ -155,7 +158,7 @@ def register(app, services) -> None:
                   Output(ids.LESSON_STAGE_TABLE, "children"), Output(ids.LESSON_KERNELS, "data"),
                   Output(ids.LESSON_KERNELS, "columns"),
                   Input(ids.LESSON_STAGE, "value"), Input(ids.LEARN_ITEM, "data"),
-                  Input(ids.LESSON_MEASURED_VERSION, "data"))
+                  Input(ids.LESSON_MEASURED_VERSION, "data"), prevent_initial_call=True)
     def show_stage(k, item, _mv):
         lesson = lesson_of(item or {})
         if lesson is None or k is None:

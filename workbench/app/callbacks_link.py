@@ -76,8 +76,9 @@ def follow_link(services, sid: str, token: str):
             ws, graph = services.session(sid)
             if sorted(map(sorted, (g.nodes for g in plan.groups))) != sorted(
                     map(sorted, (g.nodes for g in ws.plan.groups))):
-                services.store.put_workspace(sid, controller.push(ws, plan))
-                new_version = version(sid, True)
+                new_ws = controller.push(ws, plan)
+                services.store.put_workspace(sid, new_ws)
+                new_version = version(sid, True, new_ws)
     except WorkbenchError as exc:
         return None, html.Span("the link was not opened: " + controller.error_text(exc),
                                className="link-error"), None

@@ -15,7 +15,7 @@ from dash import ClientsideFunction, Input, Output, State, ctx, no_update, set_p
 from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids
-from workbench.app.opening import open_graph, version  # noqa: F401 (callbacks import them here)
+from workbench.app.opening import open_graph, session_version, version  # noqa: F401 (callbacks import them here)
 from workbench.app.state import new_session_id
 from workbench.app.fmt import plural
 from workbench.errors import InputError, PlanError, WorkbenchError
@@ -75,7 +75,7 @@ def apply_plan_upload(services, sid: str, doc: dict, name: str) -> tuple[dict, s
         except WorkbenchError as exc:
             raise PlanError(f"{name}: a saved plan, not applied: {exc}") from None
         services.store.put_workspace(sid, new)
-    return version(sid), (f"{name}: applied the saved plan to {graph.name} "
+    return version(sid, False, new), (f"{name}: applied the saved plan to {graph.name} "
                           f"({plural(new.plan.num_kernels, 'kernel')}; Undo goes back)")
 
 
@@ -101,9 +101,9 @@ def register(app, services, upload_max_bytes: int) -> None:
             if gone:
                 set_props(ids.LOAD_NOTE, {"children": GONE[gone]})
             sid = start_session(services)
-            return sid, opened_link(sid, hash_) or version(sid, True)
+            return sid, opened_link(sid, hash_) or session_version(services, sid, True)
         if current is None:  # a reload: draw the session's state
-            return no_update, opened_link(sid, hash_) or version(sid, True)
+            return no_update, opened_link(sid, hash_) or session_version(services, sid, True)
         raise PreventUpdate
 
     def opened_link(sid, hash_):
@@ -120,7 +120,7 @@ def register(app, services, upload_max_bytes: int) -> None:
         for cid, value in zip(SLIDER_IDS, sliders or ()):
             if value is not no_update:
                 set_props(cid, {"value": value})
-        return new_version and version(sid, True)
+        return new_version and session_version(services, sid, True)
 
     @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
                   Output(ids.LOAD_MSG, "children"), Output(ids.LOAD_NOTE, "children"),
@@ -186,20 +186,31 @@ def register(app, services, upload_max_bytes: int) -> None:
             except WorkbenchError as exc:
                 return no_update, controller.error_text(exc)
             services.store.put_workspace(sid, ws)
-        return version(sid), ""
+        return version(sid, False, ws), ""
 
-    @app.callback(Output(ids.GRAPH_TITLE, "children"),
-                  Output(ids.GRAPH_CHOICE, "value", allow_duplicate=True),
-                  Output(ids.POLICY, "value"), Output(ids.DEVICE, "options"),
-                  Output(ids.DEVICE, "value"),
-                  Input(ids.VERSION, "data"), prevent_initial_call=True)
-    def show_header(version_):
+    app.clientside_callback(ClientsideFunction("workbench", "headerGate"),
+                            Output(ids.HEADER_VERSION, "data"), Input(ids.VERSION, "data"),
+                            State(ids.POLICY, "value"), State(ids.DEVICE, "value"))
+
+    @app.callback(Output(ids.GRAPH_TITLE, "children"), Output(ids.DEVICE, "options"),
+                  Input(ids.HEADER_VERSION, "data"), State(ids.GRAPH_CHOICE, "value"),
+                  State(ids.POLICY, "value"), State(ids.DEVICE, "value"),
+                  prevent_initial_call=True)
+    def show_header(version_, choice, policy, device):
+        """The header after the graph, the policy or the device changed (the browser's
+        ``headerGate`` passes only those versions on). The dropdowns are set (``set_props``)
+        only where they show something else: they are inputs of callbacks that change the
+        session (and so the canvas), and Dash would hold the canvas back until this answered
+        if they were declared outputs."""
         s = services.session((version_ or {}).get("sid"))
         if s is None:
             raise PreventUpdate
         ws, graph = s
-        return (graph_title(graph, ws.source), ws.choice, ws.policy,
-                controller.device_options(ws.device), ws.device)
+        for cid, now, want in ((ids.GRAPH_CHOICE, choice, ws.choice),
+                               (ids.POLICY, policy, ws.policy), (ids.DEVICE, device, ws.device)):
+            if now != want:
+                set_props(cid, {"value": want})
+        return graph_title(graph, ws.source), controller.device_options(ws.device)
 
     @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
                   Output(ids.LOAD_NOTE, "children", allow_duplicate=True),
@@ -231,7 +242,7 @@ def register(app, services, upload_max_bytes: int) -> None:
         if services.session(sid) is None:
             raise PreventUpdate
         services.forget_layouts(sid)
-        return version(sid)
+        return session_version(services, sid)
 
     @app.callback(Output(ids.HELP, "style"), Output(ids.FIRST_VISIT, "data"),
                   Input(ids.HELP_CLOSE, "n_clicks"), Input(ids.FIRST_VISIT, "modified_timestamp"),

@@ -187,4 +187,4 @@ def register(app, services) -> None:
                 marks = controller.refusal_marks(graph, ws.plan, nodes, exc)
                 return no_update, controller.error_text(exc), marks, no_update
             services.store.put_workspace(sid, new)
-        return version(sid), "", None, ""
+        return version(sid, False, new), "", None, ""

@@ -3,15 +3,16 @@ the breadcrumb, the hover line."""
 
 from __future__ import annotations
 
-from dash import ALL, ClientsideFunction, Input, Output, Patch, State, ctx, html, no_update
+from dash import (ALL, ClientsideFunction, Input, Output, Patch, State, ctx, html, no_update,
+                  set_props)
 from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids
 from workbench.app import view as views
 from workbench.app.drawing import vertex_ids
 from workbench.app.fmt import plural
-from workbench.app.graph_figure import (HIGHLIGHT_SLOTS, generation, highlight_rules,
-                                        layout_tag, stylesheet)
+from workbench.app.graph_figure import (HIGHLIGHT_SLOTS, highlight_rules, stylesheet,
+                                        with_scoped_ids)
 from workbench.app.hierarchy import ROOT, find_nodes, layers_of
 from workbench.app.scene import group_key
 from workbench.errors import WorkbenchError
@@ -84,24 +85,30 @@ def register(app, services) -> None:
             replayer = services.replay_index(ws.plan, graph).groups_at
         return controller.current_view(ws, graph, step, show, replayer, agree, xp)
 
-    @app.callback(Output(ids.XLA_TOGGLE, "value"), Output(ids.XLA_TOGGLE, "options"),
+    @app.callback(Output(ids.XLA_TOGGLE, "options"),
                   Output(ids.HOVER_INFO, "children"),
                   Output(ids.SEARCH_MSG, "children", allow_duplicate=True),
                   Output(ids.SELECTED, "data", allow_duplicate=True),
                   Output(ids.FOUND, "data", allow_duplicate=True),
-                  Output(ids.SEARCH, "value"),
-                  Input(ids.VERSION, "data"), prevent_initial_call=True)
-    def new_graph(version):
+                  Input(ids.HEADER_VERSION, "data"), State(ids.XLA_TOGGLE, "value"),
+                  State(ids.SEARCH, "value"), prevent_initial_call=True)
+    def new_graph(version, xla_value, query):
         """Another graph (or a reload): the view starts afresh. XLA's grouping is unticked
         (and offered only for a graph that has one), the hover line, search and selection
-        are cleared; ``draw`` waits for this (its inputs include the toggle)."""
+        are cleared. The toggle and the search box are set (``set_props``) only when they
+        hold something: they are inputs of the canvas, which Dash would hold back until
+        this answered if they were declared outputs (a ticked toggle draws again)."""
         _, graph = session(version)
         if not version.get("graph"):
             raise PreventUpdate
         options = ([{"label": " Show XLA's own grouping", "value": SHOW_XLA},
                     {"label": " Colour fusions by agreement with XLA", "value": AGREEMENT}]
                    if controller.has_xla_grouping(graph) else [])
-        return [], options, "", "", None, None, ""
+        if xla_value:
+            set_props(ids.XLA_TOGGLE, {"value": []})
+        if query:
+            set_props(ids.SEARCH, {"value": ""})
+        return options, "", "", None, None
 
     @app.callback(Output(ids.CYTO, "elements"), Output(ids.CYTO, "layout"),
                   Output(ids.CYTO, "minZoom"), Output(ids.BANNER, "children"),
@@ -114,20 +121,14 @@ def register(app, services) -> None:
         record = views.record_for(record, ws.graph_key, graph, layers, view.groups)
         canvas = services.canvas_for(version["sid"], ws.graph_key, graph, view.groups, record,
                                      view.mode)
-        salt = f"{ws.graph_key}|{view.mode}|{layout_tag(canvas.layout)}"
-        elements = generation_prefixed(canvas.elements, view.groups, record, salt)
+        salt = f"{ws.graph_key}|{view.mode}|{record.get('open')!r}|{record.get('nodes')!r}"
+        elements = with_scoped_ids(canvas.elements, salt)
         banner = " · ".join(x for x in (view.banner, canvas.layout.note) if x)
         triggers = triggered_ids()
         fit = not triggers or ids.XLA_TOGGLE in triggers or (
             ids.VERSION in triggers and bool(version.get("graph")))
         return (elements, {"name": "preset", "fit": fit, "padding": 20}, canvas.min_zoom,
                 banner)
-
-    def generation_prefixed(elements, groups, record, salt):
-        from workbench.app.graph_figure import with_prefix
-
-        tag = generation(groups, record.get("nodes", ()), salt + repr(record.get("open")))
-        return with_prefix(elements, tag)
 
     @app.callback(Output(ids.VIEW_STATE, "data"), Output(ids.FOUND, "data",
                                                           allow_duplicate=True),

@@ -1,5 +1,6 @@
 """Callbacks of the What-if tab: knobs -> a live re-plan with the flipped decisions and changed
-groups; "Use this plan"; the sweep of one knob; Tune (measured autotuning)."""
+groups; "Use this plan"; the sweep of one knob; Tune (measured autotuning, a job in the worker
+pool of :mod:`workbench.app.jobs`, read by a ``dcc.Interval`` while it is in flight)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids
 from workbench.app.callbacks_load import version
+from workbench.app.callbacks_profile import IDLE as PROFILE_IDLE
+from workbench.app.callbacks_profile import IN_FLIGHT as PROFILE_IN_FLIGHT
 from workbench.app.figures_whatif import sweep_figure
 from workbench.app.fmt import fmt_bytes, fmt_seconds
 from workbench.app.whatif import (SLIDERS, changed_group_rows, flip_rows, settings_from_sliders,
@@ -44,6 +47,87 @@ def history_rows(graph) -> list[dict]:
         return [{"label": r.label or r.policy, "plan": r.plan_fp[:8], "kernels": r.kernels,
                  "best": fmt_seconds(r.best_s), "predicted": fmt_seconds(r.predicted_s),
                  "peak": fmt_bytes(r.peak_bytes)} for r in store.history(graph.fingerprint)]
+
+
+#: the tune's controls while its job is in flight and after: (poll disabled, *Tune* disabled,
+#: *Cancel* disabled), as the profile panel's
+IN_FLIGHT, IDLE = PROFILE_IN_FLIGHT, PROFILE_IDLE
+#: the status line of a tune that ended without a result
+TUNE_ENDED = {"cancelled": "cancelled: stopped (what was measured stays in the results store)",
+              "failed": "failed", "timed out": "timed out: stopped"}
+#: variants one *Tune* measures at most
+MAX_BUDGET = 50
+
+
+def tune_owner(sid: str) -> str:
+    """The job owner of a session's tune (``tune:<sid>``): one tune per session at a time,
+    beside its compile & profile job; the server's limit of jobs counts both."""
+    return f"tune:{sid}"
+
+
+def tune_budget(value) -> int:
+    """The variants a *Tune* measures: the field's value clipped to 1..50 (4 when empty)."""
+    try:
+        n = int(value or 4)
+    except (TypeError, ValueError, OverflowError):
+        n = 4
+    return max(1, min(n, MAX_BUDGET))
+
+
+def submit_tune(services, sid: str, budget: int):
+    """Queue a tune of the session's current plan (at most ``budget`` variants, on the
+    session's device profile) in the worker pool; returns the task.
+
+    Raises
+    ------
+    WorkbenchError
+        :class:`~workbench.app.jobs.JobLimitError` when the session has a tune in flight or
+        the server's queue is full.
+    """
+    from workbench.ir.graph import Graph
+
+    ws, graph = services.session(sid)
+    bare = Graph(graph.name, graph.nodes, graph.outputs, graph.meta)  # without its caches
+    local_ray = services.ray_target is not None and not services.config.ray_address
+    return services.jobs.submit(tune_owner(sid), "tune", (
+        bare, ws.plan, ws.device, int(budget), services.ray_target, local_ray,
+        dict(services.config.tune_options)))
+
+
+#: what the summary adds when the tune's faster plan could not be made current
+NOT_APPLIED = {"changed": " The plan was changed while the tune ran: the tuned plan was not "
+                          "made current (the measurements are in the results store).",
+               "gone": " The session ended while the tune ran."}
+
+
+def tune_view(services, task, graph) -> tuple:
+    """(status, progress value, progress max, summary, trial rows, history rows, new
+    ``ids.VERSION``, controls) for the poll: the job's progress while it is in flight, its
+    outcome once it ended (one line when it failed, timed out or was cancelled)."""
+    keep = (no_update,) * 4
+    if task is None:
+        return ("", "0", "1", *keep, *IDLE)
+    if not task.over:
+        k, n, text = task.progress
+        if task.state == "queued":
+            ahead = services.jobs.position(task)
+            text = f"queued: {ahead} job(s) before it" if ahead else "queued"
+        return (text, str(k), str(n), *keep, *IN_FLIGHT)
+    if task.state == "done":
+        result, applied = task.result["result"], task.result.get("applied")
+        summary = tune_summary(result)
+        if applied in NOT_APPLIED:
+            summary = summary.replace("; it is now the current plan (undo returns to the "
+                                      "start).", ".") + NOT_APPLIED[applied]
+        ok = sum(1 for t in result.trials if t.status == "ok")
+        return (f"done: {ok} variant(s) measured", "1", "1", summary, trial_rows(result),
+                history_rows(graph),
+                version(task.owner.split(":", 1)[1]) if applied == "yes" else no_update,
+                *IDLE)
+    message = controller.error_text(task.error) if task.error else \
+        TUNE_ENDED.get(task.state, task.state)
+    return (TUNE_ENDED.get(task.state, task.state), "0", "1", message, no_update, no_update,
+            no_update, *IDLE)
 
 
 def register(app, services) -> None:
@@ -123,7 +207,7 @@ def register(app, services) -> None:
             except WorkbenchError as exc:
                 return (no_update, controller.error_text(exc), *[no_update] * len(values))
             services.store.put_workspace(sid, new)
-        return (version(sid), "", *[st["value"] for st in slider_state(dev)])
+        return (version(sid, False, new), "", *[st["value"] for st in slider_state(dev)])
 
     @app.callback(Output(ids.WHATIF_SWEEP, "figure"), Input(ids.WHATIF_SWEEP_KNOB, "value"),
                   Input(ids.VERSION, "data"), Input(ids.TABS, "value"))
@@ -142,33 +226,62 @@ def register(app, services) -> None:
             points = []
         return sweep_figure(knob, [p.to_json() for p in points])
 
-    @app.callback(Output(ids.TUNE_SUMMARY, "children"), Output(ids.TUNE_TABLE, "rowData"),
-                  Output(ids.TUNE_HISTORY, "rowData"),
-                  Output(ids.VERSION, "data", allow_duplicate=True),
-                  Input(ids.TUNE_RUN, "n_clicks"), State(ids.TUNE_BUDGET, "value"),
+    controls = (Output(ids.TUNE_POLL, "disabled", allow_duplicate=True),
+                Output(ids.TUNE_RUN, "disabled", allow_duplicate=True),
+                Output(ids.TUNE_CANCEL, "disabled", allow_duplicate=True))
+
+    @app.callback(Output(ids.TUNE_SUMMARY, "children"), Output(ids.TUNE_STATUS, "children"),
+                  Output(ids.TUNE_PROGRESS, "value"), Output(ids.TUNE_PROGRESS, "max"),
+                  *controls, Input(ids.TUNE_RUN, "n_clicks"), State(ids.TUNE_BUDGET, "value"),
                   State(ids.SESSION, "data"), prevent_initial_call=True)
     def run_tune(_n, budget, sid):
-        s = services.session(sid)
-        if s is None or not ctx.triggered_id:
+        """*Tune* queues a tune job (:func:`submit_tune`) and answers at once; the poll shows
+        its progress and outcome. A second *Tune* while one is in flight is refused."""
+        if services.session(sid) is None or not ctx.triggered_id:
             raise PreventUpdate
-        ws, graph = s
-        from workbench.tuning.store import ResultsStore
-        from workbench.tuning.tune import tune
-
-        budget = max(1, min(int(budget or 4), 50))
+        budget = tune_budget(budget)
+        task = services.jobs.latest(tune_owner(sid))
+        if task is not None and not task.over:
+            k, n, _ = task.progress
+            return (f"A tune of this session is {task.state} already ({k} of {n} variants "
+                    "measured); wait for it, or cancel it.", no_update, no_update, no_update,
+                    *IN_FLIGHT)
         try:
-            with services.tune_executor() as ex, ResultsStore() as store:
-                result = tune(graph, ex, store, start=ws.plan, device=ws.device, budget=budget)
+            submit_tune(services, sid, budget)
         except WorkbenchError as exc:
-            return controller.error_text(exc), [], no_update, no_update
-        new_version = no_update
-        if result.improved:
-            with services.lock(sid):
-                cur = services.session(sid)
-                if cur is not None:
-                    services.store.put_workspace(sid, controller.push(cur[0], result.best))
-                    new_version = version(sid)
-        return tune_summary(result), trial_rows(result), history_rows(graph), new_version
+            return controller.error_text(exc), "", "0", "1", *IDLE
+        return ("", f"tuning: up to {budget} variant(s)…", "0", str(budget), *IN_FLIGHT)
+
+    @app.callback(Output(ids.TUNE_STATUS, "children", allow_duplicate=True),
+                  Output(ids.TUNE_PROGRESS, "value", allow_duplicate=True),
+                  Output(ids.TUNE_PROGRESS, "max", allow_duplicate=True),
+                  Output(ids.TUNE_SUMMARY, "children", allow_duplicate=True),
+                  Output(ids.TUNE_TABLE, "rowData"),
+                  Output(ids.TUNE_HISTORY, "rowData", allow_duplicate=True),
+                  Output(ids.VERSION, "data", allow_duplicate=True), *controls,
+                  Input(ids.TUNE_POLL, "n_intervals"), State(ids.SESSION, "data"),
+                  prevent_initial_call=True)
+    def poll_tune(_n, sid):
+        """The tune job's progress, or its outcome (a faster plan is the current one already:
+        the pool made it so when the job ended, :meth:`Services._tune_finished`)."""
+        s = services.session(sid)
+        if s is None:
+            return ("", "0", "1", no_update, no_update, no_update, no_update, *IDLE)
+        return tune_view(services, services.jobs.latest(tune_owner(sid)), s[1])
+
+    @app.callback(Output(ids.TUNE_STATUS, "children", allow_duplicate=True),
+                  Output(ids.TUNE_PROGRESS, "value", allow_duplicate=True), *controls,
+                  Input(ids.TUNE_CANCEL, "n_clicks"), State(ids.SESSION, "data"),
+                  prevent_initial_call=True)
+    def cancel_tune(n, sid):
+        """*Cancel* stops the session's tune (queued: dropped; running: its worker and the
+        worker measuring for it are ended)."""
+        if not n or services.session(sid) is None:
+            raise PreventUpdate
+        if services.jobs.cancel(tune_owner(sid)) is None:
+            return ("nothing to cancel: no tune is queued or running", no_update, no_update,
+                    no_update, no_update)
+        return TUNE_ENDED["cancelled"], "0", *IDLE
 
     @app.callback(Output(ids.TUNE_HISTORY, "rowData", allow_duplicate=True),
                   Input(ids.TABS, "value"), State(ids.SESSION, "data"),

@@ -318,6 +318,62 @@ def with_prefix(elements: list[dict], prefix: str) -> list[dict]:
     return out
 
 
+def with_scoped_ids(elements: list[dict], salt: str) -> list[dict]:
+    """The elements with ids that name where each node sits: a node's id is a tag of
+    ``salt`` and of the keys of the containers around it, then its own key (kept as ``vid``:
+    search and highlights find it by that); an edge's names its ends' ids.
+
+    dash-cytoscape updates the canvas by id: an element whose id is gone is removed (a
+    compound with everything inside it), a new id is added, and an element that keeps its id
+    is changed in place (its data, classes, position). A node whose container changed (an op
+    split out of a group) gets another id, so removing its old box cannot take it along;
+    everything else keeps its id after an edit, and the browser does not lay out, style and
+    measure it again (drawing a whole training-step layer anew costs it a fraction of a
+    second). ``salt`` (the app passes the graph's key, the view and the open layers) changes
+    every id when the drawing is another one altogether.
+
+    Parameters
+    ----------
+    elements : list of dict
+        Cytoscape elements with unprefixed ids (:func:`scene_elements`).
+    salt : str
+        What makes every id new when it changes.
+
+    Returns
+    -------
+    list of dict
+        New element dicts (the input is not changed).
+    """
+    parent = {e["data"]["id"]: e["data"].get("parent") for e in elements
+              if "source" not in e["data"]}
+    tags: dict = {}
+
+    def tag_of(pid):
+        if pid not in tags:
+            chain, p = [], pid
+            while p is not None and len(chain) <= len(parent):
+                chain.append(p)
+                p = parent.get(p)
+            key = salt + "|" + "/".join(reversed(chain))
+            tags[pid] = hashlib.blake2b(key.encode(), digest_size=4).hexdigest()
+        return tags[pid]
+
+    new_id = {nid: f"{tag_of(pid)}:{nid}" for nid, pid in parent.items()}
+    out = []
+    for e in elements:
+        data = dict(e["data"])
+        if "source" in data:
+            data["source"], data["target"] = new_id[data["source"]], new_id[data["target"]]
+            data["id"] = f"{data['source']}>{data['target']}"
+        else:
+            data["vid"] = data["id"]
+            data["id"] = new_id[data["id"]]
+            if data.get("parent"):
+                data["parent"] = new_id[data["parent"]]
+        out.append({**e, "data": data})
+    return out
+
+
 #: a drawing with more edges than this draws them straight (class ``many``): cytoscape's
 #: curved edges look for parallel edges between every pair of ends, which costs the browser
 #: seconds on an opened layer of a training step (3,500 edges between 280 boxes)

@@ -9,6 +9,8 @@ VIEW_STATE = "view-state"        #: dcc.Store: open layers, collapsed groups (ap
 FOUND = "found-vertex"           #: dcc.Store: drawing id to centre the view on (search, replay)
 REPLAY_STEP = "replay-step"      #: dcc.Store: the replay step drawn (None: the plan)
 MARKS = "step-marks"             #: dcc.Store: drawing ids a replay step or a refusal marks
+HEADER_VERSION = "header-version"  #: dcc.Store: VERSION, copied when the graph, policy or device changed
+REPLAY_REQUEST = "replay-request"  #: dcc.Store: a replay step (not the plan's end) to draw
 FIRST_VISIT = "first-visit"      #: dcc.Store (local storage): the help was dismissed
 APP_MSG = "app-message"          #: a request the server could not handle, in one line
 
@@ -124,6 +126,10 @@ TUNE_BUDGET = "tune-budget"          #: input: variants to measure
 TUNE_SUMMARY = "tune-summary"
 TUNE_TABLE = "tune-table"            #: table: each measured variant
 TUNE_HISTORY = "tune-history"        #: table: the results store's measurements of this graph
+TUNE_CANCEL = "tune-cancel"          #: stop the session's tune job (queued or running)
+TUNE_POLL = "tune-poll"              #: dcc.Interval: reads the tune job's progress while in flight
+TUNE_PROGRESS = "tune-progress"      #: html.Progress: variants measured of the budget
+TUNE_STATUS = "tune-status"          #: the job's state in words ("tuning: 2 of 4 variants…")
 
 
 def knob_id(knob: str) -> str:
@@ -194,6 +200,7 @@ Q_TEXT = "question-text"
 Q_DEVICE = "question-device"
 Q_KNOB = "question-knob"         #: slider: log10 of the knob's value
 Q_CHART = "question-chart"
+Q_CHART_BOX = "question-chart-box"  #: holds Q_CHART once a question is shown (plotly loads then)
 Q_ANSWER = "question-answer"
 # glossary
 GLOSSARY = "glossary"

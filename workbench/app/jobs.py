@@ -1,4 +1,5 @@
-"""Work the server hands to other processes: compile & profile jobs, and reading uploads.
+"""Work the server hands to other processes: compile & profile jobs, *Tune*, lessons'
+measurements, and reading uploads.
 
 Dash's own background callbacks *fork* the job from the threaded server; a lock that another
 thread held at that instant (inside sqlite, the allocator, logging...) stays held in the child
@@ -102,10 +103,23 @@ class _Worker:
             return 0
 
     def kill(self) -> None:
-        """End the process and close the pipe; safe to call from two threads at once (the
-        pool's thread and :meth:`WorkerPool.close`: the second close of the pipe is a no-op)."""
+        """End the process, and the processes it started (a tune's measuring worker, which
+        would otherwise outlive it, hung in a kernel), and close the pipe; safe to call from
+        two threads at once (the pool's thread and :meth:`WorkerPool.close`: the second close
+        of the pipe is a no-op)."""
+        import psutil
+
         try:
+            try:
+                children = psutil.Process(self.proc.pid).children(recursive=True)
+            except (psutil.Error, OSError, TypeError):     # gone already, or never started
+                children = []
             self.proc.kill()
+            for child in children:
+                try:
+                    child.kill()
+                except (psutil.Error, OSError):
+                    pass
             self.proc.join(5)
         finally:
             try:
@@ -290,14 +304,17 @@ class WorkerPool:
             del self._latest[task.owner]
 
     def _finish(self, task: Task, state: str, result=None, error=None) -> None:
+        """End ``task``: its outcome, then :attr:`on_finish`, then :attr:`Task.over` — so
+        whoever sees the task over sees what ``on_finish`` made of it (a stored report, a
+        tuned plan made current)."""
         task.state, task.result, task.error = state, result, error
         task.finished = time.monotonic()
-        task.done.set()
         if self.on_finish is not None:
             try:
                 self.on_finish(task)
             except Exception:  # noqa: BLE001 - the pool must keep serving
                 log.exception("on_finish of %s task %d failed", self.name, task.id)
+        task.done.set()
 
     # ----- a worker slot ---------------------------------------------------------------------
 
@@ -352,7 +369,7 @@ class WorkerPool:
             now = time.monotonic()
             if now > deadline:
                 self._finish(task, "timed out", error=WorkbenchError(
-                    f"the {self.name} job took longer than its limit of "
+                    f"the {task.kind} job took longer than its limit of "
                     f"{fmt_time(task.timeout_s)} and was stopped"))
                 return False
             if self.memory_bytes and now >= next_rss:
@@ -360,7 +377,7 @@ class WorkerPool:
                 rss = worker.rss()
                 if rss > self.memory_bytes:
                     self._finish(task, "failed", error=WorkbenchError(
-                        f"the {self.name} job used {fmt_bytes(rss)} of memory, more than its "
+                        f"the {task.kind} job used {fmt_bytes(rss)} of memory, more than its "
                         f"limit of {fmt_bytes(self.memory_bytes)}, and was stopped"))
                     return False
             try:

@@ -355,6 +355,7 @@ def page(choices: list[dict], initial_choice: str | None, policies: tuple) -> ht
               dcc.Store(id=ids.SELECTED), dcc.Store(id=ids.VIEW_STATE, data=None),
               dcc.Store(id=ids.FOUND), dcc.Store(id=ids.REPLAY_STEP, data=None),
               dcc.Store(id=ids.MARKS), dcc.Store(id=ids.FIRST_VISIT, storage_type="local"),
+              dcc.Store(id=ids.HEADER_VERSION), dcc.Store(id=ids.REPLAY_REQUEST),
               dcc.Store(id=ids.CRUMB_LAYER)]
     tabs = dcc.Tabs(id=ids.TABS, value=ids.TAB_PLAN, className="tabs", children=[
         dcc.Tab(plan_tab(), label="Plan", value=ids.TAB_PLAN),

@@ -51,12 +51,17 @@ def whatif_tab(_button, _table) -> html.Div:
         dcc.Graph(id=ids.WHATIF_SWEEP, config={"displaylogo": False}, className="chart"),
         html.H4("Measured autotuning"),
         html.Div(className="edit-bar", children=[
-            _button(ids.TUNE_RUN, "Tune", "Measure variants of the current plan (compiled and "
-                    "timed in a worker process) and keep the fastest", "primary"),
+            _button(ids.TUNE_RUN, "Tune", "Measure variants of the current plan (a job: "
+                    "compiled and timed in a worker process) and keep the fastest", "primary"),
             dcc.Input(id=ids.TUNE_BUDGET, type="number", min=1, max=50, step=1, value=4,
                       className="small-input"),
-            html.Span("variants", className="bar-label")]),
-        dcc.Loading(html.Div(id=ids.TUNE_SUMMARY, className="summary")),
+            html.Span("variants", className="bar-label"),
+            _button(ids.TUNE_CANCEL, "Cancel", "Stop the tune (queued or running); what it "
+                    "measured so far stays in the results store", disabled=True),
+            dcc.Interval(id=ids.TUNE_POLL, interval=500, disabled=True),
+            html.Progress(id=ids.TUNE_PROGRESS, value="0", max="1"),
+            html.Span(id=ids.TUNE_STATUS, className="status")]),
+        html.Div(id=ids.TUNE_SUMMARY, className="summary"),
         _table(ids.TUNE_TABLE, [("step", "step"), ("change", "change"),
                                 ("predicted_gain", "predicted gain"),
                                 ("measured_gain", "measured gain"), ("status", "kept / why"),

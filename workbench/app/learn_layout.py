@@ -132,7 +132,9 @@ def question_section(devices) -> html.Div:
                                 updatemode="drag", allow_direct_input=False),
                      className="stage-slider")]),
         html.Div(id=ids.Q_ANSWER, className="step-text"),
-        dcc.Graph(id=ids.Q_CHART, config={"displaylogo": False}, className="chart")])
+        # the chart (a dcc.Graph) is put here by the question's callback: a Graph in the
+        # layout would load plotly (4.8 MB of script) on every page, the workbench's too
+        html.Div(id=ids.Q_CHART_BOX)])
 
 
 def glossary_section() -> html.Div:

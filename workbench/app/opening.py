@@ -8,9 +8,26 @@ import time
 from workbench.app import controller
 
 
-def version(sid: str, graph_changed: bool = False) -> dict:
-    """The value written to ``ids.VERSION``: whose state changed, when, and whether the graph did."""
-    return {"sid": sid, "t": time.time_ns(), "graph": graph_changed}
+def version(sid: str, graph_changed: bool = False, ws=None) -> dict:
+    """The value written to ``ids.VERSION``: whose state changed, when, and whether the graph did.
+
+    With the session's workspace ``ws`` it also carries what the browser needs without asking
+    the server again: ``n`` (the plan's decisions: the replay slider's end), ``policy`` and
+    ``device``. The browser's own callbacks (``assets/workbench.js``) read them, so that after
+    an edit the canvas is drawn in one round trip: no server callback that could change the
+    canvas's inputs runs before it (Dash holds a callback back while one upstream of its
+    inputs is pending).
+    """
+    out = {"sid": sid, "t": time.time_ns(), "graph": graph_changed}
+    if ws is not None:
+        out.update(n=len(ws.plan.decisions), policy=str(ws.policy), device=str(ws.device))
+    return out
+
+
+def session_version(services, sid: str, graph_changed: bool = False) -> dict:
+    """:func:`version` for session ``sid``, with its workspace's facts when it has one."""
+    s = services.session(sid)
+    return version(sid, graph_changed, s[0] if s else None)
 
 
 def open_graph(services, sid: str, graph, label: str, policy: str = controller.DEFAULT_POLICY,
@@ -23,4 +40,4 @@ def open_graph(services, sid: str, graph, label: str, policy: str = controller.D
                                    planner=services.propose)
     services.store.put_workspace(sid, ws, graph)
     services.store.put_report(sid, None)
-    return version(sid, True)
+    return version(sid, True, ws)

@@ -60,11 +60,12 @@ class AppConfig:
     session_budget_bytes, max_sessions : int
         Bounds of the session store (:class:`~workbench.app.state.SessionStore`).
     profile_workers, max_jobs, jobs_per_session : int
-        Compile & profile worker processes (jobs running at once; they also measure the
-        Learn page's lessons), jobs queued or running in all, and per session (a lesson's
-        measurement is owned by its lesson, so one runs per lesson whoever asked).
+        Compile & profile worker processes (jobs running at once; they also run *Tune* and
+        measure the Learn page's lessons), jobs queued or running in all, and per session
+        (one compile & profile job and one tune; a lesson's measurement is owned by its
+        lesson, so one runs per lesson whoever asked).
     job_timeout_s : float
-        A compile & profile job running longer than this is stopped (seconds).
+        A compile & profile job (or a tune) running longer than this is stopped (seconds).
     job_memory_bytes : int
         A profile worker whose resident size passes this is stopped, its job failed.
     load_timeout_s : float
@@ -73,6 +74,9 @@ class AppConfig:
         The address-space limit of the worker that reads uploads (bytes).
     profile_options : dict
         More keyword arguments of :func:`workbench.profiler.profile` (``repeat``...).
+    tune_options : dict
+        More keyword arguments of :func:`workbench.tuning.tune.tune` for *Tune* (``repeat``,
+        ``min_gain``, ``timeout_s`` of each measurement...).
     input_limits : Limits or None
         The limits uploads and chosen files are read under
         (:mod:`workbench.importers.limits`; None: the defaults).
@@ -103,6 +107,7 @@ class AppConfig:
     load_timeout_s: float = 60.0
     load_address_space: int = 4 << 30
     profile_options: dict = field(default_factory=dict)
+    tune_options: dict = field(default_factory=dict)
     input_limits: object = None
     tour: bool = True
     executor: str = "local"
@@ -187,7 +192,8 @@ class Services:
         self.costs = LruCache(max_entries=8)   # a dict per (graph, device), filled on use
         self.graphs = LruCache(max_entries=16, weight=lambda v: len(v[0].nodes), **nodes)
         self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
-        self.jobs = WorkerPool("profile", ("profile", "lesson"), workers=config.profile_workers,
+        self.jobs = WorkerPool("profile", ("profile", "lesson", "tune"),
+                               workers=config.profile_workers,
                                max_queued=config.max_jobs, per_owner=config.jobs_per_session,
                                timeout_s=config.job_timeout_s,
                                memory_bytes=config.job_memory_bytes)
@@ -211,22 +217,38 @@ class Services:
             self.ray.close()
             self.ray = None
 
-    def tune_executor(self):
-        """The executor *Tune* measures with, as a context manager: the app's Ray (kept open
-        after the tune), or a fresh local worker process."""
-        from contextlib import nullcontext
-
-        from workbench.tuning.executors import LocalExecutor
-
-        return nullcontext(self.ray) if self.ray is not None else LocalExecutor()
-
     def _job_finished(self, task) -> None:
         """A profile job ended: keep its report in the session (whether or not the browser
-        is still there to fetch it). A lesson's measurement keeps its own records, on disk
+        is still there to fetch it). A tune ended: make its best plan the session's current
+        one (:meth:`_tune_finished`). A lesson's measurement keeps its own records, on disk
         per machine (:mod:`workbench.teaching.measure`)."""
         if task.state == "done" and task.kind == "profile":
             record = task.result
             self.store.put_report(task.owner, record, size=len(json.dumps(record)))
+        elif task.state == "done" and task.kind == "tune":
+            self._tune_finished(task)
+
+    def _tune_finished(self, task) -> None:
+        """A tune that found a faster plan: push it on the session's undo history — if the
+        session's current plan is still the one the tune started from. Sets
+        ``task.result["applied"]``: ``"yes"``, ``"changed"`` (the plan was edited meanwhile:
+        left as it is), ``"gone"`` (the session was let go) or None (nothing was faster)."""
+        from workbench.app import controller
+
+        record = task.result
+        record["applied"] = None
+        if not record["result"].improved:
+            return
+        sid = task.owner.split(":", 1)[1]
+        with self.lock(sid):
+            cur = self.session(sid)
+            if cur is None:
+                record["applied"] = "gone"
+            elif cur[0].plan.fingerprint != record["start"]:
+                record["applied"] = "changed"
+            else:
+                self.store.put_workspace(sid, controller.push(cur[0], record["result"].best))
+                record["applied"] = "yes"
 
     # ----- graph choices ---------------------------------------------------------------------
 

@@ -144,11 +144,15 @@ def schemas(upload_max_bytes: int) -> dict:
     (``"*"``: any component)."""
     upload = string(upload_max_bytes * 4 // 3 + 4096)
     name = opt(string(1024))
+    version_record = opt(record({"sid": opt(string(64)), "t": integer(0)},
+                                {"graph": one_of(True, False), "n": integer(0),
+                                 "policy": string(64), "device": string(200)}))
     return {
         (ids.SESSION, "data"): opt(string(43, r"[A-Za-z0-9_-]{43}")),
         (ids.SESSION, "modified_timestamp"): opt(integer(-1)),
-        (ids.VERSION, "data"): opt(record({"sid": opt(string(64)), "t": integer(0)},
-                                          {"graph": one_of(True, False)})),
+        (ids.VERSION, "data"): version_record,
+        (ids.HEADER_VERSION, "data"): version_record,
+        (ids.REPLAY_REQUEST, "data"): opt(integer(0, 10_000_000)),
         (ids.PROFILE_VERSION, "data"): opt(record({"sid": string(64)},
                                                   {"job": integer(0), "t": integer(0)})),
         ("*", "n_clicks"): opt(integer(0)),

@@ -14,6 +14,9 @@ Dash. The tasks:
 - ``profile``: compile & profile a plan (:func:`workbench.app.profiling.run_profile`) and return
   the record the app stores (:func:`workbench.app.profiling.report_record`), which names no
   file of the server.
+- ``tune``: measured autotuning of a plan (:func:`tune_task`, the What-if tab's *Tune*); the
+  measurements go to the results store on disk, the :class:`~workbench.tuning.tune.TuneResult`
+  comes back (the server makes its best plan the session's current one).
 """
 
 from __future__ import annotations
@@ -114,6 +117,86 @@ def profile_task(graph, plan, backend: str, options: dict, ray_target=None, prog
 _RAY_EXECUTORS: dict = {}
 
 
+def _ray_executor(address: str):
+    """This worker's connection to the Ray at ``address`` (made once, kept for its life)."""
+    from workbench.tuning.ray_executor import RayExecutor
+
+    ex = _RAY_EXECUTORS.get(address)
+    if ex is None:
+        ex = RayExecutor(address=address)
+        ex.connect()
+        _RAY_EXECUTORS[address] = ex
+    return ex
+
+
+class _LocalRayKeys:
+    """A Ray executor joined at a *local* Ray's address whose measurements the results store
+    keys as this machine's (as the app's own executor of that Ray would), not as a cluster's
+    ``ray:<address>`` — a local Ray's address changes with every start."""
+
+    def __init__(self, ex):
+        self._ex = ex
+
+    def __getattr__(self, name):
+        return getattr(self._ex, name)
+
+    def device_key(self, backend: str) -> str:
+        from workbench.tuning.tasks import host_id
+
+        return host_id(backend)
+
+
+def tune_task(graph, plan, device: str, budget: int, ray_target=None, ray_local: bool = False,
+              options: dict | None = None, progress=None) -> dict:
+    """Measured autotuning of ``plan`` (:func:`workbench.tuning.tune.tune` from ``plan`` on
+    the cost-model profile ``device``, at most ``budget`` variants), measuring in a fresh
+    local executor (a worker process of its own, ended with the task), or as Ray tasks at
+    ``ray_target = (address, words)`` (``ray_local``: that Ray runs on this machine; its
+    measurements are stored as this machine's). ``options``: more keyword arguments of
+    ``tune`` (the server's ``tune_options``: ``repeat``, ``min_gain``, ``timeout_s``...).
+    Measurements are read from and written to the results store
+    (:class:`~workbench.tuning.store.ResultsStore`, in the cache directory).
+
+    Returns
+    -------
+    dict
+        ``{"result": TuneResult, "start": fingerprint of plan}``.
+
+    Raises
+    ------
+    WorkbenchError
+        The results store cannot be opened, or the Ray cluster cannot be reached (one line).
+    """
+    from contextlib import nullcontext
+
+    from workbench.tuning.executors import LocalExecutor
+    from workbench.tuning.store import ResultsStore
+    from workbench.tuning.tune import tune
+
+    budget = max(1, int(budget))
+    if progress:
+        progress(0, budget, f"tuning: measuring the current plan, then up to {budget} "
+                            "variant(s)…")
+    if ray_target is not None:
+        ex = _ray_executor(ray_target[0])
+        executor = nullcontext(_LocalRayKeys(ex) if ray_local else ex)
+    else:
+        executor = LocalExecutor()
+    measured = [0]
+
+    def on_trial(trial):
+        measured[0] += 1
+        if progress:
+            progress(min(measured[0], budget), budget,
+                     f"tuning: {measured[0]} of {budget} variant(s) measured "
+                     f"(last: {str(trial.description)[:80]}, {trial.status})…")
+
+    with executor as ex, ResultsStore() as store:
+        result = tune(graph, ex, store, start=plan, device=device, budget=budget,
+                      progress=on_trial, **dict(options or {}))
+    return {"result": result, "start": plan.fingerprint}
+
+
 def ray_profile(graph, plan, backend: str, options: dict, ray_target, progress=None):
     """Compile & profile ``plan`` as a Ray task (the sweep's executor,
     :class:`~workbench.tuning.ray_executor.RayExecutor`: one CPU, or ``{"GPU": 1}`` for
@@ -128,17 +211,12 @@ def ray_profile(graph, plan, backend: str, options: dict, ray_target, progress=N
     """
     from workbench.app.profiling import report_record
     from workbench.tuning.measure import PROFILE
-    from workbench.tuning.ray_executor import RayExecutor
     from workbench.tuning.tasks import TIMEOUT_S, Task
 
     address, words = ray_target
     if progress:
         progress(0, 1, f"compiling and profiling on {words}…")
-    ex = _RAY_EXECUTORS.get(address)
-    if ex is None:
-        ex = RayExecutor(address=address)
-        ex.connect()
-        _RAY_EXECUTORS[address] = ex
+    ex = _ray_executor(address)
     timeout = float(options.get("budget_s") or 0) + TIMEOUT_S
     (outcome,) = ex.run([Task(PROFILE, {"graph": graph, "plan": plan, "backend": backend,
                                         "options": options}, timeout_s=timeout,
@@ -198,6 +276,11 @@ def _preload_profile() -> None:
     import workbench.profiler  # noqa: F401
 
 
+def _preload_tune() -> None:
+    import workbench.tuning.store  # noqa: F401
+    import workbench.tuning.tune  # noqa: F401
+
+
 def _preload_lesson() -> None:
     _preload_profile()
     import workbench.teaching  # noqa: F401
@@ -208,6 +291,7 @@ TASKS = {
     "load": (load_task, _preload_load),
     "profile": (profile_task, _preload_profile),
     "lesson": (lesson_task, _preload_lesson),
+    "tune": (tune_task, _preload_tune),
 }
 
 
@@ -258,4 +342,4 @@ def worker_main(conn, kinds: tuple, address_space: int | None = None) -> None:
 
 
 __all__ = ["worker_main", "TASKS", "error_dict", "rebuild_error", "load_task", "profile_task",
-           "lesson_task"]
+           "lesson_task", "tune_task"]

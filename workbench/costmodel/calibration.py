@@ -26,9 +26,35 @@ is a measurement of this machine running our kernels, not a datasheet or a sysfs
     ``class -> [[bytes, seconds per element], ...]``: the compute time one element of an op
     class costs on one core beyond streaming its bytes (the probe kernel's time with the memory
     term taken off by inverting the combination below), at one or more working-set sizes:
-    cheap elementwise ops, each transcendental (exp, log, tanh, logistic, erf, sin, cos, pow),
+    cheap elementwise ops, each transcendental (exp, log, tanh, logistic, erf, sin, cos, pow;
+    also over rows of 16, ``exp@short``..., the cost of a node whose rows are shorter than
+    :data:`SHORT_ROW`: scalar code, 5-20x the vectorised cost),
     divide, sqrt, rsqrt, row and column reductions, reduce-window, transpose, broadcasts along
     inner and outer dimensions, concatenate, slice, pad, reverse.
+``loop``
+    ``kind -> [[inner extent, seconds per element], ...]``: what one element of a loop kernel
+    costs beyond streaming its bytes when its innermost loop has that many iterations, for a
+    kernel that only stores (``store``: a broadcast scalar), reads one array (``unary``) or two
+    (``binary``). The backend's loops are vectorised by LLVM only for some inner extents: on
+    the 2-core VM a multiply ran at 0.05 ns per element with rows of 8 or of 48 and more
+    elements, at 0.77 ns (scalar code) with rows of 12 to 32; a negate up to 48, a broadcast
+    store up to 64. A kernel's nest iterates over its result's shape, the last dimension
+    innermost, so ``f32[2,16,16,16]`` runs rows of 16. An op run as a kernel of its own is
+    charged its elements at the measurement for its kind and the extent measured nearest below
+    its own (a step: the cliffs are sharp), less the cost over the longest rows
+    (:func:`node_loop_s`, class :data:`SHORT_LOOP`); a fused kernel is taken to be vectorised
+    (on the 2-core VM fused kernels over rows of 32 mostly were), and the planner prices it so.
+``half``
+    ``dtype -> {"write": s, "read": s}`` for ``bf16`` and ``f16``: the seconds per element,
+    beyond streaming, of rounding a float32 to that dtype and storing its bits (``write``), and
+    of loading and widening one (``read``). The backend computes in float32 and rounds each
+    half-precision op's result in software: on the 2-core VM a write cost 23-29 ns per element
+    and a read 3.5 ns, a hundred times an f32 multiply, so a bf16 multiply of 4,096 elements
+    took 140 µs, and a copy of bf16 values (a reshape or broadcast of its own, which widens and
+    encodes each value too) 20-40 ns per element. Each op with a half result is charged a
+    write per element (but a broadcast scalar, encoded once), each half operand a read per
+    element (a dot or convolution on half operands, which runs as loops rather than
+    BLAS, a read per FLOP: two reads per multiply-add), in class :data:`HALF`.
 ``parallel_speedup``, ``parallel_min_work``
     How much faster a compute-bound kernel runs when the backend spreads it over the cores (a
     sine kernel above and below the backend's threshold), and that threshold (statement
@@ -46,7 +72,8 @@ is a measurement of this machine running our kernels, not a datasheet or a sysfs
 A kernel's time (:func:`cpu_terms`)::
 
     compute = sum over members of elements x per_element(class, bytes) / speedup + contraction
-    memory  = stream(bytes read + bytes written)
+              (+ the short-row loop of a one-op kernel, + half-precision rounding)
+    memory  = stream(bytes read + bytes written), at most at the footprint's bandwidth
     time    = launch(traffic) + compute + memory - 0.95 * min(compute, memory)
 
 (XLA's ``CombineComputeAndMemoryAccessTime``, kMemoryComputeParallelism = 0.95; ``speedup`` is
@@ -67,15 +94,42 @@ LEVEL_NAMES = ("L1", "L2", "LLC")
 #: a level ends where the bandwidth falls below this share of the level's best (the drops of
 #: the 2-core VM: 96 -> 64 -> 38 -> 26 GB/s; a smaller threshold merged noise into levels)
 LEVEL_DROP = 0.7
+#: footprints up to this many bytes launch as the probe's plans without a streaming kernel
+#: (``launch_ctx`` footprint 0; those plans' own kernels touch up to ~160 KiB): the launch
+#: grows with a footprint that leaves the caches, not from the first byte. On the 2-core VM the
+#: one-element kernels of real models with footprints of 1 KiB to 1 MiB ran in 20-40 ns
+#: whatever the footprint, as the probe's plans of footprint 0 did, while interpolating from
+#: 1 byte to the 4 MiB point predicted 45-60 ns
+LAUNCH_FOOTPRINT_FLOOR = 1 << 20
+#: the working set a plan's kernels stream from, in footprints (see ``Calibration.memory``;
+#: tuned on the tune split: 1, 2 and 4 footprints gave 78.7%, 78.4%, 78.0% within 2x)
+CONTEXT_SETS = 1.0
 #: ops that are transcendental classes of their own
 TRANSCENDENTAL_CLASSES = ("exponential", "log", "tanh", "logistic", "erf", "sine", "cosine",
                           "power")
+#: the per-element key of a class measured over short rows (``exponential@short``): rows of 16,
+#: scalar code; used for a node whose rows the loop measurements say run as scalar code
+SHORT_SUFFIX = "@short"
+#: rows shorter than this many elements count as short for the transcendental classes (the
+#: backend's loops over rows of 12-48 ran as scalar code on the 2-core VM; a softmax over rows
+#: of 8, its exponentials inside a reduction's row loop, took 5 ns per exp, not 0.23)
+SHORT_ROW = 64
+#: a loop costing more than this many times the loop over the longest rows runs as scalar code
+SCALAR_FACTOR = 3.0
 #: slower arithmetic with a class of its own
 ARITH_CLASSES = ("divide", "sqrt", "rsqrt")
 #: data-movement ops with a class of their own
 LAYOUT_CLASSES = ("transpose", "concatenate", "slice", "pad", "reverse")
+#: the class of a node whose cost is half-precision rounding and conversion (``Calibration.half``)
+HALF = "half_precision"
+#: the loop kinds of ``Calibration.loop``, by the array operands a node reads
+LOOP_KINDS = ("store", "unary", "binary", "ternary")
+#: the class of a node whose loop the backend does not vectorise (its row is too short)
+SHORT_LOOP = "short_loop"
 #: what the dominant-term sentence calls each class
 CLASS_WORDS = {
+    SHORT_LOOP: "short rows, not vectorised",
+    HALF: "bf16/f16 rounding in software",
     "elementwise": "elementwise", "reduce_row": "row reduction",
     "reduce_col": "column reduction", "reduce_window": "reduce-window",
     "broadcast_inner": "broadcast along inner dimensions",
@@ -89,7 +143,8 @@ CLASS_KIND = {**{c: "transcendental" for c in TRANSCENDENTAL_CLASSES},
               **{c: "layout" for c in LAYOUT_CLASSES + ("broadcast_inner",
                                                          "broadcast_outer")},
               "reduce_row": "reduction", "reduce_col": "reduction",
-              "reduce_window": "reduction", "elementwise": "elementwise"}
+              "reduce_window": "reduction", "elementwise": "elementwise", SHORT_LOOP: "loop",
+              HALF: "dtype"}
 
 
 def interp_loglog(points, x: float, extrapolate_linear: bool = True) -> float:
@@ -181,6 +236,10 @@ class Calibration:
     launch_ctx: tuple = ()
     #: the share of the shorter of compute and memory hidden (the profile's ``overlap`` knob)
     overlap: float = OVERLAP
+    #: loop kind -> ((inner extent, seconds per element), ...) (see the module notes)
+    loop: dict = field(default_factory=dict)
+    #: half dtype -> {"write": seconds per element, "read": seconds per element}
+    half: dict = field(default_factory=dict)
 
     @staticmethod
     def from_json(doc: dict) -> "Calibration":
@@ -197,21 +256,25 @@ class Calibration:
             {k: tuple(tuple(p) for p in v) for k, v in doc["per_element"].items()},
             float(doc.get("parallel_speedup", 1.0)), int(doc.get("parallel_min_work", 1 << 20)),
             {k: tuple(tuple(p) for p in v) for k, v in doc.get("contraction", {}).items()},
-            str(doc.get("source", "")), tuple(tuple(p) for p in doc.get("launch_ctx", ())))
+            str(doc.get("source", "")), tuple(tuple(p) for p in doc.get("launch_ctx", ())),
+            loop={k: tuple(sorted(tuple(p) for p in v)) for k, v in doc.get("loop", {}).items()},
+            half={k: {d: float(x) for d, x in v.items()} for k, v in doc.get("half", {}).items()})
 
     # ----- the terms -------------------------------------------------------------------------
 
     def launch(self, context) -> float:
         """Seconds to launch a kernel in a plan of ``context`` = (footprint bytes, kernels per
         round), at least the warm launch: the ``launch_ctx`` table (plans of 1 to 64 distinct
-        kernels and a footprint of 0 to 32 MiB, interpolated log-log in both), else the
+        kernels and a footprint of 0 to 32 MiB, interpolated log-log in both; a footprint under
+        :data:`LAUNCH_FOOTPRINT_FLOOR` counts as the probe's footprint 0), else the
         ``launch_cold`` curve by footprint (a number ``context`` is a footprint)."""
         footprint, kernels = context if isinstance(context, tuple) else (context, 1)
         if self.launch_ctx:
             rows: dict = {}
+            floor = float(LAUNCH_FOOTPRINT_FLOOR)
             for k, fp, sec in self.launch_ctx:
-                rows.setdefault(k, []).append((max(fp, 1.0), sec))
-            by_k = [(k, interp_loglog(pts, max(footprint, 1.0), extrapolate_linear=False))
+                rows.setdefault(k, []).append((max(fp, floor), sec))
+            by_k = [(k, interp_loglog(pts, max(footprint, floor), extrapolate_linear=False))
                     for k, pts in sorted(rows.items())]
             return max(self.launch_s, interp_loglog(by_k, max(kernels, 1),
                                                     extrapolate_linear=False))
@@ -220,9 +283,30 @@ class Calibration:
         return max(self.launch_s, interp_loglog(self.launch_cold, footprint,
                                                 extrapolate_linear=False))
 
-    def memory(self, nbytes: float) -> float:
-        """Seconds to stream ``nbytes`` (read + written) as the probe's kernel does."""
-        return interp_loglog(self.stream, nbytes) if nbytes > 0 else 0.0
+    def loop_s(self, kind: str, inner: int) -> float:
+        """One core's seconds per element of a loop kernel of ``kind`` (``store``, ``unary``,
+        ``binary``) whose innermost loop runs ``inner`` iterations: the measurement at the
+        largest extent not above ``inner`` (the smallest one below all of them); 0 when the
+        calibration has none."""
+        pts = self.loop.get(kind) or ()
+        if not pts or inner <= 0:
+            return 0.0
+        below = [s for n, s in pts if n <= inner]
+        return float(below[-1] if below else pts[0][1])
+
+    def memory(self, nbytes: float, context=None) -> float:
+        """Seconds to stream ``nbytes`` (read + written) as the probe's kernel does, in a plan
+        of ``context`` = (footprint bytes, kernels per round): at most the bandwidth of a
+        working set of :data:`CONTEXT_SETS` times the footprint (the operands of a kernel in a
+        plan that keeps touching more than a cache holds come from further out)."""
+        if nbytes <= 0:
+            return 0.0
+        own = interp_loglog(self.stream, nbytes)
+        footprint = context[0] if isinstance(context, tuple) else (context or 0)
+        ws = CONTEXT_SETS * float(footprint)
+        if ws <= nbytes:
+            return own
+        return max(own, nbytes * interp_loglog(self.stream, ws) / ws)
 
     def level(self, nbytes: float) -> dict:
         """The memory level of a kernel moving ``nbytes``: the innermost that holds them."""
@@ -300,13 +384,72 @@ def node_compute_s(index, i: int, cal: Calibration) -> tuple[str, float]:
     from workbench.ir.ops import get_op
 
     if get_op(index.ops[i]).composite:
+        exp = "exponential" + (SHORT_SUFFIX if _short_rows(index, i, cal, "exponential")
+                               else "")
         per = (index.flops[i] * cal.per_element_s("elementwise", nbytes)
-               + index.trans[i] * cal.per_element_s("exponential", nbytes))
+               + index.trans[i] * cal.per_element_s(exp, nbytes))
         return "elementwise", per
     scale = 1.0
     if klass == "elementwise" and elements:
         scale = max(1.0, index.flops[i] / elements)
+    if klass in TRANSCENDENTAL_CLASSES and _short_rows(index, i, cal, klass):
+        return klass, elements * cal.per_element_s(klass + SHORT_SUFFIX, nbytes)
     return klass, elements * scale * cal.per_element_s(klass, nbytes)
+
+
+def _short_rows(index, i: int, cal: Calibration, klass: str) -> bool:
+    """Whether ``klass`` was measured over short rows and node ``i``'s rows are short: the
+    one-input loop over rows of its length ran as scalar code (more than
+    :data:`SCALAR_FACTOR` times the loop over the longest rows; without loop measurements, rows
+    under :data:`SHORT_ROW`)."""
+    if klass + SHORT_SUFFIX not in cal.per_element:
+        return False
+    shape = getattr(index.graph.node(index.ids[i]).type, "shape", ())
+    if not shape:
+        return False
+    pts = cal.loop.get("unary")
+    if pts:
+        return cal.loop_s("unary", int(shape[-1])) > SCALAR_FACTOR * max(pts[-1][1], 1e-12)
+    return shape[-1] < SHORT_ROW
+
+
+#: the classes whose node is a loop over its result (the ones :attr:`Calibration.loop` covers)
+LOOP_CLASSES = ("elementwise", "broadcast_inner", "broadcast_outer") + ARITH_CLASSES
+
+
+def node_loop(index, i: int) -> tuple[str, int] | None:
+    """(loop kind, inner extent) of node ``i`` run as a kernel of its own, or None for a node
+    that is no loop over its result (a scalar, a reduction, a contraction, a layout op, a
+    transcendental, a free alias). The kind counts the arrays it streams besides its result
+    (``store``: none, ``unary``, ``binary``, ``ternary``: three or more); the inner extent is
+    its result's last dimension."""
+    if index.source[i] or index.free[i] or index.opaque[i] or index.reduction[i] \
+            or index.contraction[i]:
+        return None
+    node = index.graph.node(index.ids[i])
+    shape = getattr(node.type, "shape", None)
+    if not shape or index.elements[i] <= 1:
+        return None
+    arrays = sum(1 for o in dict.fromkeys(index.operands[i]) if index.elements[o] > 1)
+    if node.op == "broadcast":
+        # along the inner dimension the row stores one loaded value: a store loop
+        dims = tuple(node.attrs.get("dimensions", ()))
+        arrays = 1 if arrays and dims and dims[-1] == len(shape) - 1 else 0
+    return LOOP_KINDS[min(arrays, len(LOOP_KINDS) - 1)], int(shape[-1])
+
+
+def node_loop_s(index, i: int, cal: Calibration, klass: str) -> float:
+    """One core's seconds node ``i``'s loop costs beyond the same loop over long rows, when it
+    runs as a kernel of its own (see the module notes): its elements at the loop cost of its
+    kind and inner extent less the cost at the longest rows measured. 0 for a node of another
+    class, or without ``Calibration.loop``."""
+    if klass not in LOOP_CLASSES or not cal.loop:
+        return 0.0
+    loop = node_loop(index, i)
+    if loop is None or not cal.loop.get(loop[0]):
+        return 0.0
+    base = cal.loop[loop[0]][-1][1]
+    return index.elements[i] * max(cal.loop_s(*loop) - base, 0.0)
 
 
 def node_work(index, i: int) -> int:
@@ -328,6 +471,9 @@ class NodeCosts:
     work: list
     #: the contraction's seconds when other ops share its kernel (an output fusion)
     dot_fused_s: list = field(default_factory=list)
+    #: the extra seconds of the node's loop over short rows when it is a kernel of its own
+    #: (:func:`node_loop_s`; a fused kernel is taken to be vectorised)
+    loop_s: list = field(default_factory=list)
 
 
 def contraction_kind(index, i: int) -> str:
@@ -338,24 +484,73 @@ def contraction_kind(index, i: int) -> str:
     return "dot"
 
 
+def dot_calls(index, i: int, blocked_min_bytes: int) -> int:
+    """The BLAS calls a dot runs: one per batch (the product of its batch dimensions) when its
+    result is small enough for one core (under ``blocked_min_bytes``), else 1 (the row blocks
+    of a large one are timed as one contraction). On the 2-core VM a dot of 512 FLOPs took
+    0.17 µs, and a batch of eight of them 1.1 µs."""
+    node = index.graph.node(index.ids[i])
+    if node.op != "dot" or index.nbytes[i] >= blocked_min_bytes or not node.operands:
+        return 1
+    lhs = index.graph.node(node.operands[0]).type
+    calls = 1
+    for d in node.attrs.get("lhs_batch_dims", ()) or ():
+        calls *= int(lhs.shape[d])
+    return max(calls, 1)
+
+
 def node_costs(index, cal: Calibration, blocked_min_bytes: int) -> NodeCosts:
     """:class:`NodeCosts` of every node of ``index`` on ``cal``."""
     n = len(index)
     klass, comp, dots, work = [""] * n, [0.0] * n, [0.0] * n, [0] * n
-    fused = [0.0] * n
+    fused, loops = [0.0] * n, [0.0] * n
     for i in range(n):
         if index.contraction[i]:
             kind = contraction_kind(index, i)
-            dots[i] = cal.contraction_s(kind, index.flops[i], index.nbytes[i],
-                                        blocked_min_bytes)
-            fused[i] = (cal.contraction_s(kind + "_fused", index.flops[i], index.nbytes[i],
-                                          blocked_min_bytes)
+            calls = dot_calls(index, i, blocked_min_bytes)
+            flops, out = index.flops[i] / calls, index.nbytes[i] / calls
+            dots[i] = calls * cal.contraction_s(kind, flops, out, blocked_min_bytes)
+            fused[i] = (calls * cal.contraction_s(kind + "_fused", flops, out,
+                                                  blocked_min_bytes)
                         if cal.contraction.get(kind + "_fused") else dots[i])
             klass[i] = "contraction"
         else:
             klass[i], comp[i] = node_compute_s(index, i, cal)
+            loops[i] = node_loop_s(index, i, cal, klass[i])
+        half = half_s(index, i, cal)
+        if half > 0:
+            if index.contraction[i]:
+                dots[i] += half
+                fused[i] += half
+            else:
+                if half > comp[i]:
+                    klass[i] = HALF
+                comp[i] += half
         work[i] = node_work(index, i)
-    return NodeCosts(klass, comp, dots, work, fused)
+    return NodeCosts(klass, comp, dots, work, fused, loops)
+
+
+def half_s(index, i: int, cal: Calibration) -> float:
+    """One core's seconds node ``i`` spends rounding its half-precision result and widening its
+    half-precision operands (see the module notes; 0 without ``Calibration.half``)."""
+    if not cal.half or index.source[i] or index.free[i] or index.opaque[i]:
+        return 0.0
+    # a broadcast scalar is encoded once, out of the loop
+    if index.ops[i] in ("broadcast", "iota") and all(index.elements[o] <= 1
+                                                     for o in index.operands[i]):
+        return 0.0
+    graph = index.graph
+    dtype = getattr(graph.node(index.ids[i]).type, "dtype", None)
+    total = 0.0
+    if dtype in cal.half:
+        total += index.elements[i] * cal.half[dtype].get("write", 0.0)
+    elements = node_basis(index, i)[0]
+    for o in dict.fromkeys(index.operands[i]):
+        od = getattr(graph.node(index.ids[o]).type, "dtype", None)
+        if od in cal.half and index.elements[o] > 1:
+            reads = index.flops[i] / 2 if index.contraction[i] else elements
+            total += reads * cal.half[od].get("read", 0.0)
+    return total
 
 
 def speedup(cal: Calibration, work: float, rows: int = 2) -> float:
@@ -370,7 +565,7 @@ def cpu_time(cal: Calibration, compute_s: float, dot_s: float, nbytes: float, wo
              traffic: float, rows: int = 2) -> float:
     """Predicted seconds of a kernel from its summed terms (see the module notes)."""
     compute = compute_s / speedup(cal, work, rows) + dot_s
-    return cal.launch(traffic) + combine(compute, cal.memory(nbytes), cal.overlap)
+    return cal.launch(traffic) + combine(compute, cal.memory(nbytes, traffic), cal.overlap)
 
 
 def cpu_terms(cal: Calibration, by_class: dict, dot_s: float, nbytes: float, work: float,
@@ -381,7 +576,7 @@ def cpu_terms(cal: Calibration, by_class: dict, dot_s: float, nbytes: float, wor
     (sin)``, ``reduction (column reduction)``, ``layout (transpose)``, ``contraction``,
     ``launch``)."""
     sp = speedup(cal, work, rows)
-    terms = {"launch": cal.launch(traffic), "memory": cal.memory(nbytes)}
+    terms = {"launch": cal.launch(traffic), "memory": cal.memory(nbytes, traffic)}
     for k, v in by_class.items():
         if v > 0:
             terms[k] = terms.get(k, 0.0) + v / sp

@@ -63,7 +63,7 @@ from dataclasses import dataclass, field
 
 from workbench.ir.graph import Graph
 from workbench.costmodel.calibrated import calibration_of, graph_traffic, node_costs_of
-from workbench.costmodel.calibration import cpu_terms, cpu_time, node_basis
+from workbench.costmodel.calibration import SHORT_LOOP, cpu_terms, cpu_time, node_basis
 from workbench.costmodel.devices import (DEVICES, LEVEL_WORDS, DeviceProfile, cpu_profile,
                                          get_device, probe_cpu)
 from workbench.ir.index import GraphIndex, graph_index
@@ -79,6 +79,7 @@ REGISTER_ALLOCATION_UNIT = 256
 
 __all__ = ["BASE_REGISTERS", "CostBreakdown", "DEVICES", "DeviceProfile", "PlanCost",
            "combine_times", "cpu_profile", "get_device", "group_cost", "kernel_time",
+           "kernel_timer",
            "op_cost", "peak_live", "plan_cost", "probe_cpu", "registers_and_occupancy"]
 
 
@@ -114,6 +115,68 @@ def kernel_time(flops: float, trans: float, nbytes: float, device: DeviceProfile
     else:
         memory = nbytes / device.memory_level(nbytes)[1]
     return combine_times(compute, memory, device.overlap) + device.launch_overhead_s
+
+
+def kernel_timer(device: DeviceProfile):
+    """:func:`kernel_time` for many kernels on one ``device``: a function of ``(flops, trans,
+    nbytes, written=None, contraction=False, calibrated=None)`` returning the same seconds,
+    bit for bit, as ``kernel_time(flops, trans, nbytes, device, written, contraction,
+    calibrated)``.
+
+    The device's constants are read once, and on a calibrated CPU the launch term of a plan's
+    ``traffic`` and the memory term of each byte count are computed once and reused (each is
+    an interpolation on a measured table). The planner estimates hundreds of thousands of
+    candidate kernels on one device; this is its clock.
+
+    Parameters
+    ----------
+    device : DeviceProfile
+
+    Returns
+    -------
+    callable
+        ``(flops, trans, nbytes [B], written [B] or None, contraction, calibrated) -> seconds``.
+    """
+    tf, peak, overlap = device.transcendental_flops, device.peak_flops, device.overlap
+    launch_s = device.launch_overhead_s
+    core, pmin = device.core_flops, device.parallel_min_bytes
+    one_core = min(core, peak) if core and pmin else None
+    gpu = device.is_gpu
+    bw = device.bandwidth_Bps
+    l2 = device.l2_bytes if gpu else None
+    l1 = GPU_L1_BYTES_PER_SM * device.sm_count if gpu and device.sm_count else None
+    bw_l2 = bw * GPU_L2_SPEEDUP
+    bw_l1 = bw_l2 * GPU_L1_SPEEDUP
+    level = device.memory_level
+
+    def plain(flops, trans, nbytes, written=None, contraction=False, calibrated=None):
+        rate = (one_core if contraction and one_core is not None and written is not None
+                and written < pmin else peak)
+        compute = (flops + tf * trans) / rate
+        if gpu:
+            w = float(written or 0.0)
+            read = max(float(nbytes) - w, 0.0)
+            read_bw = bw
+            if l2 and read < l2:
+                read_bw = bw_l1 if l1 and read < l1 else bw_l2
+            memory = read / read_bw + w / bw
+        else:
+            memory = nbytes / level(nbytes)[1]
+        return compute + memory - overlap * min(compute, memory) + launch_s
+
+    cal = calibration_of(device)
+    if cal is None:
+        return plain
+    def calibrated_time(flops, trans, nbytes, written=None, contraction=False,
+                        calibrated=None):
+        if calibrated is None:
+            return plain(flops, trans, nbytes, written, contraction)
+        cs, ds, work, traffic = calibrated
+        # cpu_time itself: its terms (issue 11's short-row loops, footprint-bounded streaming)
+        # depend on more than a memoised launch and memory term can hold
+        return cpu_time(cal, cs, ds, nbytes, work, traffic)
+
+    return calibrated_time
 
 
 #: XLA's kL2CacheSpeedup, kL1CacheSpeedup and kL1CacheSizePerSM
@@ -304,6 +367,11 @@ def calibrated_estimate(index: GraphIndex, mem, bytes_read: int, bytes_written: 
             n = units.get(k, (0, "element"))[0] + node_basis(index, m)[0]
             units[k] = (n, "element")
     by_class.pop("contraction", None)
+    if len(mem) == 1 and costs.loop_s:
+        (m,) = mem
+        if costs.loop_s[m] > 0:
+            by_class[SHORT_LOOP] = costs.loop_s[m]
+            units[SHORT_LOOP] = (index.elements[m], "element")
     units["contraction"] = (dot_flops, "FLOP")
     units["memory"] = (bytes_read + bytes_written, "B")
     moved = bytes_read + bytes_written

@@ -6,6 +6,8 @@ all name a kernel's bound and a device's ceilings with these functions, so they 
 
 from __future__ import annotations
 
+import math
+
 from workbench.costmodel.devices import LEVEL_WORDS
 from workbench.costmodel.model import CostBreakdown
 from workbench.fmt import fmt_bytes, fmt_count, fmt_rate, fmt_time
@@ -141,11 +143,22 @@ def calibration_lines(d) -> list[str]:
              + f"; parallel speedup {cal.get('parallel_speedup', 1):.2f}"]
     per = []
     for klass, pts in sorted((cal.get("per_element") or {}).items()):
-        cost = pts[0][1]
-        per.append(f"{CLASS_WORDS.get(klass, klass)} "
+        base, short = klass.split("@")[0], "@" in klass
+        cost = min(pts, key=lambda p: abs(math.log(max(p[0], 1) / 65536)))[1]
+        per.append(f"{CLASS_WORDS.get(base, base)}{' over short rows' if short else ''} "
                    + (fmt_time(cost) if cost >= 1e-12 else "free (under memory)"))
     if per:
-        lines.append("per element on one core (64 KiB working set): " + ", ".join(per))
+        lines.append("per element on one core (about 64 KiB working set): " + ", ".join(per))
+    loops = cal.get("loop") or {}
+    if loops:
+        lines.append("loops beyond streaming, per element by row length: " + "; ".join(
+            f"{kind} " + ", ".join(f"{n}: {fmt_time(t)}" for n, t in pts)
+            for kind, pts in sorted(loops.items())))
+    half = cal.get("half") or {}
+    if half:
+        lines.append("half precision per element: " + ", ".join(
+            f"{dt} write {fmt_time(v.get('write', 0))}, read {fmt_time(v.get('read', 0))}"
+            for dt, v in sorted(half.items())))
     for kind, pts in sorted((cal.get("contraction") or {}).items()):
         if pts:
             rates = [f / s for f, _, s in pts if s > 0]

@@ -329,6 +329,12 @@ def capture(target: str, args_path, out_dir=None, name: str | None = None) -> Ca
     name = name or func
     if not _NAME.match(name):
         raise InputError(f"{name!r} is not a usable file name (letters, digits, _ . -)")
-    out_folder(out_dir or ".")              # before any of the user's code runs
-    fn = load_function(path, func)
-    return write_capture(fn, args, name, out_dir or ".", user_file=path)
+    made = not Path(out_dir or ".").exists()
+    out = out_folder(out_dir or ".")        # before any of the user's code runs
+    try:
+        fn = load_function(path, func)
+        return write_capture(fn, args, name, out, user_file=path)
+    except BaseException:
+        if made and out.is_dir() and not any(out.iterdir()):
+            out.rmdir()                     # nothing written on failure: not even the folder
+        raise

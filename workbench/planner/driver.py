@@ -68,6 +68,10 @@ class PlannerRun:
         return snap_desc(self.ix, g.ver, len(g.members), max(g.roots) if g.roots else None,
                          g.pattern)
 
+    def desc_of(self, snap: tuple) -> str:
+        """:meth:`desc` of a snapshot ``(version, size, latest root, pattern)``."""
+        return snap_desc(self.ix, *snap)
+
     # ----- checks ----------------------------------------------------------------------------
 
     def union_counts(self, a: Group, b: Group, upstream_reduces: bool, roots=None,
@@ -290,7 +294,7 @@ def bound_text(d, flops, trans, nbytes, written=None, contraction=False,
     cal = calibration_of(d)
     if cal is not None and calibrated is not None:
         cs, ds, work, traffic = calibrated
-        c, m = cs / speedup(cal, work) + ds, cal.memory(nbytes)
+        c, m = cs / speedup(cal, work) + ds, cal.memory(nbytes, traffic)
         launch = cal.launch(traffic)
     else:
         c = (flops + d.transcendental_flops * trans) / d.flop_rate(written, contraction)

@@ -38,14 +38,17 @@ from __future__ import annotations
 
 import gc
 import heapq
+from functools import reduce
+from itertools import count
+from operator import add
 
-from workbench.costmodel.model import kernel_time
 from workbench.errors import InputError, PlanError
 from workbench.ir.graph import Graph
 from workbench.planner.driver import (PlannerRun, _round, bound_text, saved_bytes_text,
                                       snap_desc, snap_names)
 from workbench.fmt import fmt_time, name_list
-from workbench.planner.legality import Refusal
+from workbench.costmodel.model import BASE_REGISTERS
+from workbench.planner.legality import MAX_OPERANDS_AND_OUTPUTS, Refusal
 from workbench.planner.plan import Constraints, Plan
 from workbench.planner.state import Group
 
@@ -144,18 +147,23 @@ class PriorityRun(PlannerRun):
     """XLA GPU's priority fusion followed by sibling fusion (see the module notes)."""
 
     def plan(self) -> None:
-        self.version: dict[int, int] = {}
-        self.cands: dict[int, Candidate] = {}
+        #: group id -> its valid heap entry ``(-benefit, rank, gid)`` (the others are stale)
+        self.live: dict[int, tuple] = {}
+        #: producer gid -> its table of consumers (see :meth:`_current`)
+        self._tables: dict[int, list] = {}
         self.heap: list = []
         for g in sorted(self.state.groups.values(), key=lambda g: g.rank):
             self.push(g)
-        while self.heap:
-            neg, _, gid, ver = heapq.heappop(self.heap)
-            if self.version.get(gid) != ver or gid not in self.state.groups:
+        heap, live, groups, pop = self.heap, self.live, self.state.groups, heapq.heappop
+        while heap:
+            entry = pop(heap)
+            gid = entry[2]
+            if live.get(gid) is not entry or gid not in groups:
                 continue
-            if -neg <= 0:
+            del live[gid]
+            if -entry[0] <= 0:
                 break
-            cand = self.cands.pop(gid)
+            cand = self._candidate(groups[gid], self._tables[gid])
             refused = self.legality(cand)
             if refused is None:
                 self.take(cand)
@@ -165,58 +173,128 @@ class PriorityRun(PlannerRun):
         SiblingFusion(self).apply()
 
     def push(self, g: Group) -> None:
-        ver = self.version.get(g.gid, 0) + 1
-        self.version[g.gid] = ver
-        cand = self.evaluate(g)
-        if isinstance(cand, Candidate) and cand.benefit > 0:
-            self.cands[g.gid] = cand
-            heapq.heappush(self.heap, (-cand.benefit, g.rank, g.gid, ver))
+        """(Re-)estimate ``g`` as a producer; a positive estimate gets a heap entry, unless the
+        entry it has already says the same (a re-estimate often changes nothing). The
+        :class:`Candidate` is built from the producer's table only when its entry is popped."""
+        gid = g.gid
+        succ = self.state.succ[gid]
+        if succ and self._structural(g, succ) is None:
+            tab = self._current(g, succ)
+            benefit = tab[_UNFUSED] - tab[_FUSED]
+            if benefit > 0:
+                key = (-benefit, g.rank, gid)
+                if self.live.get(gid) != key:
+                    self.live[gid] = key
+                    heapq.heappush(self.heap, key)
+                return
+        self.live.pop(gid, None)
 
     def evaluate(self, p: Group, full: bool = False):
         """A :class:`Candidate` for fusing ``p`` into all its consumers, or None when it has no
         consumers. Only with ``full`` is legality checked here (the loop checks it when it pops
         a candidate); a structural refusal is always reported."""
-        st, ix = self.state, self.ix
-        succ = st.succ[p.gid]
+        succ = self.state.succ[p.gid]
         if not succ:
             return None
-        if len(succ) == 1:
-            consumers = [st.groups[next(iter(succ))]]
-        else:
-            consumers = sorted((st.groups[c] for c in succ), key=lambda g: g.rank)
-        r = self._structural(p, consumers)
-        if r is not None and not full:
-            return Candidate(p, consumers, refusal=r)
-        output, nbytes_of, contraction = ix.output, ix.nbytes, ix.contraction
-        keep = [v for v in p.outs if output[v]]
-        t_unfused, t_fused, fused, ins = st.time(p), 0.0, [], []
-        p_dot = bool(p.special) and any(contraction[m] for m in p.special)
-        dev, time_of = self.dev, kernel_time
-        for c in consumers:
-            flops, trans = c.flops + p.flops, c.trans + p.trans
-            shared = p.members & c.members if p.dup or c.dup else ()
-            for m in shared:
-                flops -= ix.flops[m]
-                trans -= ix.trans[m]
-            n_in, in_bytes = st.merged_inputs(c, p)
-            written = c.out_bytes
-            for v in keep:
-                if v not in c.outs:
-                    written += nbytes_of[v]
-            nbytes = in_bytes + written
-            dot = p_dot or (bool(c.special) and any(contraction[m] for m in c.special))
-            t_fused += time_of(flops, trans, nbytes, dev, written, dot,
-                               st.calibrated(c, p, minus=shared))
-            t_unfused += c.t if c.t is not None else st.time(c)
-            fused.append((flops, trans, nbytes, written, dot))
-            ins.append(n_in)
-        cand = Candidate(p, consumers, refusal=r, t_unfused=t_unfused, t_fused=t_fused,
-                         fused=fused, n_inputs=ins)
+        r = self._structural(p, succ)
+        if r is not None and not full:   # refused whatever the costs: no need to order them
+            return Candidate(p, (), refusal=r, k=len(succ))
+        cand = self._candidate(p, self._current(p, succ), r)
         if r is not None:
             return cand
         if full:
             return self.legality(cand) or cand
         return cand
+
+    def _candidate(self, p: Group, tab: list, refusal=None) -> "Candidate":
+        pairs = tab[_PAIRS]
+        return Candidate(p, list(tab[_CONSUMERS]), refusal=refusal, t_unfused=tab[_UNFUSED],
+                         t_fused=tab[_FUSED], fused=[e[2] for e in pairs],
+                         n_inputs=[e[3] for e in pairs])
+
+    def _current(self, p: Group, succ) -> list:
+        """``p``'s table of consumers, brought up to date: ``[p's version, consumers in rank
+        order, one pair per consumer, t_unfused, t_fused]``, a pair being ``(consumer's version,
+        fused seconds, (flops, trans, bytes, written, dot), inputs, consumer's own seconds)``.
+
+        A pair's estimate is kept until either group changes (their
+        :attr:`~workbench.planner.state.Group.ver` snapshots say so): after a fusion, a producer
+        of many consumers re-estimates only the consumers that changed (XLA's priority fusion
+        likewise recomputes only the priorities a fusion invalidated). The times are summed in
+        the consumers' order, one by one, as the estimate always was."""
+        tab = self._tables.get(p.gid)
+        k = len(succ)
+        if k == 1:
+            c = self.state.groups[next(iter(succ))]
+            if tab is not None and tab[_VER] is p.ver and tab[_CONSUMERS][0] is c:
+                e = tab[_PAIRS][0]
+                if e[0] is c.ver:
+                    return tab
+            e = self._pair(p, c, *self._producer_terms(p))
+            tab = self._tables[p.gid] = [p.ver, [c], [e], self.state.time(p) + e[4], 0.0 + e[1]]
+            return tab
+        if tab is None or tab[_VER] is not p.ver or len(tab[_CONSUMERS]) != k or \
+                not all(c.gid in succ for c in tab[_CONSUMERS]):
+            tab = self._tables[p.gid] = self._table(p, succ, tab)
+        else:
+            pairs = tab[_PAIRS]
+            vers = [c.ver for c in tab[_CONSUMERS]]
+            stale = [i for i, v, e in zip(count(), vers, pairs) if e[0] is not v]
+            if not stale:
+                return tab
+            ctx = self._producer_terms(p)
+            for i in stale:
+                pairs[i] = self._pair(p, tab[_CONSUMERS][i], *ctx)
+        pairs = tab[_PAIRS]
+        tab[_UNFUSED] = reduce(add, [e[4] for e in pairs], self.state.time(p))
+        tab[_FUSED] = reduce(add, [e[1] for e in pairs], 0.0)
+        return tab
+
+    def _table(self, p: Group, succ, old) -> list:
+        """A new table of ``p``'s consumers ``succ`` (``old``: the previous one, whose pairs
+        are kept where neither group changed)."""
+        consumers = sorted((self.state.groups[c] for c in succ), key=_rank)
+        kept = {}
+        if old is not None and old[_VER] is p.ver:
+            kept = {c.gid: e for c, e in zip(old[_CONSUMERS], old[_PAIRS])}
+        ctx = None
+        pairs = []
+        for c in consumers:
+            e = kept.get(c.gid)
+            if e is None or e[0] is not c.ver:
+                if ctx is None:
+                    ctx = self._producer_terms(p)
+                e = self._pair(p, c, *ctx)
+            pairs.append(e)
+        return [p.ver, consumers, pairs, 0.0, 0.0]
+
+    def _producer_terms(self, p: Group) -> tuple:
+        """What every pair of :meth:`_pair` needs of the producer: the bytes of its graph
+        outputs (written whatever the consumer) and whether it holds a contraction."""
+        output = self.ix.output
+        keep = [v for v in p.outs if output[v]]
+        p_dot = bool(p.special) and any(self.ix.contraction[m] for m in p.special)
+        return keep, p_dot
+
+    def _pair(self, p: Group, c: Group, keep, p_dot) -> tuple:
+        """The pair of producer ``p`` fused into consumer ``c`` (see :meth:`_current`)."""
+        st, ix = self.state, self.ix
+        flops, trans = c.flops + p.flops, c.trans + p.trans
+        shared = p.members & c.members if p.dup or c.dup else ()
+        for m in shared:
+            flops -= ix.flops[m]
+            trans -= ix.trans[m]
+        n_in, in_bytes = st.merged_inputs(c, p)
+        written = c.out_bytes
+        for v in keep:
+            if v not in c.outs:
+                written += ix.nbytes[v]
+        nbytes = in_bytes + written
+        dot = p_dot or (bool(c.special) and any(ix.contraction[m] for m in c.special))
+        t = st.ktime(flops, trans, nbytes, written, dot,
+                     None if st.costs is None else st.calibrated(c, p, minus=shared))
+        return (c.ver, t, (flops, trans, nbytes, written, dot), n_in,
+                c.t if c.t is not None else st.time(c))
 
     def legality(self, cand: "Candidate"):
         """Check every producer-consumer union of ``cand``; a refused :class:`Candidate`, or
@@ -226,7 +304,14 @@ class PriorityRun(PlannerRun):
         p, ix = cand.producer, self.ix
         keep = [v for v in p.outs if ix.output[v]]
         upstream_reduces = bool(p.select(ix.reduction))
+        forbidden, dev = self.cons.forbidden, self.dev
+        cap = dev.max_registers_per_thread if dev.is_gpu else None
         for c, n_in in zip(cand.consumers, cand.n_inputs):
+            # the union check() passes without a view, decided without building its counts
+            if not (p.special or c.special or forbidden or len(c.roots) > 1
+                    or n_in + len(c.outs) + len(keep) > MAX_OPERANDS_AND_OUTPUTS) and \
+                    (cap is None or p.live + c.live + BASE_REGISTERS <= cap):
+                continue
             counts = self.union_counts(p, c, upstream_reduces, list(c.roots),
                                        n_out=len(c.outs) + len(keep), n_in=n_in)
             r = self.check([p.members, c.members], counts, upstream=0)
@@ -236,10 +321,13 @@ class PriorityRun(PlannerRun):
                                  fused=cand.fused, n_inputs=cand.n_inputs)
         return None
 
-    def _structural(self, p: Group, consumers) -> Refusal | None:
+    def _structural(self, p: Group, succ) -> Refusal | None:
+        """Why ``p`` cannot be fused into its consumers (the ids ``succ``) whatever the
+        costs, or None."""
         ix = self.ix
-        k = len(consumers)
-        if p.pinned or any(c.pinned for c in consumers):
+        k = len(succ)
+        groups = self.state.groups
+        if self.cons.pinned and (p.pinned or any(groups[c].pinned for c in succ)):
             return Refusal("pinned", "a pinned group is kept exactly as it is")
         if len(p.outs) > 1:
             return Refusal("multi-output", f"it writes {len(p.outs)} values "
@@ -266,6 +354,7 @@ class PriorityRun(PlannerRun):
                   for g in (p, *cand.consumers)]
         saved, ptrans = p.out_bytes, p.trans
         consumers = st.fuse_into_consumers(p, cand.consumers)
+        del self._tables[p.gid]
         for c in consumers:
             self.tighten(c)
         self.log_later("fuse", True, "benefit" if cand.k == 1 else "duplicate", _fuse_entry,
@@ -350,6 +439,14 @@ def _count(n: int) -> str:
     from workbench.fmt import fmt_count
 
     return fmt_count(n)
+
+
+def _rank(g: Group) -> int:
+    return g.rank
+
+
+#: the fields of a producer's table (:meth:`PriorityRun._current`)
+_VER, _CONSUMERS, _PAIRS, _UNFUSED, _FUSED = range(5)
 
 
 class Candidate:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.planner.driver import PlannerRun
+from workbench.planner.driver import PlannerRun, _round, snap_desc
 from workbench.fmt import fmt_bytes, fmt_time
 from workbench.planner.legality import MAX_OPERANDS_AND_OUTPUTS, Refusal
 from workbench.planner.state import Group
@@ -62,34 +62,37 @@ class SiblingFusion:
 
     def try_merge(self, a: Group, b: Group, v: int):
         run, st, ix = self.run, self.run.state, self.run.ix
-        counts = run.union_counts(a, b, False, sorted(a.roots | b.roots))
+        n_in, in_bytes = st.merged_inputs(a, b)
+        counts = run.union_counts(a, b, False, sorted(a.roots | b.roots), n_in=n_in)
         r = run.check([a.members, b.members], counts)
-        _, in_bytes = st.merged_inputs(a, b)
         out_bytes = a.out_bytes + b.out_bytes
         t_fused = st.time_of(a.flops + b.flops, a.trans + b.trans, in_bytes + out_bytes,
                              out_bytes, st.has_contraction(a, b), st.calibrated(a, b))
         t_unfused = st.time(a) + st.time(b)
-        da, db, src = run.desc(a), run.desc(b), ix.ids[v]
+        nodes = (ix.ids[v], ix.ids[max(a.roots)], ix.ids[max(b.roots)])
         nums = {"time_unfused_s": t_unfused, "time_fused_s": t_fused,
                 "benefit_s": t_unfused - t_fused}
+        # the groups as the log names them, snapshotted now and put in words when it is read
+        snaps = (_snap(a), _snap(b))
         if r is None and t_fused >= t_unfused:
-            r = Refusal("not-profitable", f"one kernel would take {fmt_time(t_fused)}, no less "
-                        f"than the two ({fmt_time(t_unfused)})")
+            run.log_later("sibling", False, "not-profitable", _refused_entry,
+                          (ix, snaps, nodes, nums, None))
+            return None
         before = [a.ver, b.ver]
         if r is None:
             shared_text = self.shared_text(a, b, v)
             res = run.unite(a, b, direct_ok=False)
             if not isinstance(res, Refusal):
+                da, db = run.desc_of(snaps[0]), run.desc_of(snaps[1])
+                # the log names the roots the two have after the union, as it always did
+                nodes = (ix.ids[v], ix.ids[max(a.roots)], ix.ids[max(b.roots)])
                 run.log("sibling", True, "shared-input",
                         f"fused {da} and {db} side by side: {shared_text} — saves "
-                        f"{fmt_time(t_unfused - t_fused)}",
-                        nodes=(src, ix.ids[max(a.roots)], ix.ids[max(b.roots)]),
-                        members=[res], removed=before, numbers=nums)
+                        f"{fmt_time(t_unfused - t_fused)}", nodes=nodes, members=[res],
+                        removed=before, numbers=nums)
                 return res
             r = res
-        run.log("sibling", False, r.code, f"kept {da} and {db} apart although both read {src}: "
-                f"{r.message}", nodes=(src, ix.ids[max(a.roots)], ix.ids[max(b.roots)]),
-                numbers=nums)
+        run.log_later("sibling", False, r.code, _refused_entry, (ix, snaps, nodes, nums, r))
         return None
 
     def shared_text(self, a: Group, b: Group, v: int) -> str:
@@ -113,3 +116,22 @@ def _iteration_elements(ix, r: int) -> int:
     if ix.reduction[r] and ix.operands[r]:
         return ix.elements[ix.operands[r][0]]
     return ix.elements[r]
+
+
+def _snap(g: Group) -> tuple:
+    """What the log needs to name ``g`` later: version, size, latest root, pattern."""
+    return g.ver, len(g.members), max(g.roots) if g.roots else None, g.pattern
+
+
+def _refused_entry(ix, snaps, nodes, nums, r):
+    """The decision of a sibling fusion refused by legality (``r``) or, with ``r`` None, as
+    not profitable; built when the log is read."""
+    da, db = (snap_desc(ix, *s) for s in snaps)
+    if r is None:
+        t_fused, t_unfused = nums["time_fused_s"], nums["time_unfused_s"]
+        message = (f"one kernel would take {fmt_time(t_fused)}, no less than the two "
+                   f"({fmt_time(t_unfused)})")
+    else:
+        message = r.message
+    return (f"kept {da} and {db} apart although both read {nodes[0]}: {message}", nodes, (),
+            _round(nums), ())

@@ -33,7 +33,7 @@ group of its own at the end.
 from __future__ import annotations
 
 from workbench.costmodel.calibrated import calibration_of, graph_traffic, node_costs_of
-from workbench.costmodel.model import kernel_time, peak_live
+from workbench.costmodel.model import kernel_timer, peak_live
 from workbench.costmodel.devices import DeviceProfile
 from workbench.ir.index import GraphIndex
 
@@ -121,6 +121,8 @@ class FusionState:
         #: per-node calibrated costs (None: XLA's model of FLOPs and bytes)
         self.costs = node_costs_of(index, device, cal) if cal is not None else None
         self.traffic = graph_traffic(index) if cal is not None else 0
+        #: :func:`~workbench.costmodel.model.kernel_timer` of the device (kernel_time's seconds)
+        self.ktime = kernel_timer(device)
         self.groups: dict[int, Group] = {}
         n = len(index)
         self.node_groups: list[set[int]] = [set() for _ in range(n)]
@@ -168,8 +170,8 @@ class FusionState:
     def time(self, g: Group) -> float:
         """Predicted seconds of group ``g`` as one kernel (cached until the group changes)."""
         if g.t is None:
-            g.t = kernel_time(g.flops, g.trans, g.ext_bytes + g.out_bytes, self.device,
-                              g.out_bytes, self.has_contraction(g), self.calibrated(g))
+            g.t = self.ktime(g.flops, g.trans, g.ext_bytes + g.out_bytes,
+                             g.out_bytes, self.has_contraction(g), self.calibrated(g))
         return g.t
 
     def calibrated(self, *groups: Group, minus=()):
@@ -179,6 +181,9 @@ class FusionState:
             return None
         cs, ds, dsf, work = self.sums(*groups, minus=minus)
         size = sum(len(g.members) for g in groups) - len(minus)
+        if size == 1 and self.costs.loop_s:   # a loop over short rows alone (not fused)
+            cs += sum(self.costs.loop_s[m] for g in groups for m in g.members
+                      if m not in minus)
         return cs, (dsf if size > 1 else ds), work, self.traffic
 
     def sums(self, *groups: Group, minus=()):
@@ -195,7 +200,7 @@ class FusionState:
         """Predicted seconds of a kernel moving ``nbytes``, ``written`` of them written
         (``contraction``: it holds a dot or convolution; ``calibrated``: see
         :meth:`calibrated`)."""
-        return kernel_time(flops, trans, nbytes, self.device, written, contraction,
+        return self.ktime(flops, trans, nbytes, written, contraction,
                            calibrated)
 
     def has_contraction(self, *groups: Group) -> bool:
@@ -212,19 +217,25 @@ class FusionState:
     def merged_inputs(self, a: Group, b: Group) -> tuple[int, int]:
         """(count, bytes) of the external values read by ``a`` and ``b`` together: a value both
         read counts once (the union of their slices when both read it only through slices)."""
-        n, nb = 0, 0
-        for o, w in a.ext.items():
-            if o not in b.members:
-                n, nb = n + 1, nb + w
-        sliced = a.parts or b.parts
-        for o, w in b.ext.items():
-            if o in a.members:
-                continue
-            if o in a.ext:
-                if sliced:
-                    nb += self.shared_read(a, b, o) - a.ext[o]
-                continue
-            n, nb = n + 1, nb + w
+        # counted from the totals by set intersections in C, each walking its smaller side: a
+        # group that absorbed many producers reads hundreds of values (ext and members are
+        # disjoint; bytes are ints, so the order of the sums is free)
+        aext, bext = a.ext, b.ext
+        ak, bk = aext.keys(), bext.keys()
+        ca = ak & b.members                       # a reads what b computes
+        cb = bk & a.members                       # b reads what a computes
+        both = bk & ak                            # both read
+        n = len(aext) - len(ca) + len(bext) - len(cb) - len(both)
+        nb = a.ext_bytes + b.ext_bytes
+        if ca:
+            nb -= sum(map(aext.__getitem__, ca))
+        if cb:
+            nb -= sum(map(bext.__getitem__, cb))
+        if both:
+            nb -= sum(map(bext.__getitem__, both))
+            if a.parts or b.parts:
+                for o in both:
+                    nb += self.shared_read(a, b, o) - aext[o]
         return n, nb
 
     def shared_read(self, a: Group, b: Group, o: int) -> int:

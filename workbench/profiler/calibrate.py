@@ -10,11 +10,17 @@ as the profiler times kernels, turned into the numbers the cost model reads.
 * one kernel per op class on 16,384 float32 elements (64 KiB, a working set every level-2
   cache holds), and the classes whose speed depends on the access pattern (column reductions,
   transposes, broadcasts) again at 2 M elements (8 MiB): cheap elementwise ops (a chain of
-  eight), exp, log, tanh, logistic, erf, sin, cos, pow, divide, sqrt, rsqrt, row and column
-  reductions, reduce-window, transpose, broadcasts along inner and outer dimensions,
+  eight), exp, log, tanh, logistic, erf, sin, cos, pow (also over rows of 16, where they run as
+  scalar code), divide, sqrt, rsqrt, row and column reductions, reduce-window, transpose, broadcasts along inner and outer dimensions,
   concatenate, slice, pad, reverse;
 * a sine kernel above the backend's parallel threshold: the parallel speedup;
-* dots from 64^3 to 1024^3 and convolutions (3x3, 1x1, depthwise) by shape.
+* loop kernels (a broadcast scalar, a negate, a multiply, ``x * y + z``) on 16,384 elements in
+  rows of 2 to 256:
+  where the backend's row loops are vectorised and where they run as scalar code;
+* converts of 4,096 elements into and out of bf16 and f16 (stored as bits, rounded and widened
+  in software): what a half-precision value costs to write and to read;
+* dots from 4x8x8 to 1024^3 (the small ones: a call costs ~0.2 µs however little it computes)
+  and convolutions (3x3, 1x1, depthwise) by shape.
 
 Each kernel runs in a plan of its own, many times in a row; its typical run counts (the 25th
 percentile of its runs: the profile reports medians, which a burst of load inflates more), and
@@ -33,7 +39,8 @@ import time
 
 import numpy as np
 
-from workbench.costmodel.calibration import compute_beyond_memory, find_levels, interp_loglog
+from workbench.costmodel.calibration import (SHORT_SUFFIX, TRANSCENDENTAL_CLASSES,
+                                             compute_beyond_memory, find_levels, interp_loglog)
 from workbench.ir import GraphBuilder, verify
 
 #: seconds each kernel's timing loop runs in one round (at least MIN_RUNS runs)
@@ -48,10 +55,15 @@ STREAM_ELEMENTS = tuple(1 << k for k in range(10, 26))
 COLD_ELEMENTS = (1 << 15, 1 << 18, 1 << 21, 1 << 23, 1 << 25)
 #: classes measured at both sizes (their speed depends on the access pattern)
 STRIDED = ("reduce_col", "reduce_row", "transpose", "broadcast_inner", "broadcast_outer")
+#: elements of the small reductions (4 KiB: rows of 32, what small models reduce), and the
+#: classes measured at that size too (a column reduction of 32 columns ran 5-10x faster per
+#: element than one of 16,384 elements)
+TINY = 1 << 10
+TINY_CLASSES = ("reduce_col", "reduce_row")
 #: dot shapes (M, K, N) and convolutions (NHWC input, HWIO kernel, groups)
-DOTS = ((64, 64, 64), (128, 128, 128), (128, 512, 256), (256, 256, 256), (256, 512, 512),
+DOTS = ((4, 8, 8), (8, 16, 16), (16, 32, 32), (32, 64, 64), (64, 64, 64), (128, 128, 128), (128, 512, 256), (256, 256, 256), (256, 512, 512),
         (512, 512, 512), (512, 512, 1024), (1024, 1024, 1024))
-CONVS = (((4, 16, 16, 16), (3, 3, 16, 32), 1), ((8, 32, 32, 32), (3, 3, 32, 64), 1),
+CONVS = (((2, 4, 4, 8), (3, 3, 8, 8), 1), ((4, 16, 16, 16), (3, 3, 16, 32), 1), ((8, 32, 32, 32), (3, 3, 32, 64), 1),
          ((8, 32, 32, 64), (1, 1, 64, 64), 1), ((8, 32, 32, 64), (3, 3, 1, 64), 64),
          ((8, 64, 64, 64), (3, 3, 1, 64), 64))
 
@@ -180,16 +192,21 @@ def _class_graph(klass: str, n: int):
         for k in range(4):
             y = b.op("add", [b.op("multiply", [y, b.splat(1.5, (n,))]), b.splat(0.5, (n,))])
         return verify(b.build([y])), 8 * n
+    shape = (n,)
+    if klass.endswith(SHORT_SUFFIX):        # the same op over rows of 16: scalar code
+        klass, shape = klass[:-len(SHORT_SUFFIX)], (n // 16, 16)
     if klass in ("exponential", "log", "tanh", "logistic", "erf", "sine", "cosine", "sqrt",
                  "rsqrt"):
-        x = b.parameter("x", (n,))
+        x = b.parameter("x", shape)
         return verify(b.build([b.op(klass, [x])])), n
     if klass in ("power", "divide"):
-        x, y = b.parameter("x", (n,)), b.parameter("y", (n,))
+        x, y = b.parameter("x", shape), b.parameter("y", shape)
         return verify(b.build([b.op(klass, [x, y])])), n
     if klass in ("reduce_row", "reduce_col", "reduce_window", "transpose", "reverse"):
         shape = (rows, 256) if klass != "reduce_col" else (256, rows) if n <= SMALL else \
             (n // 1024, 1024)
+        if n < SMALL:                       # a small model's reduction: rows of 32
+            shape = (n // 32, 32)
         x = b.parameter("x", shape)
         if klass == "reduce_row":
             out = b.reduce(x, (1,), "add", 0.0)
@@ -236,7 +253,9 @@ def _moved_bytes(graph) -> int:
 
 def _per_element(warm, stream, cache_dir, progress, speedup_of):
     out: dict[str, list] = {}
-    jobs = [(c, SMALL) for c in CLASSES] + [(c, LARGE) for c in STRIDED]
+    jobs = [(c, SMALL) for c in CLASSES] + [(c, LARGE) for c in STRIDED] + \
+        [(c, TINY) for c in TINY_CLASSES if c in CLASSES] + \
+        [(c + SHORT_SUFFIX, SMALL) for c in CLASSES if c in TRANSCENDENTAL_CLASSES]
     for k, (klass, n) in enumerate(jobs):
         _tick(progress, f"{klass} on {n} elements", k, len(jobs))
         g, charged = _class_graph(klass, n)
@@ -249,6 +268,81 @@ def _per_element(warm, stream, cache_dir, progress, speedup_of):
         if parallel:
             compute *= speedup_of
         out.setdefault(klass, []).append([moved, max(compute / charged, 1e-13)])
+    return out
+
+
+#: inner extents of the loop kernels (``Calibration.loop``): where LLVM's vectoriser turns on
+#: and off for the backend's row loops, the cliffs measured on the 2-core VM included
+LOOP_EXTENTS = (2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256)
+LOOP_KINDS = ("store", "unary", "binary", "ternary")
+
+
+def _loop_graph(kind: str, inner: int, n: int = SMALL):
+    """A one-kernel loop over ``(n // inner, inner)`` float32 elements: a broadcast scalar
+    (``store``), a negate (``unary``), a multiply (``binary``) or ``x * y + z``
+    (``ternary``)."""
+    shape = (max(n // inner, 1), inner)
+    b = GraphBuilder(f"loop_{kind}{inner}")
+    if kind == "store":
+        out = b.op("broadcast", [b.parameter("s", ())], shape=shape, dimensions=())
+    elif kind == "unary":
+        out = b.op("negate", [b.parameter("x", shape)])
+    elif kind == "binary":
+        out = b.op("multiply", [b.parameter("x", shape), b.parameter("y", shape)])
+    else:
+        xy = b.op("multiply", [b.parameter("x", shape), b.parameter("y", shape)])
+        out = b.op("add", [xy, b.parameter("z", shape)])
+    return verify(b.build([out])), shape[0] * shape[1]
+
+
+def _loops(warm, stream, cache_dir, progress):
+    """``kind -> [[inner extent, seconds per element beyond memory]]`` of the loop kernels."""
+    out: dict[str, list] = {}
+    jobs = [(k, e) for k in LOOP_KINDS for e in LOOP_EXTENTS]
+    for j, (kind, inner) in enumerate(jobs):
+        _tick(progress, f"{kind} loop, rows of {inner}", j, len(jobs))
+        g, n = _loop_graph(kind, inner)
+        try:
+            t, _ = _best(g, cache_dir)
+        except FellBack:
+            continue
+        compute = compute_beyond_memory(t - warm, interp_loglog(stream, _moved_bytes(g)))
+        out.setdefault(kind, []).append([inner, max(compute / n, 1e-13)])
+    return out
+
+
+#: the half-precision dtypes the backend stores as bits, rounding and converting in software
+HALF_DTYPES = ("bf16", "f16")
+HALF_ELEMENTS = 1 << 12
+
+
+def _half_graph(dtype: str, direction: str):
+    """A convert of ``(16, 256)``-shaped data into (``write``) or out of (``read``) ``dtype``."""
+    shape = (HALF_ELEMENTS // 256, 256)
+    b = GraphBuilder(f"half_{dtype}_{direction}")
+    if direction == "write":
+        out = b.op("convert", [b.parameter("x", shape)], dtype=dtype)
+    else:
+        out = b.op("convert", [b.parameter("x", shape, dtype=dtype)], dtype="f32")
+    return verify(b.build([out]))
+
+
+def _halves(warm, stream, cache_dir, progress):
+    """``dtype -> {"write": s, "read": s}``: seconds per element beyond memory of rounding and
+    storing a float32 as ``dtype``, and of loading and widening one."""
+    from workbench.ir import make_inputs
+
+    out: dict[str, dict] = {}
+    jobs = [(d, w) for d in HALF_DTYPES for w in ("write", "read")]
+    for j, (dtype, direction) in enumerate(jobs):
+        _tick(progress, f"{dtype} {direction}", j, len(jobs))
+        g = _half_graph(dtype, direction)
+        times, kernels = time_plan(g, _one_kernel(g), make_inputs(g, 0), cache_dir)
+        if kernels[0].fallback:
+            continue
+        compute = compute_beyond_memory(typical(times[:, 0]) - warm,
+                                        interp_loglog(stream, _moved_bytes(g)))
+        out.setdefault(dtype, {})[direction] = max(compute / HALF_ELEMENTS, 1e-13)
     return out
 
 
@@ -339,7 +433,9 @@ def _measure_round(cache_dir, progress, r):
     speed = _parallel_speedup(warm, stream, cache_dir, sine1)
     per_element = _per_element(warm, stream, cache_dir, tick, speed)
     contraction = _contractions(warm, cache_dir, tick)
-    return warm, stream, cold, speed, per_element, contraction, context
+    loops = _loops(warm, stream, cache_dir, tick)
+    halves = _halves(warm, stream, cache_dir, tick)
+    return warm, stream, cold, speed, per_element, contraction, context, loops, halves
 
 
 def _merge(rounds):
@@ -362,7 +458,15 @@ def _merge(rounds):
     kinds = sorted({k for r in rounds for k in r[5]})
     contraction = {k: least([r[5].get(k, []) for r in rounds], 2) for k in kinds}
     context = least([r[6] for r in rounds], 2)
-    return warm, stream, cold, speed, per_element, contraction, context
+    kinds = sorted({k for r in rounds for k in r[7]})
+    loops = {k: least([r[7].get(k, []) for r in rounds], 1) for k in kinds}
+    halves: dict = {}
+    for r in rounds:
+        for dtype, dirs in r[8].items():
+            for d, sec in dirs.items():
+                have = halves.setdefault(dtype, {})
+                have[d] = min(have.get(d, sec), sec)
+    return warm, stream, cold, speed, per_element, contraction, context, loops, halves
 
 
 def calibrate_cpu(progress=None, cache_dir=None) -> dict:
@@ -385,7 +489,8 @@ def calibrate_cpu(progress=None, cache_dir=None) -> dict:
     start = time.time()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     rounds = [_measure_round(cache_dir, progress, r) for r in range(ROUNDS)]
-    warm, stream, cold, speed, per_element, contraction, context = _merge(rounds)
+    warm, stream, cold, speed, per_element, contraction, context, loops, halves = \
+        _merge(rounds)
     # a working set streamed in less time than a launch measures the launch, not a bandwidth
     levels = find_levels([(b, b / s) for b, s in stream if s >= warm] or
                          [(b, b / s) for b, s in stream])
@@ -395,6 +500,7 @@ def calibrate_cpu(progress=None, cache_dir=None) -> dict:
               f"the workbench's CPU backend: {len(stream)} streaming kernels (8 KiB-"
               f"{stream[-1][0] >> 20} MiB; memory levels where their bandwidth drops), "
               f"{sum(len(v) for v in per_element.values())} op-class kernels, "
+              f"{sum(len(v) for v in loops.values())} loop kernels by row length, "
               f"{sum(len(v) for v in contraction.values())} dots and convolutions, warm and "
               f"cold launches; best of many runs each, the best of {ROUNDS} rounds, in "
               f"{time.time() - start:.0f} s")
@@ -402,6 +508,7 @@ def calibrate_cpu(progress=None, cache_dir=None) -> dict:
             "stream": stream,
             "levels": levels, "per_element": per_element, "parallel_speedup": speed,
             "parallel_min_work": int(PARALLEL_MIN_WORK), "contraction": contraction,
+            "loop": loops, "half": halves,
             "source": source, "measured_at": start, "load_avg": load}
 
 

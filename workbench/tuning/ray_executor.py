@@ -19,7 +19,11 @@ When connecting to a cluster, the workbench package itself is shipped with the j
 
 from __future__ import annotations
 
+import contextlib
+import os
 import socket
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -66,6 +70,26 @@ def check_reachable(address: str, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
         why = exc.strerror or str(exc) or type(exc).__name__
         raise InputError(f"cannot reach the Ray cluster at {address}: {why} (start one with "
                          "`ray start --head`, or leave out --address for a local Ray)") from None
+
+
+@contextlib.contextmanager
+def native_stderr_held():
+    """Hold what is written to file descriptor 2 while the block runs (yields the file).
+
+    Ray's C++ core client logs each failed try to reach a cluster's GCS straight to fd 2
+    (``gcs_client.cc: Failed to get cluster ID from GCS server ...``, twenty lines and more
+    when something that is not Ray answers at the address); the workbench's own one-line
+    error says the same. Python's ``sys.stderr`` is flushed first and is untouched.
+    """
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        try:
+            yield held
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 class RayExecutor:
@@ -118,7 +142,8 @@ class RayExecutor:
 
             env = {"py_modules": [str(Path(workbench.__file__).parent)]}
             try:
-                ray.init(address=self.address, runtime_env=env, log_to_driver=False)
+                with native_stderr_held():   # Ray's retries: the error below says it once
+                    ray.init(address=self.address, runtime_env=env, log_to_driver=False)
             except Exception as exc:  # ray raises ConnectionError, RuntimeError ... here
                 text = " ".join(str(exc).split())[:200]
                 raise InputError(f"cannot connect to the Ray cluster at {self.address}: "

@@ -177,18 +177,46 @@ def render_sort(xgraph, nid: str, parallel_min_work: int):
 
 def _comparator(comp, cx, nid: str) -> list[str]:
     """Lines of the comparator's body (``v0 = ...``, ``return ...``) over ``a0, b0, ...``."""
-    names = {}
+    names = {p.id: f"{'ab'[p.attrs['index'] % 2]}{p.attrs['index'] // 2}"
+             for p in comp.parameters}
+    return scalar_function_lines(comp, cx, nid, names, "the sort's comparator")
+
+
+def scalar_function_lines(comp, cx, nid: str, names: dict, what: str) -> list[str]:
+    """Lines of a numba function body computing the scalar computation ``comp``.
+
+    Parameters
+    ----------
+    comp : Graph
+        A computation of scalars (a comparator, a scatter's combiner): elementwise ops of
+        :data:`~workbench.codegen.emitters.CPU_TABLE`, constants, parameters, scalar moves.
+    cx : EmitContext
+        Collects the intrinsics the lines call.
+    nid : str
+        The node that holds the computation (named in an :class:`Unsupported`).
+    names : dict
+        Parameter id -> the Python name it has in the function.
+    what : str
+        How the reason of an :class:`Unsupported` names the computation.
+
+    Returns
+    -------
+    list of str
+        ``v0 = ...`` lines, then ``return x`` (one output) or ``return (x, y)`` (several).
+
+    Raises
+    ------
+    Unsupported
+        For a value that is not a scalar of :data:`SORT_DTYPES`, or an op not compiled.
+    """
+    names = dict(names)
     lines = []
-    for p in comp.parameters:
-        k = p.attrs["index"]
-        names[p.id] = f"{'ab'[k % 2]}{k // 2}"
     for node in comp.topo_nodes():
         if node.op == "parameter":
             continue
         t = node.type
         if isinstance(t, TupleType) or t.rank != 0 or t.dtype not in SORT_DTYPES:
-            raise Unsupported(f"the sort's comparator computes {t} ({node.op}): not compiled",
-                              nid)
+            raise Unsupported(f"{what} computes {t} ({node.op}): not compiled", nid)
         if node.op == "constant":
             value = constant_array(node.attrs, t).reshape(()).item()
             names[node.id] = literal_text(_number(value, t.dtype, nid), t.dtype)
@@ -198,7 +226,7 @@ def _comparator(comp, cx, nid: str) -> list[str]:
             names[node.id] = args[0]
             continue
         if get_op(node.op).category != Category.ELEMENTWISE or node.op not in CPU_TABLE:
-            raise Unsupported(f"the sort's comparator holds {node.op}: not compiled", nid)
+            raise Unsupported(f"{what} holds {node.op}: not compiled", nid)
         if node.op == "compare" and node.attrs.get("compare_type") == "TOTALORDER":
             dt = comp.node(node.operands[0]).type.dtype
             if dt in _KEY:
@@ -206,8 +234,8 @@ def _comparator(comp, cx, nid: str) -> list[str]:
         var = f"v{len(lines)}"
         lines.append(f"{var} = {render_let(CPU_TABLE, node.op, args, t.dtype, node.attrs, cx)}")
         names[node.id] = var
-    (out,) = comp.outputs
-    lines.append(f"return {names[out]}")
+    outs = [names[o] for o in comp.outputs]
+    lines.append(f"return {outs[0]}" if len(outs) == 1 else f"return ({', '.join(outs)})")
     return lines
 
 
@@ -231,4 +259,4 @@ def _number(value, dtype: str, nid: str):
     return float(value)
 
 
-__all__ = ["SORT_DTYPES", "is_sort_group", "render_sort"]
+__all__ = ["SORT_DTYPES", "is_sort_group", "render_sort", "scalar_function_lines"]

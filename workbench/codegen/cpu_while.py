@@ -112,6 +112,9 @@ class WhileLoop:
                                  exact_math, cache_dir=cache_dir)
         self.body = compile_plan(node.attrs["body"], plan_graph(node.attrs["body"], "priority"),
                                  "cpu", exact_math, cache_dir=cache_dir)
+        if self.cond.offline or self.body.offline:   # run once by prepare: not per iteration
+            raise Unsupported("while: its computations hold offline (weight-folding) groups, "
+                              "which run once, not per iteration", nid)
         self.cond_bound = self._bind(self.cond)
         self.body_bound = self._bind(self.body)
         self.pred = np.asarray(self.cond_bound.outputs[0]).reshape(-1)

@@ -21,6 +21,7 @@ from workbench.codegen.blas import single_thread_scipy_blas
 from workbench.codegen.cache import load_module
 from workbench.codegen.cpu_scatter import is_scatter_group
 from workbench.codegen.cpu_sort import is_sort_group
+from workbench.codegen.cpu_conditional import is_conditional_group
 from workbench.codegen.cpu_while import is_while_group
 from workbench.codegen.lower import Unsupported, group_members, lower_group
 from workbench.codegen.products import needs_strict_products, recomputed_values
@@ -195,7 +196,8 @@ def _compile_group(graph, xgraph, group, backend, caps, table, fast_hash, cache_
                    recomputed=frozenset(), exact_math=False):
     members = group_members(xgraph, group.nodes)
     counts = _counts(graph, group)
-    if backend == "cpu" and is_while_group(xgraph, members):
+    if backend == "cpu" and (is_while_group(xgraph, members)
+                             or is_conditional_group(xgraph, members)):
         try:
             return _compile_while(xgraph, group, members, counts, cache_dir, exact_math)
         except Unsupported as exc:
@@ -281,37 +283,49 @@ def _compile_own(xgraph, group, members, counts, cache_dir, op):
 
 
 def _compile_while(xgraph, group, members, counts, cache_dir, exact_math):
-    """A group of one ``while`` as the CPU loop (:mod:`workbench.codegen.cpu_while`): its
-    condition and body compiled as plans; one native kernel when all their kernels are native,
-    else the loop in Python around them. numba's failure on the loop kernel runs the loop in
-    Python, with the error in the report."""
-    from workbench.codegen.cpu_while import WhileLoop, native_launcher
+    """A group of one ``while`` or ``conditional`` as its CPU kernel
+    (:mod:`workbench.codegen.cpu_while`, :mod:`workbench.codegen.cpu_conditional`): its
+    computations compiled as plans; one native kernel when all their kernels are native, else
+    run from Python around them. numba's failure on that kernel runs it from Python, with the
+    error in the report."""
+    from workbench.codegen.cpu_while import native_launcher
     from workbench.codegen.native import kernel_address
 
-    loop = WhileLoop(xgraph, members[0], exact_math, cache_dir)
-    subs = loop.cond.kernels + loop.body.kernels
-    kernel = CompiledKernel(group.id, group.kind, "cpu", False, source=loop.source,
-                            ir_text=f"while {members[0]} (cpu while loop: condition "
-                                    f"{len(loop.cond.call)} kernel(s), body "
-                                    f"{len(loop.body.call)} kernel(s))",
-                            inputs=tuple(xgraph.node(members[0]).operands),
-                            outputs=(members[0],), ops=("while",), owned=loop,
+    node = xgraph.node(members[0])
+    if node.op == "while":
+        from workbench.codegen.cpu_while import WhileLoop
+
+        ctl = WhileLoop(xgraph, members[0], exact_math, cache_dir)
+        plans = [ctl.cond, ctl.body]
+        what = (f"while {members[0]} (cpu while loop: condition {len(ctl.cond.call)} "
+                f"kernel(s), body {len(ctl.body.call)} kernel(s))")
+    else:
+        from workbench.codegen.cpu_conditional import Conditional
+
+        ctl = Conditional(xgraph, members[0], exact_math, cache_dir)
+        plans = ctl.branches
+        what = (f"conditional {members[0]} (cpu conditional: branches of "
+                f"{', '.join(str(len(c.call)) for c in plans)} kernel(s))")
+    subs = [k for c in plans for k in c.kernels]
+    kernel = CompiledKernel(group.id, group.kind, "cpu", False, source=ctl.source,
+                            ir_text=what, inputs=tuple(node.operands), outputs=(members[0],),
+                            ops=(node.op,), owned=ctl,
                             compile_s=sum(k.compile_s for k in subs),
                             cached=all(k.cached for k in subs), **counts)
-    kernel.args = loop.args
-    kernel.launch = loop.run_python
-    if not loop.native:
-        kernel.ir_text += "; " + "; ".join(loop.notes)
+    kernel.args = ctl.args
+    kernel.launch = ctl.run_python
+    if not ctl.native:
+        kernel.ir_text += "; " + "; ".join(ctl.notes)
         return kernel
     try:
-        module, path, secs, reused = load_module(loop.source, "cpu", cache_dir)
-    except Exception as exc:  # numba typing/lowering errors: the loop runs in Python
-        kernel.error = compile_error(group.id, exc, loop.source, {}, xgraph).to_dict()
+        module, path, secs, reused = load_module(ctl.source, "cpu", cache_dir)
+    except Exception as exc:  # numba typing/lowering errors: run from Python
+        kernel.error = compile_error(group.id, exc, ctl.source, {}, xgraph).to_dict()
         return kernel
     kernel.source_path, kernel.compile_s = str(path), kernel.compile_s + secs
     kernel.cached = kernel.cached and (reused or _cache_hit(module.kernel))
-    kernel.launch = native_launcher(module.kernel, module.ARGS, loop.context)
-    kernel.table_tail = (int(loop.context.ctypes.data),)
+    kernel.launch = native_launcher(module.kernel, module.ARGS, ctl.context)
+    kernel.table_tail = (int(ctl.context.ctypes.data),)
     kernel.address = kernel_address(module.kernel)
     return kernel
 

@@ -19,9 +19,13 @@ from dataclasses import dataclass, field
 from workbench.codegen.backend import capabilities, fast_math_table, resolve_backend
 from workbench.codegen.blas import single_thread_scipy_blas
 from workbench.codegen.cache import load_module
+from workbench.codegen.cpu_scatter import is_scatter_group
+from workbench.codegen.cpu_sort import is_sort_group
+from workbench.codegen.cpu_conditional import is_conditional_group
+from workbench.codegen.cpu_while import is_while_group
 from workbench.codegen.lower import Unsupported, group_members, lower_group
 from workbench.codegen.products import needs_strict_products, recomputed_values
-from workbench.codegen.runtime import fallback_launcher, make_alias
+from workbench.codegen.runtime import fallback_launcher, flat_leaves, make_alias
 from workbench.errors import CompileError, EvaluationError
 from workbench.ir.types import DTYPES
 from workbench.ir import expand_composites, get_op
@@ -101,6 +105,10 @@ class CompiledKernel:
     address: int | None = None
     #: CPU: (dtype, elements) of each array of its pointer table (inputs, then outputs)
     args: tuple = ()
+    #: CPU: addresses the pointer table holds after the arrays' (a while loop's context)
+    table_tail: tuple = ()
+    #: CPU: what the kernel keeps alive (a while loop's compiled and bound computations)
+    owned: object = field(default=None, repr=False)
 
     def to_json(self) -> dict:
         """The kernel's facts as JSON-ready values (no source text: see ``source_path``)."""
@@ -167,7 +175,7 @@ def compile_plan(graph, plan, backend: str = "auto", exact_math: bool = False, p
         if progress is not None:
             progress("compile", k, n, f"compiling group {k} of {n} ({group.id}, {group.kind})")
         kernel = _compile_group(graph, xgraph, group, name, caps, table, fast_hash, cache_dir,
-                                recomputed)
+                                recomputed, exact_math)
         kernel.role = getattr(group, "role", "call")
         kernels.append(kernel)
     if progress is not None:
@@ -185,9 +193,21 @@ def compile_plan(graph, plan, backend: str = "auto", exact_math: bool = False, p
 
 
 def _compile_group(graph, xgraph, group, backend, caps, table, fast_hash, cache_dir,
-                   recomputed=frozenset()):
+                   recomputed=frozenset(), exact_math=False):
     members = group_members(xgraph, group.nodes)
     counts = _counts(graph, group)
+    if backend == "cpu" and (is_while_group(xgraph, members)
+                             or is_conditional_group(xgraph, members)):
+        try:
+            return _compile_while(xgraph, group, members, counts, cache_dir, exact_math)
+        except Unsupported as exc:
+            return _fallback(xgraph, group, backend, members, exc.reason, counts)
+    own = _own_kernel(xgraph, members) if backend == "cpu" else None
+    if own is not None:
+        try:
+            return _compile_own(xgraph, group, members, counts, cache_dir, own)
+        except Unsupported as exc:
+            return _fallback(xgraph, group, backend, members, exc.reason, counts)
     try:
         kir = lower_group(xgraph, members, group.outputs, caps)
     except Unsupported as exc:
@@ -220,6 +240,96 @@ def _compile_group(graph, xgraph, group, backend, caps, table, fast_hash, cache_
     return kernel
 
 
+def _own_kernel(xgraph, members):
+    """The CPU kernel of its own a group of one sort or scatter gets (its op name), or None."""
+    if is_sort_group(xgraph, members):
+        return "sort"
+    if is_scatter_group(xgraph, members):
+        return "scatter"
+    return None
+
+
+def _compile_own(xgraph, group, members, counts, cache_dir, op):
+    """A group of one ``sort`` or ``scatter`` as its CPU kernel (:mod:`workbench.codegen.
+    cpu_sort`, :mod:`workbench.codegen.cpu_scatter`); numba's failure becomes a fallback with
+    the error, as for any kernel."""
+    from workbench.codegen.native import kernel_address
+
+    if op == "sort":
+        from workbench.codegen.cpu import PARALLEL_MIN_WORK
+        from workbench.codegen.cpu_sort import render_sort
+
+        source, inputs, outputs, args = render_sort(xgraph, members[0], PARALLEL_MIN_WORK)
+    else:
+        from workbench.codegen.cpu_scatter import render_scatter
+
+        source, inputs, outputs, args = render_scatter(xgraph, members[0])
+    kernel = CompiledKernel(group.id, group.kind, "cpu", False, source=source,
+                            ir_text=f"{op} {members[0]} (cpu {op} kernel)", inputs=inputs,
+                            outputs=outputs, ops=(op,), **counts)
+    try:
+        module, path, secs, reused = load_module(source, "cpu", cache_dir)
+    except Exception as exc:  # numba typing/lowering errors: report, then run through numpy
+        err = compile_error(group.id, exc, source, {}, xgraph)
+        fb = _fallback(xgraph, group, "cpu", members, err.message, counts)
+        fb.error, fb.source = err.to_dict(), source
+        return fb
+    kernel.source_path, kernel.compile_s = str(path), secs
+    kernel.cached = reused or _cache_hit(module.kernel)
+    kernel.launch = table_launcher(module.kernel, module.ARGS)
+    kernel.args = tuple(module.ARGS)
+    kernel.address = kernel_address(module.kernel)
+    return kernel
+
+
+def _compile_while(xgraph, group, members, counts, cache_dir, exact_math):
+    """A group of one ``while`` or ``conditional`` as its CPU kernel
+    (:mod:`workbench.codegen.cpu_while`, :mod:`workbench.codegen.cpu_conditional`): its
+    computations compiled as plans; one native kernel when all their kernels are native, else
+    run from Python around them. numba's failure on that kernel runs it from Python, with the
+    error in the report."""
+    from workbench.codegen.cpu_while import native_launcher
+    from workbench.codegen.native import kernel_address
+
+    node = xgraph.node(members[0])
+    if node.op == "while":
+        from workbench.codegen.cpu_while import WhileLoop
+
+        ctl = WhileLoop(xgraph, members[0], exact_math, cache_dir)
+        plans = [ctl.cond, ctl.body]
+        what = (f"while {members[0]} (cpu while loop: condition {len(ctl.cond.call)} "
+                f"kernel(s), body {len(ctl.body.call)} kernel(s))")
+    else:
+        from workbench.codegen.cpu_conditional import Conditional
+
+        ctl = Conditional(xgraph, members[0], exact_math, cache_dir)
+        plans = ctl.branches
+        what = (f"conditional {members[0]} (cpu conditional: branches of "
+                f"{', '.join(str(len(c.call)) for c in plans)} kernel(s))")
+    subs = [k for c in plans for k in c.kernels]
+    kernel = CompiledKernel(group.id, group.kind, "cpu", False, source=ctl.source,
+                            ir_text=what, inputs=tuple(node.operands), outputs=(members[0],),
+                            ops=(node.op,), owned=ctl,
+                            compile_s=sum(k.compile_s for k in subs),
+                            cached=all(k.cached for k in subs), **counts)
+    kernel.args = ctl.args
+    kernel.launch = ctl.run_python
+    if not ctl.native:
+        kernel.ir_text += "; " + "; ".join(ctl.notes)
+        return kernel
+    try:
+        module, path, secs, reused = load_module(ctl.source, "cpu", cache_dir)
+    except Exception as exc:  # numba typing/lowering errors: run from Python
+        kernel.error = compile_error(group.id, exc, ctl.source, {}, xgraph).to_dict()
+        return kernel
+    kernel.source_path, kernel.compile_s = str(path), kernel.compile_s + secs
+    kernel.cached = kernel.cached and (reused or _cache_hit(module.kernel))
+    kernel.launch = native_launcher(module.kernel, module.ARGS, ctl.context)
+    kernel.table_tail = (int(ctl.context.ctypes.data),)
+    kernel.address = kernel_address(module.kernel)
+    return kernel
+
+
 def _render(kir, backend, table, fast_hash, recomputed=frozenset()):
     if backend == "cpu":
         from workbench.codegen.cpu import render_cpu
@@ -242,10 +352,11 @@ def _launcher(module, backend):
     return lambda arrays: fn[grid, block](*arrays)
 
 
-def table_launcher(fn, spec):
+def table_launcher(fn, spec, tail=()):
     """A launch function ``launch(arrays)`` for a CPU kernel taking a pointer table: it checks
     each array against the kernel's declared ``(dtype, elements)`` (a wrong array would be
-    read or written out of bounds), builds the table and calls the kernel.
+    read or written out of bounds), builds the table (the arrays' addresses, then the
+    addresses ``tail``) and calls the kernel.
 
     Raises
     ------
@@ -257,13 +368,14 @@ def table_launcher(fn, spec):
              n) for d, n in spec]
 
     def launch(arrays):
+        arrays = flat_leaves(arrays)      # a tuple value (a sort's) is one array per element
         if len(arrays) != len(want):
             raise EvaluationError(f"kernel takes {len(want)} arrays, got {len(arrays)}")
         for k, (a, (dts, n)) in enumerate(zip(arrays, want)):
             if a.dtype not in dts or a.size != n or not a.flags.c_contiguous:
                 raise EvaluationError(f"kernel argument {k}: expected {n} contiguous "
                                       f"{min(map(str, dts))}, got {a.size} {a.dtype}")
-        table = np.array([a.ctypes.data for a in arrays], dtype=np.int64)
+        table = np.array([a.ctypes.data for a in arrays] + list(tail), dtype=np.int64)
         fn(table.ctypes.data)
     return launch
 

@@ -133,6 +133,7 @@ def kernel_address(dispatcher) -> int:
     return int(cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name))
 
 
-def pointer_table(arrays) -> np.ndarray:
-    """The int64 table of the arrays' data addresses (the caller keeps the arrays alive)."""
-    return np.array([a.ctypes.data for a in arrays], dtype=np.int64)
+def pointer_table(arrays, tail=()) -> np.ndarray:
+    """The int64 table of the arrays' data addresses, then the addresses ``tail`` (the caller
+    keeps the arrays alive)."""
+    return np.array([a.ctypes.data for a in arrays] + [int(t) for t in tail], dtype=np.int64)

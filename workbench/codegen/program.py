@@ -28,7 +28,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from workbench.codegen.runtime import Alias, map_leaves
+from workbench.codegen.runtime import Alias, flat_leaves, map_leaves
 from workbench.ir.ops import constant_array
 from workbench.ir.types import TupleType
 
@@ -185,7 +185,8 @@ class BoundPlan:
         from workbench.codegen.native import pointer_table
 
         n = len(self.kernels)
-        self._tables = [pointer_table(a) if k.address is not None else None
+        self._tables = [pointer_table(flat_leaves(a), k.table_tail) if k.address is not None
+                        else None
                         for k, a in zip(self.kernels, self.arrays)]
         self.addresses = np.array([k.address or 0 for k in self.kernels], np.int64)
         self.table_addresses = np.array([t.ctypes.data if t is not None else 0

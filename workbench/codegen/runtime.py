@@ -32,6 +32,18 @@ def map_leaves(fn, value, t):
     return fn(value, t)
 
 
+def flat_leaves(values) -> list:
+    """The arrays of ``values`` with every tuple value (nested) replaced by its elements, in
+    order: a CPU kernel's pointer table holds one pointer per array."""
+    out = []
+    for v in values:
+        if isinstance(v, tuple):
+            out.extend(flat_leaves(v))
+        else:
+            out.append(v)
+    return out
+
+
 def allocate(t, alloc):
     """A buffer for a value of type ``t``: ``alloc(size, dtype)``, a tuple of them for a tuple."""
     if isinstance(t, TupleType):

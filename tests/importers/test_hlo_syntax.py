@@ -212,3 +212,19 @@ ENTRY main {
         parse_hlo(text, "call.hlo")
     assert (err.value.file, err.value.line) == ("call.hlo", 4)
     assert "is s32[4], but the call site passes f32[4]" in str(err.value)
+
+
+def test_a_float_constant_keeps_the_sign_of_a_negative_zero():
+    """XLA prints a float's -0.0 as ``-0``, which reads as the integer 0: the sign is kept for
+    float types (an integer's -0 is 0)."""
+    import math
+
+    for dtype in ("f32", "bf16", "f16", "f64"):
+        g = load_bytes(f"HloModule m\nENTRY e {{\n  c = {dtype}[3] constant({{-0, 0, -1}})\n"
+                       f"  ROOT a = {dtype}[3] negate(c)\n}}\n".encode(), "m.hlo")
+        (c,) = [n for n in g.nodes if n.op == "constant"]
+        first, second, third = c.attrs["value"]
+        assert first == 0 and math.copysign(1, first) == -1, dtype
+        assert math.copysign(1, second) == 1 and third == -1
+    g = load_bytes(b"HloModule m\nENTRY e {\n  ROOT c = s32[] constant(-0)\n}\n", "m.hlo")
+    assert [n.attrs["value"] for n in g.nodes if n.op == "constant"] == [0]

@@ -184,6 +184,11 @@ def parse_literal(text: str, ins: HloInstruction, file: str):
     _refuse_form(body, t, say)
     cap = limits.current().max_constant_elements
     values = _walk(body, tuple(t.shape), say, cap, ins.name, where)
+    if t.dtype.startswith(("f", "bf")) and "-0" in body:
+        # XLA prints a float's negative zero as -0, which reads as the integer 0: keep its sign
+        toks = [m.group() for m in _TOKEN.finditer(body) if m.group() not in "{},"]
+        values = [-0.0 if v == 0 and tok.startswith("-") and _INT_TOKEN.fullmatch(tok) else v
+                  for v, tok in zip(values, toks)]
     return values[0] if len(values) == 1 else tuple(values)
 
 

@@ -133,15 +133,7 @@ def equal_share_launch(question: Question, device: str) -> float | None:
 
     if (diff(lo) < 0) == (diff(hi) < 0):
         return None
-    for _ in range(80):
-        mid = math.sqrt(lo * hi)
-        if diff(mid) < 0:
-            lo = mid
-        else:
-            hi = mid
-        if hi / lo - 1 < 1e-9:
-            break
-    return math.sqrt(lo * hi)
+    return geometric_bisect(lambda v: diff(v) < 0, lo, hi, 80, 1e-9)
 
 
 def saving_split_text(s: "Sweep", value: float) -> str:
@@ -288,17 +280,27 @@ def sweep(question: Question, device: str = "cpu") -> Sweep:
                  question.solve(question, device) if question.solve else None)
 
 
-def _bisect(question, device, lo, hi, a_wins_low: bool) -> float:
-    for _ in range(60):
+def geometric_bisect(below, lo: float, hi: float, steps: int, rel: float) -> float:
+    """The point of ``[lo, hi]`` (both > 0) where ``below(v)`` turns from true to false,
+    halving the interval on a log scale (knobs span decades) until ``hi / lo - 1 < rel`` or
+    after ``steps`` halvings."""
+    for _ in range(steps):
         mid = math.sqrt(lo * hi)
-        a, b = _times(question, device, mid)
-        if (a < b) == a_wins_low:
+        if below(mid):
             lo = mid
         else:
             hi = mid
-        if hi / lo - 1 < 1e-6:
+        if hi / lo - 1 < rel:
             break
     return math.sqrt(lo * hi)
+
+
+def _bisect(question, device, lo, hi, a_wins_low: bool) -> float:
+    def below(v):
+        a, b = _times(question, device, v)
+        return (a < b) == a_wins_low
+
+    return geometric_bisect(below, lo, hi, 60, 1e-6)
 
 
 def planner_choice(question: Question, device: str, value: float) -> int:

@@ -309,15 +309,20 @@ class FusionState:
             if keep_outs:                        # else c.outs, and so its bytes, are as they were
                 c.outs |= keep_outs
                 c.out_bytes = sum(ix.nbytes[v] for v in c.outs)
-            self.pred[c.gid].discard(p.gid)
-            self.pred[c.gid] |= self.pred[p.gid]
-        for x in self.pred[p.gid]:
-            self.succ[x].discard(p.gid)
-            self.succ[x].update(c.gid for c in consumers)
+            cpred = self.pred[gid]
+            cpred.discard(p.gid)
+            cpred |= self.pred[p.gid]
+        pgid, succ, home = p.gid, self.succ, self.home
+        cgids = [c.gid for c in consumers]
+        for x in self.pred[pgid]:
+            sx = succ[x]
+            sx.discard(pgid)
+            sx.update(cgids)
+        first = cgids[0]
         for v in pm:
-            self.node_groups[v].discard(p.gid)
-            if self.home[v] == p.gid:
-                self.home[v] = consumers[0].gid
+            node_groups[v].discard(pgid)
+            if home[v] == pgid:
+                home[v] = first
         self._drop(p)
         return consumers
 
@@ -342,28 +347,32 @@ class FusionState:
             a, b = b, a
         lo, hi = a.rank, b.rank
         groups, succ, pred = self.groups, self.succ, self.pred
+        # the same depth-first walks, in the same order, with their lookups bound once
+        bgid, agid, budget = b.gid, a.gid, SEARCH_BUDGET
         down: set[int] = set()
-        stack = [s for s in succ[a.gid] if not (direct_ok and s == b.gid)]
+        stack = [s for s in succ[agid] if not (direct_ok and s == bgid)]
+        pop, push, add = stack.pop, stack.extend, down.add
         while stack:
-            x = stack.pop()
-            if x == b.gid:
+            x = pop()
+            if x == bgid:
                 return False
             if x in down or groups[x].rank > hi:
                 continue
-            down.add(x)
-            if len(down) > SEARCH_BUDGET:
+            add(x)
+            if len(down) > budget:
                 return None
-            stack.extend(succ[x])
+            push(succ[x])
         up: set[int] = set()
-        stack = [q for q in pred[b.gid] if q != a.gid]
+        stack = [q for q in pred[bgid] if q != agid]
+        pop, push, add = stack.pop, stack.extend, up.add
         while stack:
-            x = stack.pop()
+            x = pop()
             if x in up or groups[x].rank < lo:
                 continue
-            up.add(x)
-            if len(up) > SEARCH_BUDGET:
+            add(x)
+            if len(up) > budget:
                 return None
-            stack.extend(pred[x])
+            push(pred[x])
         slots = sorted([groups[x].rank for x in up | down] + [lo, hi])
         seq = sorted(up, key=lambda x: groups[x].rank) + [None] + \
             sorted(down, key=lambda x: groups[x].rank)

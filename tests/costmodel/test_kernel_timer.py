@@ -52,3 +52,31 @@ def test_the_gpu_timer_steps_through_the_l1_and_l2_speedups():
     assert rates[2] == pytest.approx(dev.bandwidth_Bps)
     assert rates[1] == pytest.approx(2.5 * dev.bandwidth_Bps)
     assert rates[0] == pytest.approx(20 * dev.bandwidth_Bps)
+
+
+def test_the_calibrated_timer_interpolates_each_memory_and_launch_term_once(monkeypatch):
+    """The planner asks for the same (bytes, traffic) many times: the calibrated timer computes
+    cpu_time with the calibration's memory and launch terms remembered by argument."""
+    from workbench.costmodel.calibration import Calibration
+
+    calls = {"memory": [], "launch": []}
+    real_memory, real_launch = Calibration.memory, Calibration.launch
+    monkeypatch.setattr(Calibration, "memory",
+                        lambda self, n, ctx=None: calls["memory"].append((n, ctx))
+                        or real_memory(self, n, ctx))
+    monkeypatch.setattr(Calibration, "launch",
+                        lambda self, ctx: calls["launch"].append(ctx) or real_launch(self, ctx))
+    dev = get_device(CALIBRATED)
+    timer = kernel_timer(dev)
+    rng = random.Random(11)
+    asked = []
+    for flops, trans, nbytes, written, dot, cal in _kernels(rng):
+        if cal is None:
+            continue
+        asked.append((nbytes, cal[3]))
+        assert timer(flops, trans, nbytes, written, dot, cal) == \
+            kernel_time(flops, trans, nbytes, dev, written, dot, cal)
+    n_direct = len(asked)          # kernel_time asks the calibration once per kernel
+    timer_memory = len(calls["memory"]) - n_direct
+    assert timer_memory == len(set(asked)) < n_direct / 2
+    assert len(calls["launch"]) - n_direct == 2      # the two traffics of _kernels

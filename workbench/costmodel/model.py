@@ -123,9 +123,10 @@ def kernel_timer(device: DeviceProfile):
     bit for bit, as ``kernel_time(flops, trans, nbytes, device, written, contraction,
     calibrated)``.
 
-    The device's constants are read once, and on a calibrated CPU the launch term of a plan's
-    ``traffic`` and the memory term of each byte count are computed once and reused (each is
-    an interpolation on a measured table). The planner estimates hundreds of thousands of
+    The device's constants are read once, and on a calibrated CPU the time is
+    :func:`~workbench.costmodel.calibration.cpu_time` with the launch term of a plan's
+    ``traffic`` and the memory term of each (byte count, traffic) computed once and reused
+    (each is an interpolation on a measured table). The planner estimates hundreds of thousands of
     candidate kernels on one device; this is its clock.
 
     Parameters
@@ -167,16 +168,50 @@ def kernel_timer(device: DeviceProfile):
     cal = calibration_of(device)
     if cal is None:
         return plain
+    # cpu_time itself (its formula is the model's, issue 11's terms included), on the
+    # calibration with its launch and memory terms remembered by their arguments: the planner
+    # asks for the same (bytes, traffic) many times, and each is an interpolation
+    memo = _RememberedTerms(cal)
+
     def calibrated_time(flops, trans, nbytes, written=None, contraction=False,
                         calibrated=None):
         if calibrated is None:
             return plain(flops, trans, nbytes, written, contraction)
         cs, ds, work, traffic = calibrated
-        # cpu_time itself: its terms (issue 11's short-row loops, footprint-bounded streaming)
-        # depend on more than a memoised launch and memory term can hold
-        return cpu_time(cal, cs, ds, nbytes, work, traffic)
+        return cpu_time(memo, cs, ds, nbytes, work, traffic)
 
     return calibrated_time
+
+
+class _RememberedTerms:
+    """A :class:`~workbench.costmodel.calibration.Calibration` whose ``launch(context)`` and
+    ``memory(nbytes, context)`` are computed once per argument and remembered (both are pure
+    functions of their arguments and the frozen calibration, so the seconds are the same to
+    the bit); its fields are copied, and anything else is the calibration's own."""
+
+    def __init__(self, cal):
+        from dataclasses import fields
+
+        self.__dict__.update({f.name: getattr(cal, f.name) for f in fields(cal)})
+        self._cal = cal
+        self._launch: dict = {}
+        self._memory: dict = {}
+
+    def launch(self, context) -> float:
+        t = self._launch.get(context)
+        if t is None:
+            t = self._launch[context] = self._cal.launch(context)
+        return t
+
+    def memory(self, nbytes: float, context=None) -> float:
+        key = (nbytes, context)
+        t = self._memory.get(key)
+        if t is None:
+            t = self._memory[key] = self._cal.memory(nbytes, context)
+        return t
+
+    def __getattr__(self, name):
+        return getattr(self._cal, name)
 
 
 #: XLA's kL2CacheSpeedup, kL1CacheSpeedup and kL1CacheSizePerSM

@@ -56,6 +56,14 @@ class Attrs(Mapping):
     def __getitem__(self, key):
         return self._d[key]
 
+    def get(self, key, default=None):
+        """``self[key]`` if present, else ``default`` (Mapping's ``get``, without raising and
+        catching a KeyError for a missing key: the graph index asks every node)."""
+        return self._d.get(key, default)
+
+    def __contains__(self, key) -> bool:
+        return key in self._d
+
     def __iter__(self):
         return iter(self._d)
 

@@ -203,9 +203,10 @@ class GraphIndex:
         d = get_op(node.op)
         self.ops[i] = node.op
         t = node.type
+        size = t.size if t is not None else 0
         nb = t.nbytes if t is not None else 0
         self.nbytes[i] = nb
-        self.elements[i] = t.size if t is not None else 0
+        self.elements[i] = size
         self.source[i] = node.op in SOURCE_OPS
         scalar_const = node.op == "constant" and isinstance(t, TensorType) and t.size <= 1
         self.read_bytes[i] = 0 if scalar_const else nb

@@ -178,7 +178,9 @@ class PriorityRun(PlannerRun):
         :class:`Candidate` is built from the producer's table only when its entry is popped."""
         gid = g.gid
         succ = self.state.succ[gid]
-        if succ and self._structural(g, succ) is None:
+        # one consumer, one output and nothing pinned: _structural has nothing to refuse
+        if succ and ((len(succ) == 1 and len(g.outs) <= 1 and not self.cons.pinned)
+                     or self._structural(g, succ) is None):
             tab = self._current(g, succ)
             benefit = tab[_UNFUSED] - tab[_FUSED]
             if benefit > 0:

@@ -179,8 +179,16 @@ class FusionState:
         nodes ``minus`` (members counted twice), on a calibrated CPU; else None."""
         if self.costs is None:
             return None
-        cs, ds, dsf, work = self.sums(*groups, minus=minus)
-        size = sum(len(g.members) for g in groups) - len(minus)
+        if not minus and len(groups) == 2:      # a pair, nothing counted twice: the common case
+            a, b = groups                        # (the same sums as sums(), term by term)
+            cs, ds, dsf, work = a.cs + b.cs, a.ds + b.ds, a.dsf + b.dsf, a.work + b.work
+            size = len(a.members) + len(b.members)
+        elif not minus and len(groups) == 1:
+            a = groups[0]
+            cs, ds, dsf, work, size = a.cs, a.ds, a.dsf, a.work, len(a.members)
+        else:
+            cs, ds, dsf, work = self.sums(*groups, minus=minus)
+            size = sum(len(g.members) for g in groups) - len(minus)
         if size == 1 and self.costs.loop_s:   # a loop over short rows alone (not fused)
             cs += sum(self.costs.loop_s[m] for g in groups for m in g.members
                       if m not in minus)
@@ -269,34 +277,52 @@ class FusionState:
         """Copy producer ``p`` into each consumer and delete it; returns the consumers."""
         ix, pm = self.ix, p.members
         keep_outs = {v for v in p.outs if ix.output[v]}
+        node_groups, costs, many = self.node_groups, self.costs, len(consumers) > 1
         for c in consumers:
             ext, parts = self.merged_ext(c, p)
             c.ext, c.parts, c.ext_bytes = ext, parts, sum(ext.values())
-            shared = pm & c.members
+            # a member of two groups was duplicated, and duplication marks every group that
+            # holds a copy (``dup``): only then can the two share members (as in _pair)
+            shared = pm & c.members if p.dup or c.dup else ()
             c.members |= pm
             c.names = c.t = None
             c.ver = (c.ver, p.ver)
+            gid = c.gid
             for v in pm:
-                self.node_groups[v].add(c.gid)
-            c.flops += p.flops - sum(ix.flops[m] for m in shared)
-            c.trans += p.trans - sum(ix.trans[m] for m in shared)
-            if self.costs is not None:
-                c.cs, c.ds, c.dsf, c.work = self.sums(c, p, minus=shared)
+                node_groups[v].add(gid)
+            if shared:
+                c.flops += p.flops - sum(ix.flops[m] for m in shared)
+                c.trans += p.trans - sum(ix.trans[m] for m in shared)
+            else:                                # the same sums, less nothing
+                c.flops += p.flops - 0
+                c.trans += p.trans - 0
+            if costs is not None:
+                if shared:
+                    c.cs, c.ds, c.dsf, c.work = self.sums(c, p, minus=shared)
+                else:                            # sums(c, p): the same additions
+                    c.cs, c.ds, c.dsf, c.work = (c.cs + p.cs, c.ds + p.ds, c.dsf + p.dsf,
+                                                 c.work + p.work)
             c.live += p.live
             c.special |= p.special
             c.pattern = c.pattern or p.pattern
-            c.dup = c.dup or p.dup or len(consumers) > 1
-            c.outs |= keep_outs
-            c.out_bytes = sum(ix.nbytes[v] for v in c.outs)
-            self.pred[c.gid].discard(p.gid)
-            self.pred[c.gid] |= self.pred[p.gid]
-        for x in self.pred[p.gid]:
-            self.succ[x].discard(p.gid)
-            self.succ[x].update(c.gid for c in consumers)
+            c.dup = c.dup or p.dup or many
+            if keep_outs:                        # else c.outs, and so its bytes, are as they were
+                c.outs |= keep_outs
+                c.out_bytes = sum(ix.nbytes[v] for v in c.outs)
+            cpred = self.pred[gid]
+            cpred.discard(p.gid)
+            cpred |= self.pred[p.gid]
+        pgid, succ, home = p.gid, self.succ, self.home
+        cgids = [c.gid for c in consumers]
+        for x in self.pred[pgid]:
+            sx = succ[x]
+            sx.discard(pgid)
+            sx.update(cgids)
+        first = cgids[0]
         for v in pm:
-            self.node_groups[v].discard(p.gid)
-            if self.home[v] == p.gid:
-                self.home[v] = consumers[0].gid
+            node_groups[v].discard(pgid)
+            if home[v] == pgid:
+                home[v] = first
         self._drop(p)
         return consumers
 
@@ -321,28 +347,32 @@ class FusionState:
             a, b = b, a
         lo, hi = a.rank, b.rank
         groups, succ, pred = self.groups, self.succ, self.pred
+        # the same depth-first walks, in the same order, with their lookups bound once
+        bgid, agid, budget = b.gid, a.gid, SEARCH_BUDGET
         down: set[int] = set()
-        stack = [s for s in succ[a.gid] if not (direct_ok and s == b.gid)]
+        stack = [s for s in succ[agid] if not (direct_ok and s == bgid)]
+        pop, push, add = stack.pop, stack.extend, down.add
         while stack:
-            x = stack.pop()
-            if x == b.gid:
+            x = pop()
+            if x == bgid:
                 return False
             if x in down or groups[x].rank > hi:
                 continue
-            down.add(x)
-            if len(down) > SEARCH_BUDGET:
+            add(x)
+            if len(down) > budget:
                 return None
-            stack.extend(succ[x])
+            push(succ[x])
         up: set[int] = set()
-        stack = [q for q in pred[b.gid] if q != a.gid]
+        stack = [q for q in pred[bgid] if q != agid]
+        pop, push, add = stack.pop, stack.extend, up.add
         while stack:
-            x = stack.pop()
+            x = pop()
             if x in up or groups[x].rank < lo:
                 continue
-            up.add(x)
-            if len(up) > SEARCH_BUDGET:
+            add(x)
+            if len(up) > budget:
                 return None
-            stack.extend(pred[x])
+            push(pred[x])
         slots = sorted([groups[x].rank for x in up | down] + [lo, hi])
         seq = sorted(up, key=lambda x: groups[x].rank) + [None] + \
             sorted(down, key=lambda x: groups[x].rank)

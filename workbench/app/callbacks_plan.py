@@ -127,14 +127,20 @@ def register(app, services) -> None:
 
     @app.callback(Output(ids.SELECTED, "data"),
                   Input(ids.GROUP_TABLE, "selectedRows"), Input(ids.CYTO, "tapNodeData"),
-                  State(ids.VERSION, "data"), prevent_initial_call=True)
-    def select(rows, tapped, version_):
-        """A group chosen by a click on its row, or a node or group clicked on the graph."""
+                  State(ids.VERSION, "data"), State(ids.SELECTED, "data"),
+                  prevent_initial_call=True)
+    def select(rows, tapped, version_, current):
+        """A group chosen by a click on its row, or a node or group clicked on the graph. The
+        row the app selected for the current selection (after an edit renumbered the groups)
+        changes nothing."""
         ws, _ = session(version_)
         if ctx.triggered_id == ids.GROUP_TABLE:
             chosen = selected_ids(rows)
             gid = chosen[0] if chosen else None
             if gid is None or gid not in {g.id for g in ws.plan.groups}:
+                raise PreventUpdate
+            now = controller.group_of_node([g.to_json() for g in ws.plan.groups], current)
+            if now is not None and now["id"] == gid:
                 raise PreventUpdate
             return ws.plan.group(gid).nodes[0]
         if not tapped or not tapped.get("gid"):

@@ -138,6 +138,7 @@ def graph_panel() -> html.Div:
     canvas = cyto.Cytoscape(
         id=ids.CYTO, elements=[], stylesheet=stylesheet(), layout={"name": "preset", "fit": True},
         minZoom=0.05, maxZoom=3.0, boxSelectionEnabled=True, responsive=True,
+        autoRefreshLayout=False,
         style={"width": "100%", "height": "100%"})
     overview = html.Canvas(id=ids.OVERVIEW, className="overview", width=200, height=150,
                            title="Overview: the whole drawing; the box is what the canvas "
@@ -356,7 +357,9 @@ def page(choices: list[dict], initial_choice: str | None, policies: tuple) -> ht
               dcc.Store(id=ids.FOUND), dcc.Store(id=ids.REPLAY_STEP, data=None),
               dcc.Store(id=ids.MARKS), dcc.Store(id=ids.FIRST_VISIT, storage_type="local"),
               dcc.Store(id=ids.HEADER_VERSION), dcc.Store(id=ids.REPLAY_REQUEST),
-              dcc.Store(id=ids.CRUMB_LAYER)]
+              dcc.Store(id=ids.CRUMB_LAYER), dcc.Store(id=ids.SESSION_REQUEST),
+              dcc.Store(id=ids.LINK_REQUEST)]
+    stores += [dcc.Store(id=i) for i in ids.TAB_STORES] + [dcc.Store(id=ids.STEP_SHOWN)]
     tabs = dcc.Tabs(id=ids.TABS, value=ids.TAB_PLAN, className="tabs", children=[
         dcc.Tab(plan_tab(), label="Plan", value=ids.TAB_PLAN),
         dcc.Tab(cost_tab(), label="Cost", value=ids.TAB_COST),

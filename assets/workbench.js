@@ -125,6 +125,16 @@
         }
         return out;
       },
+      /* The first-visit help box (ids.HELP), until "Got it" (ids.HELP_CLOSE): the browser
+       * remembers (ids.FIRST_VISIT, local storage). */
+      firstVisit: function (n, ts, seen) {
+        var trig = (window.dash_clientside.callback_context.triggered || [])
+          .map(function (t) { return t.prop_id; });
+        if (trig.indexOf("first-help-close.n_clicks") >= 0 && n) {
+          return [{display: "none"}, {seen: true}];
+        }
+        return [seen ? {display: "none"} : {}, window.dash_clientside.no_update];
+      },
       /* Compile & profile's message is about the last run: another plan or backend clears
        * it (another graph the status line and the progress bar too). */
       clearProfile: function (version, backend) {

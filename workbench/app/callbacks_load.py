@@ -259,14 +259,12 @@ def register(app, services, upload_max_bytes: int) -> None:
         services.forget_layouts(sid)
         return session_version(services, sid)
 
-    @app.callback(Output(ids.HELP, "style"), Output(ids.FIRST_VISIT, "data"),
-                  Input(ids.HELP_CLOSE, "n_clicks"), Input(ids.FIRST_VISIT, "modified_timestamp"),
-                  State(ids.FIRST_VISIT, "data"))
-    def first_visit(n, _ts, seen):
-        """The help box on a first visit, until *Got it* (the browser remembers)."""
-        if ctx.triggered_id == ids.HELP_CLOSE and n:
-            return {"display": "none"}, {"seen": True}
-        return ({"display": "none"} if seen else {}), no_update
+    # the help box on a first visit, until *Got it* (the browser remembers); in the browser
+    app.clientside_callback(ClientsideFunction("workbench", "firstVisit"),
+                            Output(ids.HELP, "style"), Output(ids.FIRST_VISIT, "data"),
+                            Input(ids.HELP_CLOSE, "n_clicks"),
+                            Input(ids.FIRST_VISIT, "modified_timestamp"),
+                            State(ids.FIRST_VISIT, "data"))
 
 
 def graph_title(graph, source: str) -> str:

@@ -119,9 +119,15 @@ def register(app, services) -> None:
                   State(ids.MOVE_TARGET, "value"))
     def show_move_targets(version_, selected_data, target):
         """The list of groups to move into, labelled with today's ids; the chosen target is
-        kept (by a member of it) unless it is the selected node's own group now."""
+        kept (by a member of it) unless it is the selected node's own group now. *Move to*
+        moves one node: the list is filled while one is selected (a list of every group is
+        indexed by the browser for its search: 0.2-0.4 s on a training step's 423 groups,
+        at every edit)."""
         ws, _ = session(version_)
-        options = move_options(ws.plan, controller.selection_nodes(selected_data))
+        nodes = controller.selection_nodes(selected_data)
+        if len(nodes) != 1:
+            return ([], None) if target is not None else ([], no_update)
+        options = move_options(ws.plan, nodes)
         keep = target if target in {o["value"] for o in options} else None
         return options, keep
 

@@ -125,6 +125,18 @@
         }
         return out;
       },
+      /* ids.ROW_PICK: the group table's selected rows, unless they are the row the app
+       * selected (ids.ROW_SET; the grid reports it back as a pick). */
+      rowGate: function (rows, appSet) {
+        var nu = window.dash_clientside.no_update;
+        if (!Array.isArray(rows)) { return nu; }
+        var got = rows.map(function (r) { return r && r.id; });
+        var want = (appSet === null || appSet === undefined) ? [] : [appSet];
+        if (got.length === want.length && got.every(function (x, k) { return x === want[k]; })) {
+          return nu;
+        }
+        return rows;
+      },
       /* The first-visit help box (ids.HELP), until "Got it" (ids.HELP_CLOSE): the browser
        * remembers (ids.FIRST_VISIT, local storage). */
       firstVisit: function (n, ts, seen) {

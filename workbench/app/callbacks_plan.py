@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dash import Input, Output, State, ctx, no_update
+from dash import ClientsideFunction, Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids
@@ -131,8 +131,14 @@ def register(app, services) -> None:
         keep = target if target in {o["value"] for o in options} else None
         return options, keep
 
+    # the grid reports the row the app selected as picked: only a pick of another row asks
+    # the server (``rowGate``)
+    app.clientside_callback(ClientsideFunction("workbench", "rowGate"),
+                            Output(ids.ROW_PICK, "data"), Input(ids.GROUP_TABLE, "selectedRows"),
+                            State(ids.ROW_SET, "data"), prevent_initial_call=True)
+
     @app.callback(Output(ids.SELECTED, "data"),
-                  Input(ids.GROUP_TABLE, "selectedRows"), Input(ids.CYTO, "tapNodeData"),
+                  Input(ids.ROW_PICK, "data"), Input(ids.CYTO, "tapNodeData"),
                   State(ids.VERSION, "data"), State(ids.SELECTED, "data"),
                   prevent_initial_call=True)
     def select(rows, tapped, version_, current):
@@ -140,7 +146,7 @@ def register(app, services) -> None:
         row the app selected for the current selection (after an edit renumbered the groups)
         changes nothing."""
         ws, _ = session(version_)
-        if ctx.triggered_id == ids.GROUP_TABLE:
+        if ctx.triggered_id == ids.ROW_PICK:
             chosen = selected_ids(rows)
             gid = chosen[0] if chosen else None
             if gid is None or gid not in {g.id for g in ws.plan.groups}:
@@ -157,7 +163,7 @@ def register(app, services) -> None:
 
     @app.callback(Output(ids.SELECTION_INFO, "children"),
                   Output(ids.GROUP_TABLE, "selectedRows"),
-                  Output(ids.GROUP_TABLE, "scrollTo"),
+                  Output(ids.GROUP_TABLE, "scrollTo"), Output(ids.ROW_SET, "data"),
                   Input(ids.SELECTED, "data"), Input(ids.CYTO, "selectedNodeData"),
                   Input(ids.GROUP_TABLE, "rowData"), State(ids.VERSION, "data"),
                   State(ids.GROUP_TABLE, "selectedRows"))
@@ -168,11 +174,12 @@ def register(app, services) -> None:
         listed = {r["id"] for r in rows or ()}
         want = [{"id": group["id"]}] if group and group["id"] in listed else []
         have = [{"id": x} for x in selected_ids(current_rows)]
+        row = want[0]["id"] if want else None
         if want == have:
-            return selection_text(ws.plan, selected, nodes), no_update, no_update
+            return selection_text(ws.plan, selected, nodes), no_update, no_update, row
         scroll = {"rowId": group["id"]} if want else no_update
         return (selection_text(ws.plan, selected, nodes), {"ids": [w["id"] for w in want]},
-                scroll)
+                scroll, row)
 
     @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
                   Output(ids.EDIT_MSG, "children"),

@@ -22,6 +22,8 @@ PROFILE_TAB_VERSION, WHATIF_VERSION, DIFF_VERSION = ("profile-tab-version", "wha
                                                      "diff-version")
 #: the tabs' stores, in the order of assets/workbench.js's tabGate
 TAB_STORES = (COST_VERSION, EXPLAIN_VERSION, PROFILE_TAB_VERSION, WHATIF_VERSION, DIFF_VERSION)
+ROW_SET = "row-set"              #: dcc.Store: the group table's row the app selected (its id)
+ROW_PICK = "row-pick"            #: dcc.Store: the table's selected rows, when the user picked them
 STEP_SHOWN = "step-shown"        #: dcc.Store: {t, step}: the replay slider's step while Explain is shown
 FIRST_VISIT = "first-visit"      #: dcc.Store (local storage): the help was dismissed
 APP_MSG = "app-message"          #: a request the server could not handle, in one line

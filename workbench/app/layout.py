@@ -358,7 +358,8 @@ def page(choices: list[dict], initial_choice: str | None, policies: tuple) -> ht
               dcc.Store(id=ids.MARKS), dcc.Store(id=ids.FIRST_VISIT, storage_type="local"),
               dcc.Store(id=ids.HEADER_VERSION), dcc.Store(id=ids.REPLAY_REQUEST),
               dcc.Store(id=ids.CRUMB_LAYER), dcc.Store(id=ids.SESSION_REQUEST),
-              dcc.Store(id=ids.LINK_REQUEST)]
+              dcc.Store(id=ids.LINK_REQUEST), dcc.Store(id=ids.ROW_SET),
+              dcc.Store(id=ids.ROW_PICK)]
     stores += [dcc.Store(id=i) for i in ids.TAB_STORES] + [dcc.Store(id=ids.STEP_SHOWN)]
     tabs = dcc.Tabs(id=ids.TABS, value=ids.TAB_PLAN, className="tabs", children=[
         dcc.Tab(plan_tab(), label="Plan", value=ids.TAB_PLAN),

@@ -190,6 +190,7 @@ def schemas(upload_max_bytes: int) -> dict:
         (ids.SEARCH, "value"): opt(string(1000)),
         (ids.GROUP_TABLE, "rowData"): opt(list_of(flat_record)),
         (ids.GROUP_TABLE, "selectedRows"): opt(_selected_rows),
+        (ids.ROW_PICK, "data"): opt(_selected_rows),
         (ids.GROUP_TOP, "value"): opt(one_of(*TOP_VALUES)),
         (ids.PROFILE_TOP, "value"): opt(one_of(*TOP_VALUES)),
         (ids.DECISION_LOG, "cellClicked"): opt(_clicked_cell),

@@ -84,6 +84,80 @@
             version.policy !== policy || version.device !== device) { return version; }
         return nu;
       },
+      /* ids.SESSION_REQUEST: the page's start asks the server for its session once. The
+       * session store's timestamp changes when the answer writes the key; passed on, that
+       * would ask again, and Dash would hold the canvas back until the second answer. */
+      sessionGate: function (ts, version) {
+        if (version) { return window.dash_clientside.no_update; }
+        return typeof ts === "number" ? ts : -1;
+      },
+      /* ids.LINK_REQUEST: the URL's hash, only when it is a shared link (#ws=…). */
+      linkGate: function (hash) {
+        if (typeof hash === "string" && hash.indexOf("#ws=") === 0) { return hash; }
+        return window.dash_clientside.no_update;
+      },
+      /* The tabs other than Plan (ids.COST_VERSION … ids.DIFF_VERSION, ids.STEP_SHOWN): the
+       * version (with the selection for Cost and Compile & profile; the slider's step for
+       * Explain's log) is copied to the shown tab's store only, and only when it differs:
+       * an edit asks the server for nothing a hidden tab shows; showing a tab brings it up
+       * to date. Registered in workbench/app/callbacks_load.py. */
+      tabGate: function (version, tab, selected, step, cost, explain, profile, whatif, diff,
+                         shown) {
+        var nu = window.dash_clientside.no_update;
+        var out = [nu, nu, nu, nu, nu, nu];
+        if (!version) { return out; }
+        var tabs = ["tab-cost", "tab-explain", "tab-profile", "tab-whatif", "tab-diff"];
+        var now = [cost, explain, profile, whatif, diff];
+        var k = tabs.indexOf(tab);
+        if (k < 0) { return out; }
+        var want = Object.assign({}, version);
+        if (tab === "tab-cost" || tab === "tab-profile") {
+          want.sel = (selected === undefined || selected === null) ? null : selected;
+        }
+        var have = now[k];
+        if (!have || have.t !== want.t || have.sid !== want.sid ||
+            (("sel" in want) && have.sel !== want.sel)) { out[k] = want; }
+        if (tab === "tab-explain") {
+          var s = (step === undefined || step === null) ? null : step;
+          if (!shown || shown.t !== version.t || shown.step !== s) {
+            out[5] = {t: version.t, step: s};
+          }
+        }
+        return out;
+      },
+      /* ids.ROW_PICK: the group table's selected rows, unless they are the row the app
+       * selected (ids.ROW_SET; the grid reports it back as a pick). */
+      rowGate: function (rows, appSet) {
+        var nu = window.dash_clientside.no_update;
+        if (!Array.isArray(rows)) { return nu; }
+        var got = rows.map(function (r) { return r && r.id; });
+        var want = (appSet === null || appSet === undefined) ? [] : [appSet];
+        if (got.length === want.length && got.every(function (x, k) { return x === want[k]; })) {
+          return nu;
+        }
+        return rows;
+      },
+      /* The first-visit help box (ids.HELP), until "Got it" (ids.HELP_CLOSE): the browser
+       * remembers (ids.FIRST_VISIT, local storage). */
+      firstVisit: function (n, ts, seen) {
+        var trig = (window.dash_clientside.callback_context.triggered || [])
+          .map(function (t) { return t.prop_id; });
+        if (trig.indexOf("first-help-close.n_clicks") >= 0 && n) {
+          return [{display: "none"}, {seen: true}];
+        }
+        return [seen ? {display: "none"} : {}, window.dash_clientside.no_update];
+      },
+      /* Compile & profile's message is about the last run: another plan or backend clears
+       * it (another graph the status line and the progress bar too). */
+      clearProfile: function (version, backend) {
+        var nu = window.dash_clientside.no_update;
+        var trig = (window.dash_clientside.callback_context.triggered || [])
+          .map(function (t) { return t.prop_id; });
+        if (trig.indexOf("state-version.data") >= 0 && version && version.graph) {
+          return ["", "", "0"];
+        }
+        return ["", nu, nu];
+      },
       /* The replay slider at its end (the plan itself) for a new plan of n decisions. */
       stepReset: function (version, max, value) {
         var nu = window.dash_clientside.no_update;

@@ -210,6 +210,11 @@ def session_checks(port: int, edits: int, split_max: int) -> dict:
         vid = blocks[0][0]
         cy(driver, "cy.nodes('[vid = \"' + arguments[0] + '\"]')[0].emit('tap'), null", vid)
         wait(driver, f"cy.nodes('[vid = \"{vid}\"]')[0].isParent()")
+        try:  # the layer's groups (a training step's biggest layer holds parts, drawn closed)
+            wait(driver, f"cy.nodes('[vid = \"{vid}\"]')[0].descendants('.group').length > 0",
+                 10_000)
+        except RuntimeError:
+            pass
         time.sleep(1.0)
         group = cy(driver, "cy.nodes('[vid = \"' + arguments[0] + '\"]')[0].descendants('.group')"
                            f".sort(function (a, b) {{ var m = {int(split_max)}, x = a.data('n_ops'), "

@@ -130,7 +130,7 @@ class Client:
     # ----- what a browser session does ---------------------------------------------------
 
     def new_session(self) -> str:
-        a = self.call(f"{ids.SESSION}.data", {(ids.SESSION, "modified_timestamp"): 1})
+        a = self.call(f"{ids.SESSION}.data", {(ids.SESSION_REQUEST, "data"): 1})
         assert a.status == 200, a.text
         return a.props()[(ids.SESSION, "data")]
 

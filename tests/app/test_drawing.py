@@ -81,3 +81,27 @@ def test_every_sample_draws_under_its_unfused_and_single_group_plans():
         assert set(fresh_layout(scene).positions) == {
             k for k, it in scene.items.items() if it.leaf}
         make_plan(g, [ops], policy="test")  # the grouping drawn is a valid plan
+
+
+def test_a_click_on_a_group_box_selects_that_group_even_when_it_starts_with_a_duplicate():
+    """A group's box carries the member a click selects (``rep``): one that no earlier group
+    holds. Group 1 starts with ``a``, which group 0 computes too; its first member would
+    select group 0 (the training step's multi-output groups selected another group so)."""
+    from workbench.app import view as views
+    from workbench.app.controller import group_of_node
+    from workbench.app.hierarchy import build_layers, place
+
+    g = diamond()
+    sets = [["a", "b"], ["a", "c", "broadcast.2"], ["d"]]
+    groups = [{"id": f"g{k}", "kind": "loop", "nodes": s} for k, s in enumerate(sets)]
+    d = build_drawing(g, sets)
+    layers = build_layers(g)
+    placement = place(layers, g, d.groups)
+    record = views.default_record("k", g, layers, groups)
+    canvas = views.draw_canvas(g, groups, d, layers, placement,
+                               views.view_state(record, layers, groups), None, False)
+    boxes = {el["data"]["gid"]: el["data"] for el in canvas.elements
+             if "gid" in el["data"] and "n_ops" in el["data"]}
+    assert boxes["g1"]["rep"] == "c" and boxes["g0"]["rep"] == "a"
+    for gid, data in boxes.items():
+        assert group_of_node(groups, data["rep"])["id"] == gid

@@ -334,7 +334,7 @@ def test_server_memory_stays_bounded_after_200_uploads(served):
     assert growth < 120
     gone = sids[0]
     assert app.services.session(gone) is None and app.services.store.gone(gone) == "evicted"
-    a = client.call(f"{ids.SESSION}.data", {(ids.SESSION, "modified_timestamp"): 2,
+    a = client.call(f"{ids.SESSION}.data", {(ids.SESSION_REQUEST, "data"): 2,
                                             (ids.SESSION, "data"): gone})
     assert "let go to keep the server within its memory budget" in a.props()[
         (ids.LOAD_NOTE, "children")]

@@ -22,7 +22,7 @@ def knob_values(sliders: dict) -> dict:
 
 def whatif(client, sid, sliders, marks=None):
     return client.call(f"{ids.WHATIF_SUMMARY}.children", {
-        **knob_values(sliders), (ids.VERSION, "data"): client.version(sid),
+        **knob_values(sliders), (ids.WHATIF_VERSION, "data"): client.version(sid),
         (ids.TABS, "value"): ids.TAB_WHATIF, (ids.MARKS, "data"): marks},
         trigger=f"{ids.knob_id('peak_flops')}.value").props()
 
@@ -75,8 +75,8 @@ def test_use_this_plan_applies_the_knobs_once_and_puts_the_sliders_back(served):
 
 def follow(client, sid, hash_):
     return client.call(f"{ids.LINK_MSG}.children", {
-        (ids.URL, "hash"): hash_, (ids.SESSION, "data"): sid},
-        trigger=f"{ids.URL}.hash").props()
+        (ids.LINK_REQUEST, "data"): hash_, (ids.SESSION, "data"): sid},
+        trigger=f"{ids.LINK_REQUEST}.data").props()
 
 
 def groups_of(plan):

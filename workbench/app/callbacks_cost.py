@@ -39,9 +39,12 @@ def register(app, services) -> None:
 
     @app.callback(Output(ids.COST_GROUP, "children"), Output(ids.COST_TOTAL, "children"),
                   Output(ids.COST_BARS, "figure"), Output(ids.ROOFLINE, "figure"),
-                  Input(ids.VERSION, "data"), Input(ids.SELECTED, "data"),
-                  Input(ids.TABS, "value"))
-    def show_costs(version_, selected, tab):
+                  Input(ids.COST_VERSION, "data"), Input(ids.TABS, "value"),
+                  prevent_initial_call=True)
+    def show_costs(version_, tab):
+        """The selected group's and the whole plan's costs (``ids.COST_VERSION``: the version
+        and the selection, copied in the browser while this tab is shown)."""
+        selected = (version_ or {}).get("sel")
         s = services.session((version_ or {}).get("sid"))
         if s is None or tab != ids.TAB_COST:
             raise PreventUpdate  # drawn when its tab is shown

@@ -33,7 +33,8 @@ def register(app, services) -> None:
     @app.callback(Output(ids.DIFF_SUMMARY, "children"), Output(ids.DIFF_TABLE, "rowData"),
                   Output(ids.DIFF_MSG, "children"), Output(ids.TIME_MEMORY, "figure"),
                   Input(ids.DIFF_A, "value"), Input(ids.DIFF_B, "value"),
-                  Input(ids.VERSION, "data"), Input(ids.TABS, "value"))
+                  Input(ids.DIFF_VERSION, "data"), Input(ids.TABS, "value"),
+                  prevent_initial_call=True)
     def show_diff(a_name, b_name, version_, tab):
         s = services.session((version_ or {}).get("sid"))
         if s is None or tab != ids.TAB_DIFF:

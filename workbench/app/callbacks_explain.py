@@ -57,7 +57,7 @@ def register(app, services) -> None:
                             prevent_initial_call=True)
 
     @app.callback(Output(ids.REASON_FILTER, "options"), Output(ids.REASON_FILTER, "value"),
-                  Input(ids.VERSION, "data"))
+                  Input(ids.EXPLAIN_VERSION, "data"), prevent_initial_call=True)
     def reset(version):
         """A new plan: the reason filter's choices."""
         ws, _ = session(version)
@@ -116,9 +116,12 @@ def register(app, services) -> None:
                                        className="hint")
         return target, no_update
 
-    @app.callback(Output(ids.STEP_TEXT, "children"), Input(ids.STEP_SLIDER, "value"),
-                  Input(ids.TABS, "value"), State(ids.VERSION, "data"))
-    def show_step(step, tab, version):
+    @app.callback(Output(ids.STEP_TEXT, "children"), Input(ids.STEP_SHOWN, "data"),
+                  Input(ids.TABS, "value"), State(ids.STEP_SLIDER, "value"),
+                  State(ids.VERSION, "data"), prevent_initial_call=True)
+    def show_step(_shown, tab, step, version):
+        """The decision at the slider's step (``ids.STEP_SHOWN``: the step and the version,
+        copied in the browser while this tab is shown)."""
         if step is None or tab != ids.TAB_EXPLAIN:
             raise PreventUpdate
         ws, graph = session(version)
@@ -136,9 +139,10 @@ def register(app, services) -> None:
 
     @app.callback(Output(ids.DECISION_LOG, "rowData"), Output(ids.LOG_NOTE, "children"),
                   Output(ids.DECISION_LOG, "scrollTo"),
-                  Input(ids.STEP_SLIDER, "value"), Input(ids.REASON_FILTER, "value"),
-                  Input(ids.TABS, "value"), State(ids.VERSION, "data"))
-    def show_log(step, reason, tab, version):
+                  Input(ids.STEP_SHOWN, "data"), Input(ids.REASON_FILTER, "value"),
+                  Input(ids.TABS, "value"), State(ids.STEP_SLIDER, "value"),
+                  State(ids.VERSION, "data"), prevent_initial_call=True)
+    def show_log(_shown, reason, tab, step, version):
         """The decisions around the slider's step (of one reason when the filter says so),
         the step's row marked and scrolled to: a log may hold 200,000 decisions."""
         if tab != ids.TAB_EXPLAIN:
@@ -157,8 +161,8 @@ def register(app, services) -> None:
             raise PreventUpdate
         return int(cell["rowId"])
 
-    @app.callback(Output(ids.XLA_AGREEMENT, "children"), Input(ids.VERSION, "data"),
-                  Input(ids.TABS, "value"))
+    @app.callback(Output(ids.XLA_AGREEMENT, "children"), Input(ids.EXPLAIN_VERSION, "data"),
+                  Input(ids.TABS, "value"), prevent_initial_call=True)
     def show_agreement(version, tab):
         if tab != ids.TAB_EXPLAIN:
             raise PreventUpdate

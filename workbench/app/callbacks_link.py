@@ -10,7 +10,7 @@ why in one line.
 
 from __future__ import annotations
 
-from dash import Input, Output, State, html, no_update
+from dash import ClientsideFunction, Input, Output, State, html, no_update
 from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids
@@ -114,11 +114,17 @@ def register(app, services) -> None:
                 "button beside it; opening it restores the graph, policy, device, knobs and "
                 "plan")
 
+    # only a link's hash asks the server (the page's start sets the hash too; an answer
+    # that could change VERSION would hold the canvas back)
+    app.clientside_callback(ClientsideFunction("workbench", "linkGate"),
+                            Output(ids.LINK_REQUEST, "data"), Input(ids.URL, "hash"),
+                            prevent_initial_call=True)
+
     @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
                   Output(ids.LINK_MSG, "children", allow_duplicate=True),
                   Output(ids.URL, "hash", allow_duplicate=True),
                   *[Output(i, "value", allow_duplicate=True) for i in SLIDER_IDS],
-                  Input(ids.URL, "hash"), State(ids.SESSION, "data"),
+                  Input(ids.LINK_REQUEST, "data"), State(ids.SESSION, "data"),
                   prevent_initial_call=True)
     def link_changed(hash_, sid):
         """A link's hash in an open page (pasted into the address bar): follow it."""

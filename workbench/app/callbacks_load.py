@@ -90,12 +90,27 @@ def start_session(services) -> str:
 def register(app, services, upload_max_bytes: int) -> None:
     """Attach the load-and-choose callbacks to ``app``."""
 
+    # the page's start asks once (the browser's sessionGate): the answer writes the session
+    # store, whose new timestamp would otherwise ask again and hold the canvas back
+    app.clientside_callback(ClientsideFunction("workbench", "sessionGate"),
+                            Output(ids.SESSION_REQUEST, "data"),
+                            Input(ids.SESSION, "modified_timestamp"), State(ids.VERSION, "data"))
+    # the tabs other than Plan listen to their own copy of VERSION, made in the browser while
+    # the tab is shown (tabGate): an edit asks the server only for what is shown
+    app.clientside_callback(ClientsideFunction("workbench", "tabGate"),
+                            *[Output(i, "data") for i in (*ids.TAB_STORES, ids.STEP_SHOWN)],
+                            Input(ids.VERSION, "data"), Input(ids.TABS, "value"),
+                            Input(ids.SELECTED, "data"), Input(ids.STEP_SLIDER, "value"),
+                            *[State(i, "data") for i in (*ids.TAB_STORES, ids.STEP_SHOWN)])
+
     @app.callback(Output(ids.SESSION, "data"), Output(ids.VERSION, "data"),
-                  Input(ids.SESSION, "modified_timestamp"), State(ids.SESSION, "data"),
-                  State(ids.VERSION, "data"), State(ids.URL, "hash"))
+                  Input(ids.SESSION_REQUEST, "data"), State(ids.SESSION, "data"),
+                  State(ids.VERSION, "data"), State(ids.URL, "hash"),
+                  prevent_initial_call=True)
     def init_session(_ts, sid, current, hash_):
         """The page opens: a new session (or the tab's own, on a reload); a shared link in
-        the URL's hash is followed then (:mod:`.callbacks_link`)."""
+        the URL's hash is followed then (:mod:`.callbacks_link`). Asked once per page
+        (``ids.SESSION_REQUEST``)."""
         if services.session(sid) is None:
             gone = services.store.gone(sid)
             if gone:
@@ -244,14 +259,12 @@ def register(app, services, upload_max_bytes: int) -> None:
         services.forget_layouts(sid)
         return session_version(services, sid)
 
-    @app.callback(Output(ids.HELP, "style"), Output(ids.FIRST_VISIT, "data"),
-                  Input(ids.HELP_CLOSE, "n_clicks"), Input(ids.FIRST_VISIT, "modified_timestamp"),
-                  State(ids.FIRST_VISIT, "data"))
-    def first_visit(n, _ts, seen):
-        """The help box on a first visit, until *Got it* (the browser remembers)."""
-        if ctx.triggered_id == ids.HELP_CLOSE and n:
-            return {"display": "none"}, {"seen": True}
-        return ({"display": "none"} if seen else {}), no_update
+    # the help box on a first visit, until *Got it* (the browser remembers); in the browser
+    app.clientside_callback(ClientsideFunction("workbench", "firstVisit"),
+                            Output(ids.HELP, "style"), Output(ids.FIRST_VISIT, "data"),
+                            Input(ids.HELP_CLOSE, "n_clicks"),
+                            Input(ids.FIRST_VISIT, "modified_timestamp"),
+                            State(ids.FIRST_VISIT, "data"))
 
 
 def graph_title(graph, source: str) -> str:

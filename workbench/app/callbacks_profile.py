@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dash import Input, Output, State, ctx, dcc, no_update
+from dash import ClientsideFunction, Input, Output, State, ctx, dcc, no_update
 from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids, profiling
@@ -109,23 +109,21 @@ def register(app, services) -> None:
                 no_update, no_update
         return ENDED["cancelled"], "0", *IDLE
 
-    @app.callback(Output(ids.PROFILE_MSG, "children", allow_duplicate=True),
-                  Output(ids.PROFILE_STATUS, "children", allow_duplicate=True),
-                  Output(ids.PROFILE_PROGRESS, "value", allow_duplicate=True),
-                  Input(ids.VERSION, "data"), Input(ids.PROFILE_BACKEND, "value"),
-                  prevent_initial_call=True)
-    def clear_message(version_, _backend):
-        """A message beside the button is about the last run: another backend or another
-        plan clears it (and another graph the status line and the bar too)."""
-        if ctx.triggered_id == ids.VERSION and (version_ or {}).get("graph"):
-            return "", "", "0"
-        return "", no_update, no_update
+    # a message beside the button is about the last run: another backend or another plan
+    # clears it (and another graph the status line and the bar too); in the browser
+    app.clientside_callback(ClientsideFunction("workbench", "clearProfile"),
+                            Output(ids.PROFILE_MSG, "children", allow_duplicate=True),
+                            Output(ids.PROFILE_STATUS, "children", allow_duplicate=True),
+                            Output(ids.PROFILE_PROGRESS, "value", allow_duplicate=True),
+                            Input(ids.VERSION, "data"), Input(ids.PROFILE_BACKEND, "value"),
+                            prevent_initial_call=True)
 
     @app.callback(Output(ids.PROFILE_SUMMARY, "children"),
                   Output(ids.PROFILE_TABLE, "rowData"),
                   Output(ids.PROFILE_BARS, "figure"), Output(ids.CORRECTNESS, "rowData"),
-                  Input(ids.PROFILE_VERSION, "data"), Input(ids.VERSION, "data"),
-                  Input(ids.TABS, "value"), Input(ids.PROFILE_TOP, "value"))
+                  Input(ids.PROFILE_VERSION, "data"), Input(ids.PROFILE_TAB_VERSION, "data"),
+                  Input(ids.TABS, "value"), Input(ids.PROFILE_TOP, "value"),
+                  prevent_initial_call=True)
     def show_report(_pv, version_, tab, top):
         sid = (version_ or {}).get("sid")
         s = services.session(sid)
@@ -144,10 +142,13 @@ def register(app, services) -> None:
         return (summary, top_rows(rows, top, "measured_s"), profile_bars(rows),
                 profiling.correctness_rows(report))
 
-    @app.callback(Output(ids.KERNEL_SOURCE, "children"), Input(ids.SELECTED, "data"),
+    @app.callback(Output(ids.KERNEL_SOURCE, "children"), Input(ids.PROFILE_TAB_VERSION, "data"),
                   Input(ids.PROFILE_VERSION, "data"), Input(ids.TABS, "value"),
-                  State(ids.VERSION, "data"))
-    def show_source(selected, _pv, tab, version_):
+                  prevent_initial_call=True)
+    def show_source(version_, _pv, tab):
+        """The selected group's kernel source (``ids.PROFILE_TAB_VERSION``: the version and
+        the selection, copied in the browser while this tab is shown)."""
+        selected = (version_ or {}).get("sel")
         sid = (version_ or {}).get("sid")
         s = services.session(sid)
         if tab != ids.TAB_PROFILE:

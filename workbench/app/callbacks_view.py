@@ -127,8 +127,12 @@ def register(app, services) -> None:
         triggers = triggered_ids()
         fit = not triggers or ids.XLA_TOGGLE in triggers or (
             ids.VERSION in triggers and bool(version.get("graph")))
-        return (elements, {"name": "preset", "fit": fit, "padding": 20}, canvas.min_zoom,
-                banner)
+        # the canvas does not lay out again when its elements change (autoRefreshLayout off:
+        # every element comes with its position, and dash-cytoscape's refresh ran the whole
+        # layout 100 ms after each edit); a fit is asked for by a new layout value
+        layout = ({"name": "preset", "fit": True, "padding": 20, "run": version.get("t")}
+                  if fit else no_update)
+        return elements, layout, canvas.min_zoom, banner
 
     @app.callback(Output(ids.VIEW_STATE, "data"), Output(ids.FOUND, "data",
                                                           allow_duplicate=True),
@@ -239,10 +243,13 @@ def register(app, services) -> None:
 
     @app.callback(Output(ids.BREADCRUMB, "children"), Output(ids.CRUMB_LAYER, "data"),
                   Input(ids.SELECTED, "data"), Input(ids.CYTO, "tapNodeData"),
-                  Input(ids.VERSION, "data"))
-    def show_breadcrumb(selected, tapped, version):
+                  Input(ids.HEADER_VERSION, "data"), State(ids.VERSION, "data"),
+                  State(ids.CRUMB_LAYER, "data"))
+    def show_breadcrumb(selected, tapped, header, version, shown):
         """The layers down to the clicked layer or the selected op's layer; the last one is
-        what *Close layer* closes."""
+        what *Close layer* closes. It depends on the graph (``ids.HEADER_VERSION``: not
+        bumped by an edit), and is left as it is when it would show the same layers (new
+        buttons would fire the breadcrumb's callback: a round trip)."""
         ws, graph = session(version)
         layers = layers_of(graph)
         lid = ROOT
@@ -251,6 +258,8 @@ def register(app, services) -> None:
         elif selected in layers.node_layer:
             lid = layers.node_layer[selected]
         lid = lid if lid in layers.layers else ROOT
+        if lid == shown and ids.HEADER_VERSION not in triggered_ids():
+            raise PreventUpdate
         return breadcrumb(layers, lid), lid
 
     @app.callback(Output(ids.HOVER_INFO, "children", allow_duplicate=True),

@@ -145,7 +145,7 @@ def register(app, services) -> None:
     """Attach the What-if tab's callbacks to ``app``."""
 
     @app.callback(*[Output(i, "disabled") for i in SLIDER_IDS],
-                  Input(ids.VERSION, "data"))
+                  Input(ids.WHATIF_VERSION, "data"), prevent_initial_call=True)
     def enable_knobs(version_):
         s = services.session((version_ or {}).get("sid"))
         if s is None:
@@ -157,7 +157,7 @@ def register(app, services) -> None:
     @app.callback(Output(ids.WHATIF_SUMMARY, "children"), Output(ids.WHATIF_FLIPS, "rowData"),
                   Output(ids.WHATIF_GROUPS, "rowData"), Output(ids.WHATIF_MSG, "children"),
                   Output(ids.MARKS, "data", allow_duplicate=True),
-                  *[Input(i, "value") for i in SLIDER_IDS], Input(ids.VERSION, "data"),
+                  *[Input(i, "value") for i in SLIDER_IDS], Input(ids.WHATIF_VERSION, "data"),
                   Input(ids.TABS, "value"), State(ids.MARKS, "data"),
                   prevent_initial_call=True)
     def show_whatif(*args):
@@ -221,7 +221,8 @@ def register(app, services) -> None:
         return (version(sid, False, new), "", *[st["value"] for st in slider_state(dev)])
 
     @app.callback(Output(ids.WHATIF_SWEEP, "figure"), Input(ids.WHATIF_SWEEP_KNOB, "value"),
-                  Input(ids.VERSION, "data"), Input(ids.TABS, "value"))
+                  Input(ids.WHATIF_VERSION, "data"), Input(ids.TABS, "value"),
+                  prevent_initial_call=True)
     def show_sweep(knob, version_, tab):
         s = services.session((version_ or {}).get("sid"))
         if s is None or tab != ids.TAB_WHATIF or not knob:

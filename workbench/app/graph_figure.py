@@ -158,9 +158,12 @@ def group_title(g: dict) -> str:
     return f"{name} · {g['kind']}" + (f" · {pattern}" if pattern else "")
 
 
-def _group_data(g: dict, item, collapsed: bool) -> tuple[dict, list[str]]:
+def _group_data(g: dict, item, collapsed: bool, rep: str | None = None
+                ) -> tuple[dict, list[str]]:
     """A group node's data and classes; a collapsed group's label has its size, on lines of
-    their own so that the box's width does not cut its id off."""
+    their own so that the box's width does not cut its id off. ``rep``: the member a click
+    on the box selects (one that no earlier group holds: a duplicated producer would select
+    the first group that recomputes it)."""
     kind = g["kind"]
     if collapsed:
         pattern = short(g["pattern"]) if g.get("pattern") else ""
@@ -170,7 +173,7 @@ def _group_data(g: dict, item, collapsed: bool) -> tuple[dict, list[str]]:
         label = group_title(g)
     classes = ["group", f"kind-{kind}"] + _mark_classes(g)
     data = {"id": item.key, "gid": g["id"], "kind": kind, "n_ops": len(g["nodes"]),
-            "rep": g["nodes"][0], "label": label}
+            "rep": rep or g["nodes"][0], "label": label}
     if g.get("name"):
         data["name"] = g["name"]
     return data, classes
@@ -217,6 +220,10 @@ def scene_elements(graph: Graph, groups: Sequence[dict], scene: Scene, layout: S
     """
     dup_nodes = {it.ref.node for it in scene.items.values()
                  if it.kind == "vertex" and it.ref.copy}
+    owner: dict = {}      # node -> the first group holding it (as controller.group_of_node)
+    for gi, g in enumerate(groups):
+        for n in g["nodes"]:
+            owner.setdefault(n, gi)
     containers, leaves, titles = [], [], []
     for it in scene.root.walk():
         if it.key == ROOT:
@@ -225,7 +232,9 @@ def scene_elements(graph: Graph, groups: Sequence[dict], scene: Scene, layout: S
         if it.kind == "vertex":
             el = _vertex_element(graph, groups, it, dup_nodes)
         elif it.kind == "group":
-            data, classes = _group_data(groups[it.ref], it, it.box)
+            g = groups[it.ref]
+            rep = next((n for n in g["nodes"] if owner.get(n) == it.ref), None)
+            data, classes = _group_data(g, it, it.box, rep)
             el = {"data": data, "classes": " ".join(classes + (["collapsed"] if it.box else []))}
         else:
             data, classes = _layer_data(it, layers, scene)

@@ -11,6 +11,20 @@ REPLAY_STEP = "replay-step"      #: dcc.Store: the replay step drawn (None: the 
 MARKS = "step-marks"             #: dcc.Store: drawing ids a replay step or a refusal marks
 HEADER_VERSION = "header-version"  #: dcc.Store: VERSION, copied when the graph, policy or device changed
 REPLAY_REQUEST = "replay-request"  #: dcc.Store: a replay step (not the plan's end) to draw
+SESSION_REQUEST = "session-request"  #: dcc.Store: the session store's timestamp, passed on (in
+#: the browser) only while the page has no VERSION yet: the page's start asks the server once
+LINK_REQUEST = "link-request"    #: dcc.Store: the URL's hash, passed on only when it is a link
+#: dcc.Stores of the tabs other than Plan: VERSION (with the selection, for Cost and Compile &
+#: profile), copied in the browser only while that tab is shown and only when it changed, so
+#: that an edit asks the server for nothing a hidden tab shows (assets/workbench.js: tabGate)
+COST_VERSION, EXPLAIN_VERSION = "cost-version", "explain-version"
+PROFILE_TAB_VERSION, WHATIF_VERSION, DIFF_VERSION = ("profile-tab-version", "whatif-version",
+                                                     "diff-version")
+#: the tabs' stores, in the order of assets/workbench.js's tabGate
+TAB_STORES = (COST_VERSION, EXPLAIN_VERSION, PROFILE_TAB_VERSION, WHATIF_VERSION, DIFF_VERSION)
+ROW_SET = "row-set"              #: dcc.Store: the group table's row the app selected (its id)
+ROW_PICK = "row-pick"            #: dcc.Store: the table's selected rows, when the user picked them
+STEP_SHOWN = "step-shown"        #: dcc.Store: {t, step}: the replay slider's step while Explain is shown
 FIRST_VISIT = "first-visit"      #: dcc.Store (local storage): the help was dismissed
 APP_MSG = "app-message"          #: a request the server could not handle, in one line
 

@@ -138,6 +138,7 @@ def graph_panel() -> html.Div:
     canvas = cyto.Cytoscape(
         id=ids.CYTO, elements=[], stylesheet=stylesheet(), layout={"name": "preset", "fit": True},
         minZoom=0.05, maxZoom=3.0, boxSelectionEnabled=True, responsive=True,
+        autoRefreshLayout=False,
         style={"width": "100%", "height": "100%"})
     overview = html.Canvas(id=ids.OVERVIEW, className="overview", width=200, height=150,
                            title="Overview: the whole drawing; the box is what the canvas "
@@ -219,8 +220,8 @@ def plan_tab() -> html.Div:
         _button(ids.MERGE, "Merge", "Merge the selected nodes' groups into one"),
         _button(ids.SPLIT, "Split", "Split the selected group: its ops become one-op kernels"),
         _button(ids.MOVE, "Move to", "Move the selected node into the chosen group"),
-        dcc.Dropdown(id=ids.MOVE_TARGET, placeholder="group", clearable=True,
-                     className="move-dd"),
+        dcc.Dropdown(id=ids.MOVE_TARGET, placeholder="group (select one node)",
+                     clearable=True, className="move-dd"),
         _button(ids.FORBID, "Forbid", "Forbid the two selected nodes ever sharing a group"),
         _button(ids.PIN, "Pin", "Keep the selected group as it is when re-planning"),
         _button(ids.REJECT, "Reject", "Reject the selected group: its ops run alone"),
@@ -366,7 +367,10 @@ def page(choices: list[dict], initial_choice: str | None, policies: tuple) -> ht
               dcc.Store(id=ids.FOUND), dcc.Store(id=ids.REPLAY_STEP, data=None),
               dcc.Store(id=ids.MARKS), dcc.Store(id=ids.FIRST_VISIT, storage_type="local"),
               dcc.Store(id=ids.HEADER_VERSION), dcc.Store(id=ids.REPLAY_REQUEST),
-              dcc.Store(id=ids.CRUMB_LAYER)]
+              dcc.Store(id=ids.CRUMB_LAYER), dcc.Store(id=ids.SESSION_REQUEST),
+              dcc.Store(id=ids.LINK_REQUEST), dcc.Store(id=ids.ROW_SET),
+              dcc.Store(id=ids.ROW_PICK)]
+    stores += [dcc.Store(id=i) for i in ids.TAB_STORES] + [dcc.Store(id=ids.STEP_SHOWN)]
     tabs = dcc.Tabs(id=ids.TABS, value=ids.TAB_PLAN, className="tabs", children=[
         dcc.Tab(plan_tab(), label="Plan", value=ids.TAB_PLAN),
         dcc.Tab(cost_tab(), label="Cost", value=ids.TAB_COST),

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import re
 
-import numpy as np
 from dataclasses import dataclass, field
 
 from workbench.codegen.backend import capabilities, fast_math_table, resolve_backend
@@ -23,11 +22,11 @@ from workbench.codegen.cpu_scatter import is_scatter_group
 from workbench.codegen.cpu_sort import is_sort_group
 from workbench.codegen.cpu_conditional import is_conditional_group
 from workbench.codegen.cpu_while import is_while_group
+from workbench.codegen.runtime import table_launcher
 from workbench.codegen.lower import Unsupported, group_members, lower_group
 from workbench.codegen.products import needs_strict_products, recomputed_values
 from workbench.codegen.runtime import fallback_launcher, flat_leaves, make_alias
 from workbench.errors import CompileError, EvaluationError
-from workbench.ir.types import DTYPES
 from workbench.ir import expand_composites, get_op
 
 
@@ -295,14 +294,14 @@ def _compile_while(xgraph, group, members, counts, cache_dir, exact_math):
     if node.op == "while":
         from workbench.codegen.cpu_while import WhileLoop
 
-        ctl = WhileLoop(xgraph, members[0], exact_math, cache_dir)
+        ctl = WhileLoop(xgraph, members[0], exact_math, cache_dir, compile_plan)
         plans = [ctl.cond, ctl.body]
         what = (f"while {members[0]} (cpu while loop: condition {len(ctl.cond.call)} "
                 f"kernel(s), body {len(ctl.body.call)} kernel(s))")
     else:
         from workbench.codegen.cpu_conditional import Conditional
 
-        ctl = Conditional(xgraph, members[0], exact_math, cache_dir)
+        ctl = Conditional(xgraph, members[0], exact_math, cache_dir, compile_plan)
         plans = ctl.branches
         what = (f"conditional {members[0]} (cpu conditional: branches of "
                 f"{', '.join(str(len(c.call)) for c in plans)} kernel(s))")
@@ -352,32 +351,6 @@ def _launcher(module, backend):
     return lambda arrays: fn[grid, block](*arrays)
 
 
-def table_launcher(fn, spec, tail=()):
-    """A launch function ``launch(arrays)`` for a CPU kernel taking a pointer table: it checks
-    each array against the kernel's declared ``(dtype, elements)`` (a wrong array would be
-    read or written out of bounds), builds the table (the arrays' addresses, then the
-    addresses ``tail``) and calls the kernel.
-
-    Raises
-    ------
-    EvaluationError
-        For a wrong number of arrays, or an array of another dtype, size or layout.
-    """
-    # bf16 and f16 arrays may also come as their bits (uint16): the kernel reads bits
-    want = [({np.dtype(DTYPES[d])} | ({np.dtype(np.uint16)} if d in ("bf16", "f16") else set()),
-             n) for d, n in spec]
-
-    def launch(arrays):
-        arrays = flat_leaves(arrays)      # a tuple value (a sort's) is one array per element
-        if len(arrays) != len(want):
-            raise EvaluationError(f"kernel takes {len(want)} arrays, got {len(arrays)}")
-        for k, (a, (dts, n)) in enumerate(zip(arrays, want)):
-            if a.dtype not in dts or a.size != n or not a.flags.c_contiguous:
-                raise EvaluationError(f"kernel argument {k}: expected {n} contiguous "
-                                      f"{min(map(str, dts))}, got {a.size} {a.dtype}")
-        table = np.array([a.ctypes.data for a in arrays] + list(tail), dtype=np.int64)
-        fn(table.ctypes.data)
-    return launch
 
 
 def _fallback(xgraph, group, backend, members, reason, counts):

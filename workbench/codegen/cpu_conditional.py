@@ -52,6 +52,9 @@ class Conditional:
         Passed to :func:`~workbench.codegen.compile_plan` for every branch.
     cache_dir : path or None
         The kernel cache.
+    compile_plan : callable
+        :func:`~workbench.codegen.compile_plan`, passed in by the compiler that meets the node
+        (this module is below it: it does not import the compiler).
 
     Attributes
     ----------
@@ -72,8 +75,7 @@ class Conditional:
         offline groups in a branch, or a branch that could not be bound to its buffers.
     """
 
-    def __init__(self, xgraph, nid: str, exact_math: bool, cache_dir):
-        from workbench.codegen.compile import compile_plan
+    def __init__(self, xgraph, nid: str, exact_math: bool, cache_dir, compile_plan):
         from workbench.planner import plan_graph
 
         node = xgraph.node(nid)

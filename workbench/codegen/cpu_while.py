@@ -71,6 +71,9 @@ class WhileLoop:
         Passed to :func:`~workbench.codegen.compile_plan` for both computations.
     cache_dir : path or None
         The kernel cache.
+    compile_plan : callable
+        :func:`~workbench.codegen.compile_plan`, passed in by the compiler that meets the node
+        (this module is below it: it does not import the compiler).
 
     Attributes
     ----------
@@ -91,8 +94,7 @@ class WhileLoop:
         that could not be bound to the state buffers without copying them.
     """
 
-    def __init__(self, xgraph, nid: str, exact_math: bool, cache_dir):
-        from workbench.codegen.compile import compile_plan
+    def __init__(self, xgraph, nid: str, exact_math: bool, cache_dir, compile_plan):
         from workbench.planner import plan_graph
 
         node = xgraph.node(nid)
@@ -238,7 +240,7 @@ class WhileLoop:
 
 def native_launcher(fn, spec, context):
     """``launch(arrays)`` of the native loop: the table of the arrays and the context."""
-    from workbench.codegen.compile import table_launcher
+    from workbench.codegen.runtime import table_launcher
 
     return table_launcher(fn, spec, tail=(int(context.ctypes.data),))
 

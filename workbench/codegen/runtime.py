@@ -22,7 +22,7 @@ from workbench.errors import EvaluationError, WorkbenchError
 from workbench.ir.graph import Graph
 from workbench.ir.interpreter import cannot_evaluate
 from workbench.ir.ops import constant_array, get_op
-from workbench.ir.types import TensorType, TupleType
+from workbench.ir.types import DTYPES, TensorType, TupleType
 
 
 def map_leaves(fn, value, t):
@@ -293,3 +293,31 @@ def make_executor(backend: str):
     if backend == "cpu":
         return CpuExecutor()
     return CudaExecutor(simulator=backend == "cuda-sim")
+
+
+def table_launcher(fn, spec, tail=()):
+    """A launch function ``launch(arrays)`` for a CPU kernel taking a pointer table: it checks
+    each array against the kernel's declared ``(dtype, elements)`` (a wrong array would be
+    read or written out of bounds), builds the table (the arrays' addresses, then the
+    addresses ``tail``) and calls the kernel.
+
+    Raises
+    ------
+    EvaluationError
+        For a wrong number of arrays, or an array of another dtype, size or layout.
+    """
+    # bf16 and f16 arrays may also come as their bits (uint16): the kernel reads bits
+    want = [({np.dtype(DTYPES[d])} | ({np.dtype(np.uint16)} if d in ("bf16", "f16") else set()),
+             n) for d, n in spec]
+
+    def launch(arrays):
+        arrays = flat_leaves(arrays)      # a tuple value (a sort's) is one array per element
+        if len(arrays) != len(want):
+            raise EvaluationError(f"kernel takes {len(want)} arrays, got {len(arrays)}")
+        for k, (a, (dts, n)) in enumerate(zip(arrays, want)):
+            if a.dtype not in dts or a.size != n or not a.flags.c_contiguous:
+                raise EvaluationError(f"kernel argument {k}: expected {n} contiguous "
+                                      f"{min(map(str, dts))}, got {a.size} {a.dtype}")
+        table = np.array([a.ctypes.data for a in arrays] + list(tail), dtype=np.int64)
+        fn(table.ctypes.data)
+    return launch

@@ -185,7 +185,8 @@ def test_tune_is_a_job_the_page_follows_to_its_end(dash_duo, make_app, private_c
     result = task.result["result"]
     assert text_of(dash_duo, ids.TUNE_STATUS) == \
         f"done: {sum(t.status == 'ok' for t in result.trials)} variant(s) measured"
-    assert text_of(dash_duo, ids.TUNE_SUMMARY).startswith("Measured the start plan and 2 variant(s)")
+    assert text_of(dash_duo, ids.TUNE_SUMMARY).startswith(
+        "Measured the start plan and 2 variant(s)")
     wait_for(dash_duo, lambda: len(table_rows(dash_duo, ids.TUNE_TABLE)) == 2, 20,
              "the trials")
     assert [r[1] for r in table_rows(dash_duo, ids.TUNE_TABLE)] == \

@@ -291,8 +291,11 @@ class PriorityRun(PlannerRun):
                 written += ix.nbytes[v]
         nbytes = in_bytes + written
         dot = p_dot or (bool(c.special) and any(ix.contraction[m] for m in c.special))
-        t = st.ktime(flops, trans, nbytes, written, dot,
-                     None if st.costs is None else st.calibrated(c, p, minus=shared))
+        cal = None if st.costs is None else st.calibrated(c, p, minus=shared)
+        if p.nexp or c.nexp:        # recomputation through a broadcast (costmodel.recompute)
+            flops, trans, cal = st.recompute(c.members | p.members, c.outs.union(keep), flops,
+                                             trans, cal)
+        t = st.ktime(flops, trans, nbytes, written, dot, cal)
         return (c.ver, t, (flops, trans, nbytes, written, dot), n_in,
                 c.t if c.t is not None else st.time(c))
 

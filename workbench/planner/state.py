@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from workbench.costmodel.calibrated import calibration_of, graph_traffic, node_costs_of
 from workbench.costmodel.model import kernel_timer, peak_live
+from workbench.costmodel.recompute import expands, recompute_extra
 from workbench.costmodel.devices import DeviceProfile
 from workbench.ir.index import GraphIndex
 
@@ -66,7 +67,7 @@ class Group:
 
     __slots__ = ("gid", "members", "ext", "parts", "ext_bytes", "outs", "out_bytes", "flops",
                  "trans", "rank", "roots", "live", "pattern", "pinned", "special", "dup", "names", "t",
-                 "ver", "cs", "ds", "dsf", "work")
+                 "ver", "cs", "ds", "dsf", "work", "nexp")
 
     def __init__(self, gid: int):
         self.gid = gid
@@ -99,6 +100,8 @@ class Group:
         self.ds = 0.0
         self.dsf = 0.0
         self.work = 0
+        #: members that are expanding broadcasts (recomputation through them is counted)
+        self.nexp = 0
 
     def select(self, flags) -> list[int]:
         """Sorted special members with ``flags[i]`` set."""
@@ -123,6 +126,8 @@ class FusionState:
         self.traffic = graph_traffic(index) if cal is not None else 0
         #: :func:`~workbench.costmodel.model.kernel_timer` of the device (kernel_time's seconds)
         self.ktime = kernel_timer(device)
+        #: per node: an expanding broadcast of a computed value (see :meth:`recompute`)
+        self.expand = [expands(index, i) for i in range(len(index))]
         self.groups: dict[int, Group] = {}
         n = len(index)
         self.node_groups: list[set[int]] = [set() for _ in range(n)]
@@ -154,6 +159,7 @@ class FusionState:
         g.live = ix.reg_width[i] + sum(ix.reg_width[o] for o in ix.operands[i]
                                        if ix.read_bytes[o])
         g.roots = {i}
+        g.nexp = int(self.expand[i])
         if ix.reduction[i] or ix.contraction[i] or ix.opaque[i] or ix.offline[i]:
             g.special = {i}
         if ix.output[i] or ix.users[i]:
@@ -170,9 +176,25 @@ class FusionState:
     def time(self, g: Group) -> float:
         """Predicted seconds of group ``g`` as one kernel (cached until the group changes)."""
         if g.t is None:
-            g.t = self.ktime(g.flops, g.trans, g.ext_bytes + g.out_bytes,
-                             g.out_bytes, self.has_contraction(g), self.calibrated(g))
+            flops, trans, cal = self.recompute(g.members, g.outs, g.flops, g.trans,
+                                               self.calibrated(g), g.nexp)
+            g.t = self.ktime(flops, trans, g.ext_bytes + g.out_bytes,
+                             g.out_bytes, self.has_contraction(g), cal)
         return g.t
+
+    def recompute(self, members, outs, flops, trans, calibrated, nexp: int = 1):
+        """``(flops, trans, calibrated)`` of a kernel of ``members`` writing ``outs``, with what
+        it computes again through an expanding broadcast added
+        (:func:`~workbench.costmodel.recompute.recompute_extra`, as
+        :func:`~workbench.costmodel.model.group_cost` counts it); unchanged when ``nexp`` (the
+        expanding broadcasts among the members) is 0."""
+        if not nexp:
+            return flops, trans, calibrated
+        df, dt, ds = recompute_extra(self.ix, members, outs,
+                                     None if self.costs is None else self.costs.compute_s)
+        if calibrated is not None and ds:
+            calibrated = (calibrated[0] + ds,) + tuple(calibrated[1:])
+        return flops + df, trans + dt, calibrated
 
     def calibrated(self, *groups: Group, minus=()):
         """``(compute s, contraction s, work, traffic)`` of ``groups`` as one kernel, less the
@@ -283,6 +305,8 @@ class FusionState:
             if self.costs is not None:
                 c.cs, c.ds, c.dsf, c.work = self.sums(c, p, minus=shared)
             c.live += p.live
+            if c.nexp or p.nexp:
+                c.nexp = sum(self.expand[m] for m in c.members)
             c.special |= p.special
             c.pattern = c.pattern or p.pattern
             c.dup = c.dup or p.dup or len(consumers) > 1
@@ -377,6 +401,7 @@ class FusionState:
         a.dsf += b.dsf
         a.work += b.work
         a.live += b.live
+        a.nexp = sum(self.expand[m] for m in members) if a.nexp or b.nexp else 0
         a.special |= b.special
         a.dup = a.dup or b.dup
         a.pattern = a.pattern or b.pattern

@@ -114,6 +114,8 @@ def test_the_planner_keeps_the_recomputed_producer_apart_and_says_why_with_its_n
     (d,) = [d for d in plan.decisions if not d.fused and "s" in d.nodes]
     # its numbers: fusing costs more than it saves, and the fused time is group_cost's
     assert d.numbers["benefit_s"] < 0
+    assert d.reason == "not-profitable"
+    assert "would evaluate s 512 times (8 per element)" in d.message
     (consumer,) = [grp for grp in plan.groups if grp.id == home["m"]]
     fused = group_cost(g, ["s", *consumer.nodes], DEV)
     # (the decision keeps its numbers to 6 significant digits)

@@ -46,11 +46,12 @@ def transposed(n=16, reps=4):
     return b.build([out]), ["e", bc, "t", "r", "out"]
 
 
-def ir_evaluations(graph, members, outputs) -> dict[str, int]:
-    """Node -> how many times the CPU kernel IR evaluates it: each Let statement once per
-    iteration of the loops that enclose it."""
+def ir_evaluations(graph, members, outputs, backend="cpu") -> dict[str, int]:
+    """Node -> how many times the kernel evaluates it: on the CPU each Let statement once per
+    iteration of the loops that enclose it; in the CUDA backend's flat loop (one element of the
+    nest per thread) a statement inside the loops once per element of the nest."""
     xg = expand_composites(graph)
-    kir = lower_group(xg, group_members(xg, members), list(outputs), capabilities("cpu"))
+    kir = lower_group(xg, group_members(xg, members), list(outputs), capabilities(backend))
     out: dict[str, int] = {}
 
     def walk(stmts, times):
@@ -62,14 +63,15 @@ def ir_evaluations(graph, members, outputs) -> dict[str, int]:
 
     for nest in kir.nests:
         for depth, stmts in enumerate(nest.levels):
-            walk(stmts, math.prod(nest.shape[:depth]))
+            walk(stmts, math.prod(nest.shape[:depth] if backend == "cpu" or depth == 0
+                                  else nest.shape))
     return out
 
 
-def _model_evaluations(graph, members, outputs) -> dict[str, int]:
+def _model_evaluations(graph, members, outputs, hoist=True) -> dict[str, int]:
     ix = graph_index(graph)
     mem = {ix.pos[m] for m in members}
-    ev = evaluations(ix, mem, [ix.pos[o] for o in outputs])
+    ev = evaluations(ix, mem, [ix.pos[o] for o in outputs], hoist)
     return {ix.ids[m]: n for m, n in ev.items()}
 
 
@@ -84,6 +86,21 @@ def test_the_model_counts_each_statement_as_often_as_the_kernel_evaluates_it(gra
     assert code, "the kernel evaluates something"
     for node, times in code.items():
         assert model[node] == times, (node, model[node], times)
+
+
+@pytest.mark.parametrize("graph_members", [rotary_like(inner=True), rotary_like(inner=False),
+                                           transposed()], ids=["inner", "outer", "transpose"])
+def test_on_a_gpu_nothing_is_hoisted(graph_members):
+    g, members = graph_members
+    outs = list(g.outputs)
+    code = ir_evaluations(g, members, outs, backend="cuda")
+    model = _model_evaluations(g, members, outs, hoist=False)
+    for node, times in code.items():
+        assert model[node] == times, (node, model[node], times)
+    # the producer runs once per element of the output, whichever dimension it is broadcast on
+    name = "s" if "s" in code else "e"
+    assert code[name] == math.prod(g.node(outs[0]).type.shape)
+    assert group_cost(g, members, "h100").transcendentals == code[name]
 
 
 def test_a_broadcast_on_the_inner_dimension_recomputes_its_producer_for_every_element():

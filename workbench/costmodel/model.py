@@ -18,7 +18,8 @@ For a group of ops run as one kernel:
   reached through an expanding broadcast on an inner loop dimension is recomputed in every
   iteration of that loop (``sin`` of ``f32[64]`` broadcast along dimension 1 of ``[8, 64]``
   runs 512 times), one on outer dimensions only is hoisted
-  (:mod:`~workbench.costmodel.recompute`); its calibrated compute seconds scale the same way.
+  (:mod:`~workbench.costmodel.recompute`; on a GPU, one thread per element, nothing is
+  hoisted); its calibrated compute seconds scale the same way.
 * **arithmetic intensity** — FLOP-equivalents per byte moved: FLOPs plus each transcendental at
   the device's FLOP-equivalent cost (``transcendental_flops``: 8 on H100/H200, 4 on A100, 10 on the
   CPU; see :mod:`~workbench.costmodel.devices`). This is the work the compute time below counts,
@@ -482,7 +483,7 @@ def group_cost(graph: Graph, members, device="cpu", outputs=None) -> CostBreakdo
             else {index.pos[o] for o in outputs})
     read = sum(external_reads(index, mem).values())
     written = sum(index.nbytes[o] for o in outs)
-    factors = recompute_factors(index, mem, outs)
+    factors = recompute_factors(index, mem, outs, hoist=not dev.is_gpu)
     cal = calibration_of(dev)
     if cal is not None:
         return calibrated_estimate(index, mem, read, written, dev, cal, factors)

@@ -29,6 +29,11 @@ op registry's counts (so input and output fusions are counted as before). Two us
 at different indices of one nest (two slices of it) count once: an approximation, the union of
 their loop variables.
 
+On a GPU (the CUDA backend's *flat* loop: one element of the nest per thread, a grid-stride
+loop over the linear index) nothing is hoisted: every member a loop level uses is evaluated
+once per element of the nest (``hoist=False``); ``sin`` of ``f32[64]`` broadcast to ``[64, 8]``
+along either dimension runs 512 times.
+
 The correction is applied only to groups that hold an *expanding* broadcast (more elements out
 than in) of another member, the case above; in other groups every member counts once per
 element.
@@ -153,7 +158,7 @@ def _nests(index, outs) -> list[tuple[tuple, list[int]]]:
     return list(nests.items())
 
 
-def evaluations(index, members, outputs) -> dict[int, int] | None:
+def evaluations(index, members, outputs, hoist: bool = True) -> dict[int, int] | None:
     """How many times one kernel of ``members`` writing ``outputs`` evaluates each member.
 
     Parameters
@@ -163,6 +168,9 @@ def evaluations(index, members, outputs) -> dict[int, int] | None:
         Node indices of the group (sources excluded).
     outputs : iterable of int
         The members the kernel stores.
+    hoist : bool
+        True for the CPU's loop nests (a statement placed in the outermost loop whose variables
+        it uses), False for the CUDA backend's flat loops (every element of the nest).
 
     Returns
     -------
@@ -190,11 +198,12 @@ def evaluations(index, members, outputs) -> dict[int, int] | None:
                 dep[o] = list(od) if old is None else [a | b for a, b in zip(old, od)]
         for m, d in dep.items():
             used = frozenset().union(*d) if d else frozenset()
-            counts[m] += math.prod(root[:max(used) + 1]) if used else 1
+            depth = (max(used) + 1 if hoist else len(root)) if used else 0
+            counts[m] += math.prod(root[:depth])
     return counts
 
 
-def recompute_factors(index, members, outputs) -> dict[int, float]:
+def recompute_factors(index, members, outputs, hoist: bool = True) -> dict[int, float]:
     """Member -> evaluations per element (``evaluations / elements``) for the members a kernel
     evaluates other than once per element; empty when the group holds no expanding broadcast of
     a member or the walk does not apply (see the module notes).
@@ -206,6 +215,8 @@ def recompute_factors(index, members, outputs) -> dict[int, float]:
         Node indices of the group.
     outputs : iterable of int
         The members the kernel stores.
+    hoist : bool
+        See :func:`evaluations` (False on a GPU).
 
     Returns
     -------
@@ -214,7 +225,7 @@ def recompute_factors(index, members, outputs) -> dict[int, float]:
     mem = set(members)
     if not any(expands(index, m) and index.operands[m][0] in mem for m in mem):
         return {}
-    counts = evaluations(index, mem, outputs)
+    counts = evaluations(index, mem, outputs, hoist)
     if counts is None:
         return {}
     return {m: n / index.elements[m] for m, n in counts.items()
@@ -222,14 +233,16 @@ def recompute_factors(index, members, outputs) -> dict[int, float]:
             and index.ops[m] not in INDEX_ONLY_OPS}
 
 
-def recompute_extra(index, members, outputs, compute_s=None) -> tuple[int, int, float]:
+def recompute_extra(index, members, outputs, compute_s=None,
+                    hoist: bool = True) -> tuple[int, int, float]:
     """What a kernel of ``members`` writing ``outputs`` computes beyond one evaluation per
     element of each member (see :func:`recompute_factors`): ``(FLOPs, transcendentals, one
     core's compute seconds)``, each the sum over members of ``(factor - 1) x`` the member's
-    count (``compute_s``: the calibrated per-node seconds, a list by node index; None: 0 s).
+    count (``compute_s``: the calibrated per-node seconds, a list by node index; None: 0 s;
+    ``hoist``: see :func:`evaluations`).
     Negative where the kernel evaluates a member at fewer indices than it has elements (a
     slice of it). All zero for a group without an expanding broadcast of a member."""
-    factors = recompute_factors(index, members, outputs)
+    factors = recompute_factors(index, members, outputs, hoist)
     if not factors:
         return 0, 0, 0.0
     flops = trans = 0

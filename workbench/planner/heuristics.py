@@ -411,7 +411,9 @@ class PriorityRun(PlannerRun):
             if not (p.nexp or c.nexp):
                 continue
             outs = c.outs | {v for v in p.outs if ix.output[v]}
-            for m, f in recompute_factors(ix, c.members | p.members, outs).items():
+            factors = recompute_factors(ix, c.members | p.members, outs,
+                                        hoist=not self.dev.is_gpu)
+            for m, f in factors.items():
                 work = (f - 1.0) * (ix.flops[m] + self.dev.transcendental_flops * ix.trans[m])
                 if m in p.members and f > 1 and work > 0 and (best is None or work > best[0]):
                     best = (work, m, f)

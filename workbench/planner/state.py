@@ -191,7 +191,8 @@ class FusionState:
         if not nexp:
             return flops, trans, calibrated
         df, dt, ds = recompute_extra(self.ix, members, outs,
-                                     None if self.costs is None else self.costs.compute_s)
+                                     None if self.costs is None else self.costs.compute_s,
+                                     hoist=not self.device.is_gpu)
         if calibrated is not None and ds:
             calibrated = (calibrated[0] + ds,) + tuple(calibrated[1:])
         return flops + df, trans + dt, calibrated

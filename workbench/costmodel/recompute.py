@@ -52,6 +52,8 @@ __all__ = ["INDEX_ONLY_OPS", "evaluations", "expands", "recompute_extra", "recom
 INDEX_ONLY_OPS = frozenset({"broadcast", "transpose", "reshape", "bitcast", "slice", "reverse",
                             "copy"})
 
+#: candidate kernels whose factors one graph's index keeps (then it starts afresh)
+_CACHE_MAX = 1 << 16
 _SAME_INDEX = frozenset({"slice", "reverse", "pad", "concatenate", "copy"})
 _RESHAPES = frozenset({"reshape", "bitcast"})
 
@@ -64,9 +66,26 @@ def expands(index, i: int) -> bool:
     return not index.source[o] and index.elements[i] > index.elements[o]
 
 
+def _info(index) -> tuple[list, list, list]:
+    """(shape of each node, whether the walk follows it, the nodes), computed once per index."""
+    hit = index.__dict__.get("_recompute_info")
+    if hit is None:
+        shapes, follow, nodes = [], [], []
+        for i, nid in enumerate(index.ids):
+            node = index.graph.node(nid)
+            nodes.append(node)
+            shapes.append(tuple(getattr(node.type, "shape", ()) or ()))
+            op = node.op
+            follow.append(index.source[i] or op == "iota" or op in INDEX_ONLY_OPS
+                          or op in _SAME_INDEX
+                          or (get_op(op).category == Category.ELEMENTWISE
+                              and not index.reduction[i]))
+        hit = index.__dict__["_recompute_info"] = (shapes, follow, nodes)
+    return hit
+
+
 def _shape(index, i: int) -> tuple:
-    t = index.graph.node(index.ids[i]).type
-    return tuple(getattr(t, "shape", ()) or ())
+    return _info(index)[0][i]
 
 
 def _reshape_groups(src: tuple, dst: tuple):
@@ -98,7 +117,7 @@ def _reshape_groups(src: tuple, dst: tuple):
 def _operand_deps(index, i: int, dep: list) -> list | None:
     """For node ``i`` whose dimensions depend on the loop-variable sets ``dep``: the same for
     each operand (None: an op this walk does not follow)."""
-    node = index.graph.node(index.ids[i])
+    node = _info(index)[2][i]
     op = node.op
     ops = index.operands[i]
     if op == "iota":
@@ -179,6 +198,9 @@ def evaluations(index, members, outputs, hoist: bool = True) -> dict[int, int] |
         group holds an op the walk does not follow (see the module notes).
     """
     mem = set(members)
+    follow = _info(index)[1]
+    if not all(follow[m] for m in mem):
+        return None
     counts = {m: 0 for m in mem}
     for root, outs in _nests(index, [o for o in outputs if o in mem]):
         dep: dict[int, list] = {}
@@ -222,15 +244,23 @@ def recompute_factors(index, members, outputs, hoist: bool = True) -> dict[int, 
     -------
     dict of int to float
     """
-    mem = set(members)
-    if not any(expands(index, m) and index.operands[m][0] in mem for m in mem):
-        return {}
-    counts = evaluations(index, mem, outputs, hoist)
-    if counts is None:
-        return {}
-    return {m: n / index.elements[m] for m, n in counts.items()
-            if n and index.elements[m] and n != index.elements[m]
-            and index.ops[m] not in INDEX_ONLY_OPS}
+    mem = frozenset(members)
+    key = (mem, frozenset(outputs), hoist)
+    cache = index.__dict__.setdefault("_recompute_factors", {})
+    hit = cache.get(key)
+    if hit is not None:
+        return dict(hit)
+    out: dict[int, float] = {}
+    if any(expands(index, m) and index.operands[m][0] in mem for m in mem):
+        counts = evaluations(index, mem, outputs, hoist)
+        if counts is not None:
+            out = {m: n / index.elements[m] for m, n in counts.items()
+                   if n and index.elements[m] and n != index.elements[m]
+                   and index.ops[m] not in INDEX_ONLY_OPS}
+    if len(cache) > _CACHE_MAX:         # the planner asks about many candidate kernels
+        cache.clear()
+    cache[key] = out
+    return dict(out)
 
 
 def recompute_extra(index, members, outputs, compute_s=None,

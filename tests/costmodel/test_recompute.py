@@ -154,3 +154,17 @@ def test_groups_without_an_expanding_broadcast_count_once_per_element():
     ix = graph_index(g)
     assert recompute_factors(ix, {ix.pos["s"], ix.pos["r"]}, [ix.pos["r"]]) == {}
     assert group_cost(g, ["s", "r"], DEV).transcendentals == 64
+
+
+@pytest.mark.parametrize("inner", [True, False], ids=["inner", "outer"])
+def test_xla_cpus_expensive_reuse_states_the_models_count(inner):
+    g, members = rotary_like(64, 8, inner, "exponential")
+    plan = plan_graph(g, "xla-cpu", DEV)
+    (d,) = [d for d in plan.decisions if d.reason == "expensive-reuse"]
+    fused = group_cost(g, members, DEV)
+    assert d.numbers["evaluations"] == fused.transcendentals == (512 if inner else 64)
+    assert d.numbers["elements"] == 64
+    if inner:
+        assert "would indeed evaluate it 512 times, 8 per element" in d.message
+    else:
+        assert "hoists it out of the inner loops and evaluates it once per element" in d.message

@@ -71,7 +71,7 @@ from workbench.costmodel.calibrated import calibration_of, graph_traffic, node_c
 from workbench.costmodel.calibration import SHORT_LOOP, cpu_terms, cpu_time, node_basis
 from workbench.costmodel.devices import (DEVICES, LEVEL_WORDS, DeviceProfile, cpu_profile,
                                          get_device, probe_cpu)
-from workbench.costmodel.recompute import recompute_factors
+from workbench.costmodel.recompute import extra_statements, recompute_factors
 from workbench.ir.index import GraphIndex, graph_index
 
 #: XLA's kMemoryComputeParallelism (xla/service/gpu/model/gpu_performance_model_base.h)
@@ -359,7 +359,8 @@ def calibrated_estimate(index: GraphIndex, mem, bytes_read: int, bytes_written: 
     :func:`~workbench.costmodel.calibration.cpu_terms`, by class, for the members ``mem``
     (node indices); ``factors`` (member -> evaluations per element,
     :func:`~workbench.costmodel.recompute.recompute_factors`) scales a member's compute
-    seconds, FLOPs and transcendentals by how often the kernel evaluates it."""
+    seconds, FLOPs and transcendentals by how often the kernel evaluates it, and adds its
+    extra evaluations to the work the parallel threshold counts."""
     factors = factors or {}
     costs = node_costs_of(index, device, cal)
     by_class: dict[str, float] = {}
@@ -371,6 +372,8 @@ def calibrated_estimate(index: GraphIndex, mem, bytes_read: int, bytes_written: 
         by_class[k] = by_class.get(k, 0.0) + costs.compute_s[m] * factors.get(m, 1.0)
         dot_s += dots[m]
         work += costs.work[m]
+        if m in factors:
+            work += extra_statements(index, m, factors[m])
         if k == "contraction":
             dot_flops += index.flops[m]
         else:

@@ -45,7 +45,8 @@ import math
 
 from workbench.ir.ops import Category, get_op
 
-__all__ = ["INDEX_ONLY_OPS", "evaluations", "expands", "recompute_extra", "recompute_factors"]
+__all__ = ["INDEX_ONLY_OPS", "evaluations", "expands", "extra_statements", "recompute_extra",
+           "recompute_factors"]
 
 #: ops the code generator lowers as index maps only (no statement of their own): recomputing
 #: them through a broadcast costs nothing, so their counts are not scaled
@@ -264,22 +265,30 @@ def recompute_factors(index, members, outputs, hoist: bool = True) -> dict[int, 
 
 
 def recompute_extra(index, members, outputs, compute_s=None,
-                    hoist: bool = True) -> tuple[int, int, float]:
+                    hoist: bool = True) -> tuple[int, int, float, int]:
     """What a kernel of ``members`` writing ``outputs`` computes beyond one evaluation per
     element of each member (see :func:`recompute_factors`): ``(FLOPs, transcendentals, one
-    core's compute seconds)``, each the sum over members of ``(factor - 1) x`` the member's
-    count (``compute_s``: the calibrated per-node seconds, a list by node index; None: 0 s;
-    ``hoist``: see :func:`evaluations`).
+    core's compute seconds, statements)``, each the sum over members of ``(factor - 1) x`` the
+    member's count (``compute_s``: the calibrated per-node seconds, a list by node index; None:
+    0 s; statements: one per extra evaluation, what the CPU backend's parallel threshold counts,
+    :func:`~workbench.codegen.kernel_ir.nest_work`; ``hoist``: see :func:`evaluations`).
     Negative where the kernel evaluates a member at fewer indices than it has elements (a
     slice of it). All zero for a group without an expanding broadcast of a member."""
     factors = recompute_factors(index, members, outputs, hoist)
     if not factors:
-        return 0, 0, 0.0
-    flops = trans = 0
+        return 0, 0, 0.0, 0
+    flops = trans = work = 0
     secs = 0.0
     for m, f in factors.items():
         flops += round((f - 1.0) * index.flops[m])
         trans += round((f - 1.0) * index.trans[m])
+        work += extra_statements(index, m, f)
         if compute_s is not None:
             secs += (f - 1.0) * compute_s[m]
-    return flops, trans, secs
+    return flops, trans, secs, work
+
+
+def extra_statements(index, m: int, factor: float) -> int:
+    """Statement executions a member evaluated ``factor`` times per element adds to its kernel
+    (one per extra evaluation)."""
+    return round((factor - 1.0) * index.elements[m])

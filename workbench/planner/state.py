@@ -190,11 +190,12 @@ class FusionState:
         expanding broadcasts among the members) is 0."""
         if not nexp:
             return flops, trans, calibrated
-        df, dt, ds = recompute_extra(self.ix, members, outs,
-                                     None if self.costs is None else self.costs.compute_s,
-                                     hoist=not self.device.is_gpu)
-        if calibrated is not None and ds:
-            calibrated = (calibrated[0] + ds,) + tuple(calibrated[1:])
+        df, dt, ds, dw = recompute_extra(self.ix, members, outs,
+                                         None if self.costs is None else self.costs.compute_s,
+                                         hoist=not self.device.is_gpu)
+        if calibrated is not None and (ds or dw):
+            cs, dots, work, traffic = calibrated
+            calibrated = (cs + ds, dots, work + dw, traffic)
         return flops + df, trans + dt, calibrated
 
     def calibrated(self, *groups: Group, minus=()):

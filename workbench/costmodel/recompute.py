@@ -45,8 +45,8 @@ import math
 
 from workbench.ir.ops import Category, get_op
 
-__all__ = ["INDEX_ONLY_OPS", "evaluations", "expands", "extra_statements", "recompute_extra",
-           "recompute_factors"]
+__all__ = ["INDEX_ONLY_OPS", "evaluations", "expands", "extra_statements", "followed",
+           "recompute_extra", "recompute_factors"]
 
 #: ops the code generator lowers as index maps only (no statement of their own): recomputing
 #: them through a broadcast costs nothing, so their counts are not scaled
@@ -83,6 +83,12 @@ def _info(index) -> tuple[list, list, list]:
                               and not index.reduction[i]))
         hit = index.__dict__["_recompute_info"] = (shapes, follow, nodes)
     return hit
+
+
+def followed(index) -> list[bool]:
+    """Per node of ``index``: whether :func:`evaluations` follows its index map (a group with
+    any other member is counted once per element)."""
+    return _info(index)[1]
 
 
 def _shape(index, i: int) -> tuple:

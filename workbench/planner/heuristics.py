@@ -293,9 +293,9 @@ class PriorityRun(PlannerRun):
         nbytes = in_bytes + written
         dot = p_dot or (bool(c.special) and any(ix.contraction[m] for m in c.special))
         cal = None if st.costs is None else st.calibrated(c, p, minus=shared)
-        if p.nexp or c.nexp:        # recomputation through a broadcast (costmodel.recompute)
+        if (p.nexp or c.nexp) and not (p.nunf or c.nunf):   # costmodel.recompute
             flops, trans, cal = st.recompute(c.members | p.members, c.outs.union(keep), flops,
-                                             trans, cal)
+                                             trans, cal, 1, c.nunf + p.nunf)
         t = st.ktime(flops, trans, nbytes, written, dot, cal)
         return (c.ver, t, (flops, trans, nbytes, written, dot), n_in,
                 c.t if c.t is not None else st.time(c))
@@ -408,7 +408,7 @@ class PriorityRun(PlannerRun):
         else ``""``."""
         ix, best = self.ix, None
         for c in consumers:
-            if not (p.nexp or c.nexp):
+            if not (p.nexp or c.nexp) or p.nunf or c.nunf:
                 continue
             outs = c.outs | {v for v in p.outs if ix.output[v]}
             factors = recompute_factors(ix, c.members | p.members, outs,

@@ -68,7 +68,8 @@ class SiblingFusion:
         out_bytes = a.out_bytes + b.out_bytes
         flops, trans, cal = st.recompute(a.members | b.members, a.outs | b.outs,
                                          a.flops + b.flops, a.trans + b.trans,
-                                         st.calibrated(a, b), a.nexp + b.nexp)
+                                         st.calibrated(a, b), a.nexp + b.nexp,
+                                         a.nunf + b.nunf)
         t_fused = st.time_of(flops, trans, in_bytes + out_bytes, out_bytes,
                              st.has_contraction(a, b), cal)
         t_unfused = st.time(a) + st.time(b)

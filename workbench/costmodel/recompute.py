@@ -121,54 +121,53 @@ def _reshape_groups(src: tuple, dst: tuple):
     return out
 
 
-def _operand_deps(index, i: int, dep: list) -> list | None:
-    """For node ``i`` whose dimensions depend on the loop-variable sets ``dep``: the same for
-    each operand (None: an op this walk does not follow)."""
-    node = _info(index)[2][i]
+def _operand_deps(index, i: int, dep: list, shapes: list, nodes: list) -> list | None:
+    """For node ``i`` whose dimensions depend on the loop variables ``dep`` (one bit mask per
+    dimension: bit ``k`` for the nest's dimension ``k``): the same for each operand (None: an
+    op this walk does not follow). Only called for followed nodes (:func:`followed`);
+    ``shapes`` and ``nodes`` are :func:`_info`'s."""
+    node = nodes[i]
     op = node.op
     ops = index.operands[i]
     if op == "iota":
         return []
     if op == "broadcast":
-        xs = _shape(index, ops[0])
+        xs = shapes[ops[0]]
         dims = node.attrs.get("dimensions", ())
-        return [[dep[d] if xs[k] != 1 else frozenset() for k, d in enumerate(dims)]]
+        return [[dep[d] if xs[k] != 1 else 0 for k, d in enumerate(dims)]]
     if op == "transpose":
         perm = node.attrs["dimensions"]
-        xi = [frozenset()] * len(perm)
+        xi = [0] * len(perm)
         for k, p in enumerate(perm):
             xi[p] = dep[k]
         return [xi]
     if op in _RESHAPES:
-        xs = _shape(index, ops[0])
-        groups = _reshape_groups(xs, _shape(index, i))
+        xs = shapes[ops[0]]
+        groups = _reshape_groups(xs, shapes[i])
         if groups is None:
             return None
-        xi = [frozenset()] * len(xs)
+        xi = [0] * len(xs)
         for a, b in groups:
-            u = frozenset().union(*(dep[d] for d in b)) if b else frozenset()
+            u = 0
+            for d in b:
+                u |= dep[d]
             for d in a:
-                xi[d] = u if xs[d] != 1 else frozenset()
+                xi[d] = u if xs[d] != 1 else 0
         return [xi]
+    n = len(dep)
     if op in _SAME_INDEX:
-        out = []
-        for k, o in enumerate(ops):
-            r = len(_shape(index, o))
-            out.append([] if (op == "pad" and k > 0) or r != len(dep) else list(dep))
-        return out
-    opdef = get_op(op)
-    if opdef.category == Category.ELEMENTWISE and not index.reduction[i]:
-        out = []
-        for o in ops:
-            r = len(_shape(index, o))
-            if r == 0:
-                out.append([])
-            elif r == len(dep):
-                out.append(list(dep))
-            else:
-                return None
-        return out
-    return None
+        return [[] if (op == "pad" and k > 0) or len(shapes[o]) != n else dep
+                for k, o in enumerate(ops)]
+    out = []                                    # elementwise (followed, so not a reduction)
+    for o in ops:
+        r = len(shapes[o])
+        if r == 0:
+            out.append([])
+        elif r == n:
+            out.append(dep)
+        else:
+            return None
+    return out
 
 
 def _nests(index, outs) -> list[tuple[tuple, list[int]]]:
@@ -205,29 +204,32 @@ def evaluations(index, members, outputs, hoist: bool = True) -> dict[int, int] |
         group holds an op the walk does not follow (see the module notes).
     """
     mem = set(members)
-    follow = _info(index)[1]
+    shapes, follow, nodes = _info(index)
     if not all(follow[m] for m in mem):
         return None
+    order = sorted(mem, reverse=True)               # consumers before producers (topological)
     counts = {m: 0 for m in mem}
     for root, outs in _nests(index, [o for o in outputs if o in mem]):
         dep: dict[int, list] = {}
         for o in outs:
-            dep[o] = [frozenset([k]) for k in range(len(_shape(index, o)))]
-        for m in sorted(mem, reverse=True):          # consumers before producers (topological)
+            dep[o] = [1 << k for k in range(len(shapes[o]))]
+        for m in order:
             d = dep.get(m)
             if d is None:
                 continue
-            per = _operand_deps(index, m, d)
+            per = _operand_deps(index, m, d, shapes, nodes)
             if per is None:
                 return None
             for o, od in zip(index.operands[m], per):
                 if o not in mem:
                     continue
                 old = dep.get(o)
-                dep[o] = list(od) if old is None else [a | b for a, b in zip(old, od)]
+                dep[o] = od if old is None else [a | b for a, b in zip(old, od)]
         for m, d in dep.items():
-            used = frozenset().union(*d) if d else frozenset()
-            depth = (max(used) + 1 if hoist else len(root)) if used else 0
+            used = 0
+            for x in d:
+                used |= x
+            depth = (used.bit_length() if hoist else len(root)) if used else 0
             counts[m] += math.prod(root[:depth])
     return counts
 

@@ -252,6 +252,8 @@ def test_the_kernel_table_shows_the_work_its_bound_follows_from():
             assert compute == (c.compute_s > c.memory_s)
     sqrt = next(r for r in learn_view.kernel_rows(run.stage("unfused"), device=dev)
                 if r["ops"] == "sqrt1")
-    assert sqrt["flops"] != "0" and sqrt["bound"] == "compute-bound"
+    # its work is counted (the review saw "FLOPs 0"); whether it is compute- or memory-bound
+    # depends on this machine's profile (the loop above checks that the bound follows)
+    assert sqrt["flops"] != "0" and "transc." in sqrt["flops"]
     assert seen == {"unfused", "fused"}
     assert {c["id"] for c in learn_view.kernel_columns(None)} >= {"ridge", "compute", "memory"}

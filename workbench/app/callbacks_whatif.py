@@ -57,7 +57,18 @@ def cost_model_words(cost_device: str | None) -> str:
     :func:`workbench.costmodel.knobs.split_name`)."""
     name = str(cost_device or "-")
     base, _, knobs = name.partition("+")
-    return f"{base}, knobs moved: {knobs.replace('+', ', ')}" if knobs else base
+    if not knobs:
+        return base
+    return f"{base}, knobs moved: " + ", ".join(_knob_words(k) for k in knobs.split("+"))
+
+
+def _knob_words(setting: str) -> str:
+    """``peak_flops=2.18e+10`` for ``peak_flops=21808134571.533905`` (4 significant digits)."""
+    key, _, value = setting.partition("=")
+    try:
+        return f"{key}={float(value):.4g}"
+    except ValueError:
+        return setting
 
 
 #: the tune's controls while its job is in flight and after: (poll disabled, *Tune* disabled,

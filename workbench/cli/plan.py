@@ -145,7 +145,8 @@ def _progress_line(stage, k, n, message) -> None:
 
 def cmd_devices(args) -> int:
     from workbench.costmodel.devices import all_profiles, cpu_profile_path
-    from workbench.costmodel.text import calibration_lines, core_text, memory_ceilings
+    from workbench.costmodel.text import (calibration_lines, core_text, memory_ceilings,
+                                          source_text)
     from workbench.fmt import fmt_rate, fmt_time
 
     if args.refresh:
@@ -173,7 +174,7 @@ def cmd_devices(args) -> int:
                   "ceiling of the smallest level that holds the bytes it moves)")
         for line in calibration_lines(p):
             print(f"      {line}")
-        print(f"      source: {p.source}")
+        print(f"      source: {source_text(p.source)}")
     print(f"the cpu profile is cached in {cpu_profile_path()}"
           + ("; just measured again" if args.refresh else
              "; `workbench devices --refresh` measures it again"))

@@ -79,7 +79,7 @@ def core_text(d) -> str:
 _OLD_LEVEL_LIST = re.compile(r"levels where their bandwidth drops: [^;]*")
 
 
-def _source_text(source: str) -> str:
+def source_text(source: str) -> str:
     """A profile's source without the level list of a profile measured before this version
     (the line names the levels once, with their ceilings)."""
     return _OLD_LEVEL_LIST.sub("memory levels where their bandwidth drops", source)
@@ -94,7 +94,7 @@ def device_line(device) -> str:
             f"{fmt_rate(d.peak_flops, 'FLOP/s')} FP32{core_text(d)}, "
             f"{fmt_time(d.launch_overhead_s)} per "
             f"launch, a transcendental = {d.transcendental_flops:g} FLOP; "
-            f"{_source_text(d.source)}")
+            f"{source_text(d.source)}")
     if d.kind == "cpu":
         text += " (`workbench devices --refresh` measures again)"
     return text

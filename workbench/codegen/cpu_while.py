@@ -54,7 +54,7 @@ _HEAD = 7
 
 
 def is_while_group(xgraph, members) -> bool:
-    """True if the group is one ``while`` node (what :func:`compile_while` compiles)."""
+    """True if the group is one ``while`` node (what :class:`WhileLoop` compiles)."""
     return len(members) == 1 and xgraph.node(members[0]).op == "while"
 
 

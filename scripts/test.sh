@@ -31,6 +31,8 @@ fi
 
 export DASH_TEST_CHROMEPATH="${DASH_TEST_CHROMEPATH:-/usr/bin/chromium}"
 export WORKBENCH_CACHE_DIR="${WORKBENCH_CACHE_DIR:-$PWD/.cache/workbench}"
+# the suite keeps the quick probe's cpu profile: no calibration on first use (minutes)
+export WORKBENCH_NO_CALIBRATE=1
 # two pytest-xdist workers (WORKBENCH_TEST_WORKERS=0 runs in one process); the browser tests and
 # the local Ray cluster each stay on one worker (tests/conftest.py groups them)
 workers="${WORKBENCH_TEST_WORKERS:-2}"

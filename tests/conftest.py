@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+# the suite keeps the quick probe's cpu profile: calibrating on first use (run, plan, serve:
+# workbench/profiler/first_use.py) takes minutes; tests/profiler/test_first_use.py covers that
+# path with a mocked probe. Set here, so that the commands tests start in subprocesses see it.
+os.environ["WORKBENCH_NO_CALIBRATE"] = "1"
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLES_DIR = REPO_ROOT / "sample_graphs"

@@ -159,3 +159,34 @@ def test_a_lesson_wraps_its_stage_reasons_and_never_cuts_them(capsys, monkeypatc
     for t in titles:
         assert " ".join(t.split()) in folded, t
     assert max(len(line) for line in out.splitlines()) <= WIDTH
+
+
+def test_measure_says_when_stored_figures_were_measured_and_which_are_new(
+        capsys, tmp_path, monkeypatch):
+    """``learn LESSON --measure`` reuses stored figures: it says when they were measured (and
+    that they were read back), and which stages it measured just now."""
+    from tests.teaching.conftest import fake_record
+    from workbench.teaching import LESSONS_BY_ID, measure
+    from workbench.teaching.lesson import open_lesson
+
+    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path))
+    backend, device = measure.measuring()
+    run = open_lesson(LESSONS_BY_ID["vertical"], device)
+    (stage,) = run.measured_stages
+    t = stage.cost.total.predicted_s
+    measure.store("vertical", stage, backend, fake_record(stage, t, 2 * t))
+    assert main(["learn", "vertical", "--measure"]) == 0
+    out = capsys.readouterr().out
+    assert (f"measured {stage.id}: here at 2026-01-01 00:00:00 (stored; `--measure --again` "
+            "measures again)") in out
+
+    def fresh(run_, stage_, backend_=None, progress=None, cancel=None):
+        return dict(fake_record(stage_, t, 2 * t), measured_at="2026-12-02 18:30:00")
+
+    monkeypatch.setattr(measure, "measure_stage", fresh)
+    assert main(["learn", "vertical", "--measure", "--again", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["measured_now"] == [stage.id]
+    assert main(["learn", "vertical", "--measure", "--again"]) == 0
+    assert f"measured {stage.id}: here at 2026-12-02 18:30:00 (just now)" in \
+        capsys.readouterr().out

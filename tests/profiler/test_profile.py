@@ -171,6 +171,13 @@ def test_report_says_when_the_machine_is_busy_or_noisy(report):
     row = next(ln for ln in text_far.splitlines() if ln.startswith("g0 "))
     assert "187.00" in row and "MISS" in row
     assert "prediction g0: 187.0x slower than predicted" in text_far
+    # the rate columns say what they count, and that the prediction lines count otherwise
+    from workbench.cli.report_text import RATES_LEGEND
+
+    head = text_far.splitlines()[1].split()
+    assert "arg" in head and "GB/s" in head and "GFLOP/s" in head
+    assert RATES_LEGEND in text_far.splitlines()
+    assert "FLOPs without transcendentals" in RATES_LEGEND and "FLOP-equivalents" in RATES_LEGEND
     assert "MISS" not in "\n".join(ln for ln in format_report(quiet).splitlines()
                                      if ln.startswith("g"))
     busy = dataclasses.replace(quiet, machine={"cpus": 2, "load_avg": 2.9,

@@ -178,7 +178,28 @@ def test_the_textbook_claim_compares_the_time_saved_with_the_bytes_saved():
     assert "removes 33 % of the bytes moved" in text and "it removes 2 % of the time" in text
     status, text, f = verdict(ratio)
     assert status == HOLDS and f["fused.time_saved_share"].text() == "33 %"
-    assert verdict(1.25)[0] == HOLDS  # 20 % of the time: within a factor of two of 33 %
+    assert "within the rule's margin" in text
+    # 20 % of the time against 33 % of the bytes: within a factor of two of each other, but
+    # 1.25x is not 1.5x by the lessons' rule for comparing times (review: "ratio agrees")
+    status, text, _ = verdict(1.25)
+    assert status == FAILS and "falls short of the ratio of the bytes" in text
+    assert verdict(1.5 * 1.02)[0] == HOLDS     # 2 %: within the rule's 5 % margin
+    assert verdict(1.8)[0] == FAILS and "beats the ratio" in verdict(1.8)[1]
+
+
+def test_the_input_lessons_textbook_claim_follows_its_numbers():
+    """The input-fusion lesson measured 2.72x where the bytes' ratio is 3.50x (a newcomer's
+    review): the verdict said "the ratio agrees"; by the rule for comparing times it does not."""
+    run = open_lesson(LESSONS_BY_ID["input"], "a100")
+    s = run.stage("fused")
+    assert run.facts()["fused.bytes_ratio"].text() == "3.50x"
+    t = s.cost.total.predicted_s
+    held = run.with_records({"fused": fake_record(s, t, t * 2.72)})
+    claim = next(c for c in check_all(held) if c.kind == "memory-bound-ideal")
+    text = plain(claim.verdict)
+    assert claim.status == FAILS and "agrees" not in text
+    assert "a speedup of 3.50x" in text and "a speedup of 2.72x" in text
+    assert "falls short of the ratio of the bytes" in text
 
 
 def test_the_textbook_claim_on_a_compute_bound_kernel_does_not_hold_though_the_ratio_agrees():

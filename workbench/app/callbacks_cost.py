@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dash import Input, Output, Patch, State, html
+from dash import Input, Output, Patch, State, html, no_update
 from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids
@@ -40,10 +40,11 @@ def register(app, services) -> None:
     @app.callback(Output(ids.COST_GROUP, "children"), Output(ids.COST_TOTAL, "children"),
                   Output(ids.COST_BARS, "figure"), Output(ids.ROOFLINE, "figure"),
                   Input(ids.COST_VERSION, "data"), Input(ids.TABS, "value"),
-                  prevent_initial_call=True)
-    def show_costs(version_, tab):
+                  Input(ids.CALIBRATION_STATE, "data"), prevent_initial_call=True)
+    def show_costs(version_, tab, _calibration):
         """The selected group's and the whole plan's costs (``ids.COST_VERSION``: the version
-        and the selection, copied in the browser while this tab is shown)."""
+        and the selection, copied in the browser while this tab is shown); drawn again when
+        the background calibration of the cpu profile ends (``ids.CALIBRATION_STATE``)."""
         selected = (version_ or {}).get("sel")
         s = services.session((version_ or {}).get("sid"))
         if s is None or tab != ids.TAB_COST:
@@ -70,6 +71,19 @@ def register(app, services) -> None:
                         off_the_roofline(groups, cost.groups))
         bars = cost_bars(groups, cost.groups, cost.unfused, group["id"] if group else None)
         return left, right, bars, roof
+
+    @app.callback(Output(ids.CALIBRATION_NOTE, "children"), Output(ids.CALIBRATION_STATE, "data"),
+                  Output(ids.CALIBRATION_POLL, "disabled"),
+                  Input(ids.CALIBRATION_POLL, "n_intervals"), State(ids.CALIBRATION_STATE, "data"))
+    def follow_calibration(_n, seen):
+        """While ``workbench serve`` calibrates the cpu profile in the background: say so
+        (``calibrating this machine… predictions will update``); when it ends, a new
+        ``CALIBRATION_STATE`` makes :func:`show_costs` cost the plan again with the calibrated
+        profile, and the poll stops."""
+        cal = services.calibration
+        state = {"state": cal.state, "generation": cal.generation}
+        return (cal.status_text(), state if state != seen else no_update,
+                cal.state != "running")
 
     @app.callback(Output(ids.ROOFLINE, "figure", allow_duplicate=True),
                   Input(ids.PROFILE_VERSION, "data"), State(ids.TABS, "value"),

@@ -176,7 +176,8 @@ def roofline(device: Mapping, predicted: Sequence[Mapping],
                            showarrow=False, x=0, y=1.0, xref="paper", yref="paper",
                            xanchor="left", yanchor="bottom", font=dict(size=10,
                                                                        color="#57606a"))
-    fig.update_xaxes(type="log", title_text="arithmetic intensity (FLOP/byte)",
+    fig.update_xaxes(type="log", title_text="arithmetic intensity (FLOP/byte; FLOPs without "
+                     "transcendentals, unlike the cost card's FLOP-equivalents)",
                      exponentformat="SI")
     fig.update_yaxes(type="log", title_text="FLOP/s", exponentformat="SI")
     return fig
@@ -245,20 +246,27 @@ def profile_bars(rows: Sequence[Mapping], limit: int = BAR_LIMIT) -> go.Figure:
     predicted = [r.get("predicted_s") or 0.0 for r in shown]
     scale, unit = time_unit(measured + predicted)
     spread = [(r.get("spread_s") or 0.0) * scale for r in shown]
+    # the whisker stops at 0: no run takes less than no time (a spread wider than the median)
+    below = [min(s, t * scale) for s, t in zip(spread, measured)]
     fig = go.Figure()
     fig.add_bar(x=ids, y=[t * scale for t in measured], name="measured", marker_color="#1f883d",
                 marker_pattern_shape=["/" if r.get("noisy") else "" for r in shown],
-                error_y=dict(type="data", array=spread, visible=any(spread), color="#57606a",
-                             thickness=1),
+                error_y=dict(type="data", symmetric=False, array=spread, arrayminus=below,
+                             visible=any(spread), color="#57606a", thickness=1),
                 hovertemplate="%{x}: %{y:.3g} " + unit + "<extra>measured (bar: spread)</extra>")
     fig.add_bar(x=ids, y=[t * scale for t in predicted], name="predicted",
                 marker_color="#8c959f")
-    title = f"Measured vs predicted time per kernel ({unit})"
-    if rest:
-        title += f": the {len(keep)} slowest of {len(rows)}, the rest summed"
+    more = [f"the {len(keep)} slowest of {len(rows)}, the rest summed"] if rest else []
     if any(r.get("noisy") for r in shown):
-        title += "; hatched: noisy"
-    fig.update_layout(barmode="group", title=title, **_LAYOUT)
+        more.append("hatched: noisy")
+    # a short first line, the rest below it, and the toolbar upright at the right edge: plotly's
+    # toolbar sits over the top right corner, where a long title ran under it
+    title = f"Measured vs predicted time per kernel ({unit})"
+    if more:
+        title += f"<br><sup>{'; '.join(more)}</sup>"
+    fig.update_layout(barmode="group", title=dict(text=title, x=0.01, xanchor="left"),
+                      **dict(_LAYOUT, margin=dict(_LAYOUT["margin"], t=56, r=40)),
+                      modebar=dict(orientation="v"))
     fig.update_xaxes(type="category", tickangle=-60 if len(ids) > 12 else 0)
     fig.update_yaxes(title_text=unit)
     return fig

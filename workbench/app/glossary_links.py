@@ -15,6 +15,7 @@ from workbench.teaching.glossary import BOUND_TERMS, KIND_TERMS, TERMS, find_ter
 LABEL_TERMS = {
     "bytes read": "bytes", "bytes written": "bytes", "FLOPs": "flops",
     "transcendentals": "transcendental", "arithmetic intensity": "arithmetic-intensity",
+    "FLOP-equivalents (FLOPs + transcendentals × their cost)": "transcendental",
     "registers / thread": "register-pressure", "occupancy": "occupancy",
     "launch overhead": "launch-overhead", "memory level": "memory-level",
     "memory time": "memory-bound", "compute time": "compute-bound",

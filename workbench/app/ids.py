@@ -88,6 +88,9 @@ COST_GROUP = "cost-group"        #: breakdown of the selected group vs unfused
 COST_TOTAL = "cost-total"        #: the whole plan vs unfused
 COST_BARS = "cost-bars"          #: stacked bar chart per group
 ROOFLINE = "roofline"
+CALIBRATION_NOTE = "calibration-note"    #: "calibrating this machine…" while the server does
+CALIBRATION_POLL = "calibration-poll"    #: dcc.Interval: follows the background calibration
+CALIBRATION_STATE = "calibration-state"  #: {"state", "generation"}: costs drawn again on change
 
 # ----- explain panel --------------------------------------------------------------------------
 STEP_SLIDER = "step-slider"

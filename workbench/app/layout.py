@@ -150,6 +150,12 @@ def graph_panel() -> html.Div:
         html.Div(id=ids.HOVER_INFO, className="hover-info")])
 
 
+#: what the profile table's GB/s counts (the header's tooltip)
+GBPS_TOOLTIP = ("GB/s of the kernel's arguments, each read or written once, over its median "
+                "time. A MISS note's rate counts the cost model's bytes moved instead (it says "
+                "how many), which can differ: values kept in a cache, broadcasts re-read.")
+
+
 def grid(id_, columns, height="320px", row_ids: bool = True, **kw) -> dag.AgGrid:
     """An AG Grid: sortable, resizable columns (``(field, header, extra column options)``;
     a column with ``sort_by`` sorts by that numeric field and shows this one). Every row has
@@ -257,6 +263,9 @@ def plan_tab() -> html.Div:
 def cost_tab() -> html.Div:
     """The selected group's and the whole plan's cost breakdowns, bar chart and roofline."""
     return html.Div(className="tab-body", children=[
+        html.Div(id=ids.CALIBRATION_NOTE, className="hint calibration-note", role="status"),
+        dcc.Interval(id=ids.CALIBRATION_POLL, interval=2000, disabled=False),
+        dcc.Store(id=ids.CALIBRATION_STATE),
         html.Div(className="cost-tables", children=[
             html.Div(id=ids.COST_GROUP, className="cost-card"),
             html.Div(id=ids.COST_TOTAL, className="cost-card")]),
@@ -336,7 +345,9 @@ def profile_tab() -> html.Div:
             ("predicted", "predicted", {"sort_by": "predicted_s"}),
             ("ratio", "measured / predicted", {"sort_by": "ratio_x"}),
             ("dominant", "dominant term"),
-            ("gbps", "GB/s", {"sort_by": "gbps_x"}),
+            # the kernel's arguments, as the report's ``gbps``; the notes of a miss count the
+            # cost model's bytes (workbench.costmodel.text.miss_text): the header says which
+            ("gbps", "GB/s (arguments)", {"sort_by": "gbps_x", "headerTooltip": GBPS_TOOLTIP}),
             ("note", "note", {"tooltipField": "note", "flex": 2})], height="300px",
              # a kernel outside [0.5, 2] x its prediction is flagged (issue 11)
              getRowStyle={"styleConditions": [{"condition": "params.data.missed",

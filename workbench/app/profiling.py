@@ -214,7 +214,8 @@ def summary_text(report: dict, requested: str = "auto") -> str:
     if noisy(totals.get("fused", {})) or noisy(totals.get("unfused", {})):
         what.append("the totals")
     if what:
-        text += (f" · noisy: {' and '.join(what)} vary widely from run to run (spread above "
+        verb = "varies" if what == [f"{plural(1, 'kernel')} (marked in the table)"] else "vary"
+        text += (f" · noisy: {' and '.join(what)} {verb} widely from run to run (spread above "
                  "the fastest run), as on a busy machine; profile again to compare")
     accuracy = accuracy_text(report)
     if accuracy:

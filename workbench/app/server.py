@@ -25,6 +25,7 @@ from workbench.errors import InputError
 from workbench.importers import load_graph
 from workbench.ir.graph import Graph
 from workbench.paths import cache_dir, sample_dir, sample_names
+from workbench.profiler.first_use import BackgroundCalibration
 
 #: locks shared out among sessions (see :meth:`Services.lock`)
 LOCK_STRIPES = 64
@@ -189,7 +190,11 @@ class Services:
                                 weight=lambda v: v.nbytes())
         self.xla_plans = LruCache(max_entries=8, max_weight=MAX_CACHED_PLAN_BYTES,
                                   weight=plan_bytes)
-        self.costs = LruCache(max_entries=8)   # a dict per (graph, device), filled on use
+        #: a dict per (graph, device, calibration generation), filled on use: costs computed
+        #: with the quick probe are not reused once the background calibration is done
+        self.costs = LruCache(max_entries=8)
+        #: the cpu profile's calibration on first use (``workbench serve`` starts it)
+        self.calibration = BackgroundCalibration()
         self.graphs = LruCache(max_entries=16, weight=lambda v: len(v[0].nodes), **nodes)
         self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
         self.jobs = WorkerPool("profile", ("profile", "lesson", "tune"),
@@ -341,7 +346,7 @@ class Services:
         of a 30,000-node module then cost nothing more (a few CPU seconds otherwise)."""
         from workbench.costmodel.model import get_device, plan_cost
 
-        cache = self.costs.get((graph_key(graph), device), dict)
+        cache = self.costs.get((graph_key(graph), device, self.calibration.generation), dict)
         return plan_cost(graph, plan, get_device(device), cache)
 
     # ----- sessions --------------------------------------------------------------------------
@@ -389,7 +394,7 @@ class Services:
         costs only the groups it changed."""
         from workbench.costmodel.model import get_device, plan_cost
 
-        cache = self.costs.get((ws.graph_key, ws.device), dict)
+        cache = self.costs.get((ws.graph_key, ws.device, self.calibration.generation), dict)
         return plan_cost(graph, plan or ws.plan, get_device(ws.device), cache)
 
     def forget_layouts(self, sid: str) -> None:

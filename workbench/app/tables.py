@@ -74,14 +74,20 @@ def top_rows(rows: Sequence[Mapping], n: int | None, key: str) -> list[dict]:
     return sorted(rows, key=lambda r: -(r.get(key) or 0.0))[:int(n)]
 
 
+#: the cost card's row of FLOP-equivalents (what the arithmetic intensity divides)
+FLOP_EQ_LABEL = "FLOP-equivalents (FLOPs + transcendentals × their cost)"
+
 #: the rows of a cost card: (label, key, formatter)
 COST_FIELDS = (
     ("bytes read", "bytes_read", fmt_bytes),
     ("bytes written", "bytes_written", fmt_bytes),
     ("FLOPs", "flops", lambda v: fmt_count(v, "FLOP")),
     ("transcendentals", "transcendentals", lambda v: fmt_count(v)),
+    # what compute time and the intensity count: the FLOPs plus each transcendental at the
+    # device's cost in FLOPs (CostBreakdown.flop_equivalents), shown beside the FLOPs
+    (FLOP_EQ_LABEL, "flop_equivalents", lambda v: fmt_count(v, "FLOP-eq")),
     ("arithmetic intensity", "arithmetic_intensity",
-     lambda v: "-" if v is None else f"{v:.3g} FLOP/B"),
+     lambda v: "-" if v is None else f"{v:.3g} FLOP-eq/B"),
     ("registers / thread", "registers_per_thread", lambda v: "-" if v is None else f"{v:g}"),
     ("occupancy", "occupancy", lambda v: "-" if v is None else f"{100 * v:.0f} %"),
     ("launch overhead", "launch_overhead_s", fmt_seconds),

@@ -152,3 +152,52 @@ def limits_of(args):
     from workbench.importers.limits import Limits
 
     return Limits().with_(**{f.name: getattr(args, f.name, None) for f in fields(Limits)})
+
+
+def add_calibrate_arg(parser: argparse.ArgumentParser) -> None:
+    """``--no-calibrate`` (see :func:`calibrate_first`)."""
+    parser.add_argument("--no-calibrate", action="store_true",
+                        help="do not calibrate an uncalibrated cpu profile first (one to four "
+                             "minutes, once per machine); predictions then use the quick "
+                             "probe's roofline terms (also: WORKBENCH_NO_CALIBRATE=1)")
+
+
+def calibrate_first(args, device: str | None) -> str | None:
+    """Before a command predicts CPU times: calibrate this machine's ``cpu`` profile when it is
+    not calibrated yet (:func:`~workbench.profiler.first_use.ensure_calibrated`), with a note
+    on standard error and one progress line (rewritten in place on a terminal). Nothing for
+    another device, with ``--no-calibrate`` or with ``WORKBENCH_NO_CALIBRATE=1``. Returns what
+    :func:`ensure_calibrated` returned, or None when it was not called.
+
+    Raises
+    ------
+    OSError
+        If the profile cannot be written to the workbench's cache directory.
+    """
+    import sys
+    import time
+
+    from workbench.profiler.first_use import disabled, ensure_calibrated, needs_calibration
+
+    if (device or "").split("+")[0] != "cpu" or getattr(args, "no_calibrate", False) \
+            or disabled() or not needs_calibration():
+        return None
+    tty = sys.stderr.isatty()
+    start = time.perf_counter()
+
+    def note(text):
+        print(text, file=sys.stderr, flush=True)
+
+    def progress(stage, k, n, message):
+        if tty:
+            print(f"\r  {message[:96]:<96}", end="", file=sys.stderr, flush=True)
+
+    done = ensure_calibrated(progress, note)
+    if tty:
+        print("\r" + " " * 100 + "\r", end="", file=sys.stderr)
+    if done == "calibrated":
+        from workbench.costmodel.devices import cpu_profile_path
+
+        print(f"calibrated in {time.perf_counter() - start:.0f} s; stored in "
+              f"{cpu_profile_path()}", file=sys.stderr, flush=True)
+    return done

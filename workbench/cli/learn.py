@@ -126,12 +126,16 @@ def _lesson(lesson, args) -> int:
 
     backend, device = measure.measuring()
     run = open_lesson(lesson, device)
+    stored = measure.records(run, backend)
     if args.measure and lesson.measure:
         records = measure.measure_lesson(run, backend, _progress, again=args.again)
     else:
-        records = measure.records(run, backend)
+        records = stored
     run = run.with_records(records)
     doc = lesson_document(run)
+    # which figures this command measured, and which it read back from the store (and when
+    # they were measured: lesson_text says so per stage)
+    doc["measured_now"] = sorted(s for s, r in records.items() if r != stored.get(s))
     print(json.dumps(doc, indent=1) if args.json else learn_text.lesson_text(doc))
     return 0
 

@@ -32,10 +32,24 @@ def catalogue_text(doc: dict) -> str:
     return "\n".join(lines)
 
 
+def _measured_lines(doc: dict) -> list[str]:
+    """When each stage's figures were measured on this machine: now, or earlier and read back
+    from the store (``doc["measured_now"]``: the stages this command measured)."""
+    now = set(doc.get("measured_now") or ())
+    out = []
+    for stage, r in sorted((doc.get("records") or {}).items()):
+        when = r.get("measured_at") or "an unknown time"
+        how = "just now" if stage in now else \
+            "stored; `--measure --again` measures again"
+        out.append(f"measured {stage}: here at {when} ({how})")
+    return out + ([""] if out else [])
+
+
 def lesson_text(doc: dict) -> str:
     lines = [doc["title"], "=" * len(doc["title"]),
              f"costed on the {doc['device']} profile" + (
                  "" if doc["measured"] else "; not measured on this machine"), ""]
+    lines += _measured_lines(doc)
     lines += [_wrap(p) + "\n" for p in doc["text"]]
     lines.append("Stages (the cost model's figures):")
     for s in doc["stages"]:

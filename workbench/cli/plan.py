@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import sys
 
-from workbench.cli.common import check_out_path, int_at_least, write_file
+from workbench.cli.common import (add_calibrate_arg, calibrate_first, check_out_path,
+                                  int_at_least, write_file)
 from workbench.cli.common import load_graph_arg as _load
 from workbench.costmodel.devices import DEVICES
 from workbench.costmodel.knobs import KNOB_NAMES
@@ -22,6 +23,7 @@ def cmd_plan(args) -> int:
     if args.out:
         check_out_path(args.out, "the plan")
     graph = _load(args.file)
+    calibrate_first(args, args.device)
     report = unfolded = None
     if args.fold_bn:
         original = graph
@@ -204,6 +206,7 @@ def register(subparsers) -> None:
     s.add_argument("--sweep", metavar="NAME=V1,V2,...",
                    help="plan at each value of one knob and print a table (the --set knobs "
                         "held fixed)")
+    add_calibrate_arg(s)
     s.set_defaults(func=cmd_plan)
 
     s = subparsers.add_parser("compare-xla", help="compare a plan with XLA's own fusions in an "

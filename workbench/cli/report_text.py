@@ -9,6 +9,13 @@ from workbench.fmt import plural
 
 
 
+#: what the table's rate columns count, and how that differs from the prediction lines
+RATES_LEGEND = ("(arg GB/s: the kernel's arguments, each read or written once, over its median "
+                "time; GFLOP/s: its FLOPs without transcendentals. The prediction lines count "
+                "what the cost model counts: its bytes moved and FLOP-equivalents, a "
+                "transcendental at the device's cost.)")
+
+
 def _num(v, spec=".3g") -> str:
     return "-" if v is None else format(v, spec)
 
@@ -27,7 +34,7 @@ def format_report(report) -> str:
              f"({plural(len(report.kernels), 'kernel')}, {len(report.unfused_kernels)} unfused; compile "
              f"{report.compile_s:.2f} s, {cached} fused kernels from the cache)"]
     head = ("group", "kind", "ops", "median", "min", "spread", "predicted", "meas/pred",
-            "GB/s", "GFLOP/s", "regs", "spill B", "note", "plan ops")
+            "arg GB/s", "GFLOP/s", "regs", "spill B", "note", "plan ops")
     rows = [head]
     for k in report.kernels:
         notes = []
@@ -54,6 +61,7 @@ def format_report(report) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     for r in rows:
         lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    lines.append(RATES_LEGEND)
     lines.append(
         f"total: fused {_total(report.fused)}  unfused {_total(report.unfused)} "
         f"({report.speedup:.2f}x; min/min {_ratio(report.unfused.min_s, report.fused.min_s)})"

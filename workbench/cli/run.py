@@ -10,8 +10,8 @@ import json
 import os
 import sys
 
-from workbench.cli.common import (check_out_path, int_at_least, load_graph_arg, max_bytes, mib,
-                                  write_file)
+from workbench.cli.common import (add_calibrate_arg, calibrate_first, check_out_path,
+                                  int_at_least, load_graph_arg, max_bytes, mib, write_file)
 from workbench.costmodel.devices import DEVICES
 from workbench.errors import InputError
 
@@ -47,6 +47,7 @@ def register(subparsers) -> None:
     s.add_argument("--cache-dir", help="kernel cache directory")
     s.add_argument("--max-memory-mib", type=mib, default=4096,
                    help="refuse plans whose live tensors exceed this (MiB; 0: no cap)")
+    add_calibrate_arg(s)
     s.set_defaults(func=cmd_run)
 
 
@@ -82,6 +83,18 @@ def choose_plan(graph, plan_file=None, policy=None):
     return named_plan(graph, policy)
 
 
+def prediction_device(args) -> str | None:
+    """The device profile ``run`` predicts with: ``--device``, else the backend's (``cpu`` on
+    the CPU backend; ``auto`` is the CPU when no CUDA GPU is usable)."""
+    if args.device or args.backend not in ("auto", "cpu"):
+        return args.device
+    if args.backend == "cpu":
+        return "cpu"
+    from workbench.codegen.backend import detect_backend
+
+    return "cpu" if detect_backend() == "cpu" else None
+
+
 def cmd_run(args) -> int:
     if args.backend == "cuda-sim" and "numba" not in sys.modules:
         os.environ["NUMBA_ENABLE_CUDASIM"] = "1"  # must precede numba's first import
@@ -98,6 +111,7 @@ def cmd_run(args) -> int:
     plan = choose_plan(graph, args.plan, args.policy)
     inputs = (load_inputs(args.inputs, graph, max_bytes(args.max_memory_mib)) if args.inputs
               else None)
+    calibrate_first(args, prediction_device(args))
 
     def progress(stage, k, n, message):
         if not args.json and sys.stderr.isatty():

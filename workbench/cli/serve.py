@@ -105,6 +105,10 @@ def cmd_serve(args) -> int:
               flush=True)
     app = create_app(config)  # an unreachable Ray cluster: one line here, before serving
     app.services.start()     # the worker processes, spawned before any request is served
+    if not args.no_calibrate and app.services.calibration.start():
+        print("calibrating this machine's cpu profile in the background, once (one to four "
+              "minutes; the Cost tab says so and predicts again when it is done; "
+              "--no-calibrate skips it)", flush=True)
     app.services.warm(graph)  # planned before the first page asks (a big module: a minute)
     if not args.verbose:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
@@ -189,6 +193,10 @@ def register(subparsers) -> None:
     s.add_argument("--address", metavar="HOST:PORT",
                    help="the Ray cluster to send jobs to (with --executor ray; `ray start "
                         "--head` on the head node prints it)")
+    s.add_argument("--no-calibrate", action="store_true",
+                   help="do not calibrate an uncalibrated cpu profile in the background "
+                        "(also: WORKBENCH_NO_CALIBRATE=1); predictions then use the quick "
+                        "probe's roofline terms")
     s.add_argument("--verbose", action="store_true",
                    help="log every request the server answers")
     s.set_defaults(func=cmd_serve)

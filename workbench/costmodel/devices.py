@@ -59,7 +59,9 @@ from __future__ import annotations
 import json
 import os
 import platform
+import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -383,10 +385,65 @@ def write_cpu_profile(profile: DeviceProfile, directory=None, busy: bool = False
     ``busy`` marks a profile measured on a busy machine (replaced when it is idle)."""
     path = Path(directory or cache_dir()) / "cpu_profile.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"machine": _machine_key(), "probe_version": _PROBE_VERSION,
-                                "measured_at": time.time(), "busy": bool(busy),
-                                "profile": profile.to_json()}, indent=1))
+    text = json.dumps({"machine": _machine_key(), "probe_version": _PROBE_VERSION,
+                       "measured_at": time.time(), "busy": bool(busy),
+                       "profile": profile.to_json()}, indent=1)
+    # atomically: a reader (another process) sees the old profile or the new one, never a
+    # half-written file; the temporary file is in the same directory, so os.replace is a rename
+    fd, tmp = tempfile.mkstemp(prefix=".cpu_profile.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
     return path
+
+
+def profile_lock_path(directory=None) -> Path:
+    """The lock file beside the cached ``cpu`` profile (``cpu_profile.lock``)."""
+    return Path(directory or cache_dir()) / "cpu_profile.lock"
+
+
+@contextmanager
+def profile_lock(blocking: bool = True, directory=None):
+    """Hold the lock of the cached ``cpu`` profile while measuring and writing it.
+
+    An exclusive ``flock`` on :func:`profile_lock_path` (released when the holder exits, even
+    when it is killed), so that two processes do not both calibrate this machine or overwrite
+    each other's profile. Yields True when the lock is held; with ``blocking=False`` it yields
+    False at once when another process holds it (the caller then leaves the profile alone).
+    Where ``fcntl`` is missing (Windows) or the directory cannot be written it yields True
+    without a lock: the atomic write of :func:`write_cpu_profile` still keeps the file whole.
+    """
+    try:
+        import fcntl
+    except ImportError:         # no flock here: the atomic write is all the protection
+        yield True
+        return
+    path = profile_lock_path(directory)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        yield True
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 #: a profile measured on a busy machine is measured again, when idle, after this many seconds
@@ -452,7 +509,10 @@ def cpu_profile(refresh: bool = False) -> DeviceProfile:
     calibration needs the code generator, so the command line runs
     :func:`workbench.profiler.calibrate.refresh_cpu_profile`. A
     cache file for another machine (host name, architecture, CPU count) or an older probe is
-    ignored and replaced; an unwritable cache directory only costs a new probe next time.
+    ignored and replaced; an unwritable cache directory only costs a new probe next time. The
+    profile is written atomically, under :func:`profile_lock`; while another process holds
+    that lock (it is calibrating), or when a calibrated profile was stored meanwhile, the quick
+    probe is used but not stored.
     """
     cached = None if refresh else _read_cache()
     if cached is not None:
@@ -464,7 +524,13 @@ def cpu_profile(refresh: bool = False) -> DeviceProfile:
     if cached is not None:
         prof = _better(cached[0], prof)
     try:
-        write_cpu_profile(prof, cpu_profile_path().parent, busy=busy)
+        with profile_lock(blocking=False) as held:
+            # another process holding the lock is calibrating: its profile is better than
+            # this quick probe's, so this one is used here and not stored over it; nor is a
+            # calibrated profile stored while this probe ran replaced
+            now = _read_cache()
+            if held and not (now is not None and now[0].calibration):
+                write_cpu_profile(prof, cpu_profile_path().parent, busy=busy)
     except OSError:
         pass
     return prof

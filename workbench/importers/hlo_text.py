@@ -458,6 +458,9 @@ def _operand_type(text: str, cur: _Cursor, at: int):
 
 _ATTR_KEY = re.compile(r"([A-Za-z_][\w\-]*)\s*=")
 _CLOSE = re.compile(r'^\}\s*,\s*execution_thread\s*=\s*"[^"]*"\s*$')
+#: the start of a computation header (``ENTRY ...``, ``%fused_add (...``, or a name alone), for
+#: a header the file cuts off
+_HEADER_START = re.compile(r"^\s*(ENTRY\b|%?[A-Za-z_][\w.\-]*\s*(\(|$))")
 _HEADER = re.compile(r"^\s*(ENTRY\s+)?%?([A-Za-z_][\w.\-]*)\s*(\(.*\))?\s*(->\s*.*?)?\s*\{\s*$")
 
 
@@ -540,8 +543,12 @@ def parse_hlo_module(text: str, file: str = "<hlo>") -> HloModule:
                 entry = current.name
             continue
         col = len(raw) - len(raw.lstrip()) + 1
+        cut = ""
+        if _HEADER_START.match(raw) and not any(s.strip() for s in lines[i:]):
+            # the last line of the file opens a computation it never finishes: cut off
+            cut = "; the file ends on this line, inside a computation header: is it truncated?"
         raise ParseError(f"expected 'HloModule', a computation header 'name {{' or a blank line, "
-                         f"found {stripped[:30]!r}", file=file, line=i, column=col)
+                         f"found {stripped[:30]!r}{cut}", file=file, line=i, column=col)
     if current is not None:
         raise ParseError(f"the file ends inside computation {current.name!r} (opened at line "
                          f"{current.line}); is it truncated?", file=file, line=len(lines),
@@ -550,6 +557,8 @@ def parse_hlo_module(text: str, file: str = "<hlo>") -> HloModule:
         raise ParseError("no 'HloModule' header and no computations: this is not HLO text",
                          file=file, line=1, column=1)
     if entry is None:
-        raise ParseError("the module has no ENTRY computation", file=file, line=len(lines),
-                         column=1)
+        # XLA prints the entry computation last, so a dump cut short loses it first
+        raise ParseError(f"the module has no ENTRY computation ({len(comps)} other "
+                         f"computation(s) read; XLA prints ENTRY last: the file may be "
+                         "truncated)", file=file, line=len(lines), column=1)
     return HloModule(module_name or entry, comps, entry, file)

@@ -583,13 +583,26 @@ def calibrate_cpu(progress=None, cache_dir=None) -> dict:
 
 def refresh_cpu_profile(progress=None, cache_dir=None):
     """Measure the ``cpu`` profile again, quick probe and calibration, and store it as this
-    machine's profile (what ``workbench devices --refresh`` does); returns the profile.
+    machine's profile (what ``workbench devices --refresh`` does); returns the profile. It
+    holds the profile's lock (:func:`~workbench.costmodel.devices.profile_lock`) while it
+    measures: a second refresh, or a first use calibrating (:mod:`workbench.profiler.
+    first_use`), waits for this one.
 
     Raises
     ------
     OSError
         If the profile cannot be written to the workbench's cache directory.
     """
+    from workbench.costmodel.devices import profile_lock
+
+    with profile_lock(blocking=True):
+        return calibrate_profile(progress, cache_dir)
+
+
+def calibrate_profile(progress=None, cache_dir=None):
+    """The quick probe and the calibration, stored (atomically) as this machine's ``cpu``
+    profile; the caller holds the profile's lock (:func:`refresh_cpu_profile`,
+    :func:`~workbench.profiler.first_use.ensure_calibrated`). Returns the profile."""
     from workbench.costmodel.devices import (cpu_profile_path, measure_cpu, with_calibration,
                                              write_cpu_profile)
 

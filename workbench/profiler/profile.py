@@ -402,9 +402,10 @@ def _calibration_note(device) -> list[str]:
         return []
     return [f"the {d.name} profile is not calibrated: predictions use the quick probe's "
             "roofline terms (bandwidth, peak FLOP/s), which miss most kernels of this backend "
-            "by more than 2x; `workbench devices --refresh` measures this machine's kernel "
-            "classes once (one to four minutes the first time) and the predictions use them "
-            "from then on"]
+            "by more than 2x; `workbench run` and `plan` calibrate it first and `workbench "
+            "serve` in the background (unless --no-calibrate or WORKBENCH_NO_CALIBRATE=1), "
+            "`workbench devices --refresh` measures this machine's kernel classes again (one "
+            "to four minutes the first time) and the predictions use them from then on"]
 
 
 def _notes(compiled, pred):

@@ -81,14 +81,23 @@ def check_faster(c, facts, run):
     return (HOLDS if ok else FAILS), text + _margin_text(s)
 
 
-def saved_ratio(stage: str, facts) -> float | None:
-    """The share of the time a stage's plan saves over the share of the bytes it saves (1: time
-    follows bytes, as the textbook argument says); None while pending or without a saving."""
-    time, moved = (_value(facts, f"{stage}.{k}") for k in ("time_saved_share",
-                                                           "bytes_saved_share"))
-    if time is None or not moved or moved <= 0:
+def follows_bytes(stage: str, facts) -> str | None:
+    """Whether a stage's measured time follows its bytes: ``"same"`` when the fused plan's
+    measured time and the time it would take if it shrank with the bytes (the unfused plan's
+    measured time over the bytes' ratio) are the same by the lessons' one rule for comparing
+    two times (:func:`faster_beyond_noise`: neither is faster by at least
+    :data:`~.facts.FASTER_MARGIN` and by more than the spread of the runs); else ``"above"``
+    (the measured speedup beats the bytes' ratio) or ``"below"``; None while pending."""
+    fused, unfused = _value(facts, f"{stage}.measured"), _value(facts, f"{stage}.measured_unfused")
+    ratio = _value(facts, f"{stage}.bytes_ratio")
+    if not fused or not unfused or not ratio or ratio <= 0:
         return None
-    return time / moved
+    ideal, spread = unfused / ratio, _value(facts, f"{stage}.spread")
+    if faster_beyond_noise(fused, ideal, spread):
+        return "above"
+    if faster_beyond_noise(ideal, fused, spread):
+        return "below"
+    return "same"
 
 
 def check_memory_bound_ideal(c, facts, run):
@@ -99,19 +108,25 @@ def check_memory_bound_ideal(c, facts, run):
             f"{{{s}.time_saved_share}} of the time, a speedup of {{{s}.measured_speedup}}.")
     if _pending(facts, f"{s}.measured_speedup"):
         return PENDING, text
-    ratio = saved_ratio(s, facts)
-    if ratio is None or not 1 / MISS_FACTOR <= ratio <= MISS_FACTOR:
-        return FAILS, text
+    follows = follows_bytes(s, facts)
+    rule = (f" The rule: two times are the same unless one is shorter by at least "
+            f"{{rule.faster_margin}} and by more than the spread of the runs "
+            f"({{{s}.spread}} between the quartiles).")
+    if follows != "same":
+        word = "beats" if follows == "above" else "falls short of"
+        return FAILS, text + (f" The measured speedup {word} the ratio of the bytes by more "
+                              f"than that rule allows." + rule)
     if not str(_value(facts, f"{s}.bound") or "").startswith("memory"):
-        # the ratio agrees, but the cost model says the premise is false: the claim, premise
-        # and all, does not hold (one verdict for the mark and the text)
+        # the speedup is the bytes' ratio, but the cost model says the premise is false: the
+        # claim, premise and all, does not hold (one verdict for the mark and the text)
         return FAILS, text + (
-            f" The ratio agrees, but the premise does not: the cost model finds the slowest "
+            f" The speedup is the ratio of the bytes within the rule's margin, but the premise "
+            f"does not hold: the cost model finds the slowest "
             f"kernel {{{s}.bound}} ({{{s}.kernel_compute}} of arithmetic against "
             f"{{{s}.kernel_memory}} of memory traffic), so its time is not the bytes' alone; "
             f"the measured times were {{{s}.measured_vs_predicted}} (fused) and "
             f"{{{s}.measured_unfused_vs_predicted}} (unfused) of its predictions.")
-    return HOLDS, text
+    return HOLDS, text + " The speedup is the ratio of the bytes within the rule's margin." + rule
 
 
 def check_prediction(c, facts, run):
@@ -268,10 +283,8 @@ def _direction(claim, facts) -> str:
         if a and b and abs(a - b) < CLOSE * max(a, b):
             return "close"
     if claim.kind == "memory-bound-ideal":
-        ratio = saved_ratio(claim.stage, facts)
-        if ratio is not None and 1 / MISS_FACTOR <= ratio <= MISS_FACTOR:
-            return "premise"
-        return "above" if ratio is not None and ratio > MISS_FACTOR else "below"
+        follows = follows_bytes(claim.stage, facts)
+        return "premise" if follows == "same" else "above" if follows == "above" else "below"
     if claim.kind == "faster":
         fast = _value(facts, f"{claim.stage}.measured")
         slow = _value(facts, f"{claim.stage}.measured_unfused")

@@ -19,6 +19,7 @@ from workbench.codegen.backend import capabilities, fast_math_table, resolve_bac
 from workbench.codegen.blas import single_thread_scipy_blas
 from workbench.codegen.cache import load_module
 from workbench.codegen.cpu_scatter import is_scatter_group
+from workbench.codegen.cpu_select import own_select_kernel
 from workbench.codegen.cpu_sort import is_sort_group
 from workbench.codegen.cpu_conditional import is_conditional_group
 from workbench.codegen.cpu_while import is_while_group
@@ -240,12 +241,13 @@ def _compile_group(graph, xgraph, group, backend, caps, table, fast_hash, cache_
 
 
 def _own_kernel(xgraph, members):
-    """The CPU kernel of its own a group of one sort or scatter gets (its op name), or None."""
+    """The CPU kernel of its own a group of one sort, scatter, select-and-scatter or topk gets
+    (its op name), or None."""
     if is_sort_group(xgraph, members):
         return "sort"
     if is_scatter_group(xgraph, members):
         return "scatter"
-    return None
+    return own_select_kernel(xgraph, members)
 
 
 def _compile_own(xgraph, group, members, counts, cache_dir, op):
@@ -259,10 +261,18 @@ def _compile_own(xgraph, group, members, counts, cache_dir, op):
         from workbench.codegen.cpu_sort import render_sort
 
         source, inputs, outputs, args = render_sort(xgraph, members[0], PARALLEL_MIN_WORK)
-    else:
+    elif op == "scatter":
         from workbench.codegen.cpu_scatter import render_scatter
 
         source, inputs, outputs, args = render_scatter(xgraph, members[0])
+    elif op == "topk":
+        from workbench.codegen.cpu_select import render_topk
+
+        source, inputs, outputs, args = render_topk(xgraph, members[0])
+    else:
+        from workbench.codegen.cpu_select import render_select_and_scatter
+
+        source, inputs, outputs, args = render_select_and_scatter(xgraph, members[0])
     kernel = CompiledKernel(group.id, group.kind, "cpu", False, source=source,
                             ir_text=f"{op} {members[0]} (cpu {op} kernel)", inputs=inputs,
                             outputs=outputs, ops=(op,), **counts)

@@ -265,10 +265,6 @@ def _check_reducer(b, node):
         raise Unsupported(f"{node.op} with a computation= (a variadic reduction such as an "
                           "argmax, or a reducer that is not one binary op) runs through the "
                           "numpy reference", node.id)
-    for key in ("base_dilation", "window_dilation"):
-        if key in node.attrs:
-            raise Unsupported(f"{node.op} with {key}= runs through the numpy reference",
-                              node.id)
     if r not in b.caps.ops:
         raise Unsupported(f"the {b.caps.name} backend has no emitter for reducer {r}", node.id)
     return r
@@ -309,24 +305,40 @@ def _narrow(b, value, cdt, node):
 
 
 def rule_reduce_window(b, node, idx):
+    """Each output element reduces its window's taps. A tap's position in the padded, base-
+    dilated operand is ``out * stride + k * window_dilation - pad_low``; it reads the operand
+    element ``position / base_dilation`` when that is a whole index inside the operand, and the
+    init value otherwise (padding, the holes of base dilation, a window that overhangs): XLA's
+    elemental emitter (``EmitElementalReduceWindow``)."""
     x, init = node.operands
     xs = b.type(x).shape
     reducer = _check_reducer(b, node)
+    rank = len(xs)
     size = node.attrs["window_size"]
-    stride = node.attrs.get("window_stride", (1,) * len(xs))
-    pad = node.attrs.get("window_padding", ((0, 0),) * len(xs))
+    stride = node.attrs.get("window_stride", (1,) * rank)
+    pad = node.attrs.get("window_padding", ((0, 0),) * rank)
+    base = node.attrs.get("base_dilation", (1,) * rank)
+    wdil = node.attrs.get("window_dilation", (1,) * rank)
     initv = b.value(init, ())
 
     def body(r):
         xi, valid = [], None
         for d, n in enumerate(xs):
-            q = idx[d] * stride[d] + r[d] - pad[d][0]
-            hi = (node.type.shape[d] - 1) * stride[d] + size[d] - 1 - pad[d][0]
-            if pad[d][0] <= 0 and hi < n:
-                xi.append(q)
+            q = idx[d] * stride[d] + r[d] * wdil[d] - pad[d][0]
+            hi = (node.type.shape[d] - 1) * stride[d] + (size[d] - 1) * wdil[d] - pad[d][0]
+            s = base[d]
+            if s == 1:
+                if pad[d][0] <= 0 and hi < n:
+                    xi.append(q)
+                    continue
+                xi.append(b.index_op("clamp", q, 0, n - 1))
+                valid = and_(b, valid, in_range(b, q, 0, n, node.id), node.id)
                 continue
-            xi.append(b.index_op("clamp", q, 0, n - 1))
-            valid = and_(b, valid, in_range(b, q, 0, n, node.id), node.id)
+            span = (n - 1) * s + 1 if n else 0
+            xi.append(b.index_op("floordiv", b.index_op("clamp", q, 0, max(span - 1, 0)), s))
+            v = and_(b, in_range(b, q, 0, span, node.id),
+                     b.let("divisible", "pred", (q, Ix.of(s)), {}, node.id), node.id)
+            valid = and_(b, valid, v, node.id)
         v = b.value(x, tuple(xi))
         return v if valid is None else b.let("select", node.dtype, (valid, v, initv), {},
                                              node.id)

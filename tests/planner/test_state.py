@@ -70,3 +70,46 @@ def test_fusing_a_producer_into_all_consumers_never_makes_a_cycle(draw_ops):
         g = group_graph(state)
         assert nx.is_directed_acyclic_graph(g)
         assert all(state.groups[x].rank < state.groups[y].rank for x, y in g.edges)
+
+
+def reference_reorder(state, a, b, direct_ok):
+    """reorder_for_union as it was before the rank-guided walk (two depth-first walks, no
+    budget): the answer the planner's plans were recorded with."""
+    if a.rank > b.rank:
+        a, b = b, a
+    lo, hi, groups = a.rank, b.rank, state.groups
+    down, stack = set(), [s for s in state.succ[a.gid] if not (direct_ok and s == b.gid)]
+    while stack:
+        x = stack.pop()
+        if x == b.gid:
+            return False
+        if x not in down and groups[x].rank <= hi:
+            down.add(x)
+            stack.extend(state.succ[x])
+    up, stack = set(), [q for q in state.pred[b.gid] if q != a.gid]
+    while stack:
+        x = stack.pop()
+        if x not in up and groups[x].rank >= lo:
+            up.add(x)
+            stack.extend(state.pred[x])
+    slots = sorted([groups[x].rank for x in up | down] + [lo, hi])
+    seq = sorted(up, key=lambda x: groups[x].rank) + [None] + \
+        sorted(down, key=lambda x: groups[x].rank)
+    return list(zip(seq, slots))
+
+
+@settings(max_examples=60, deadline=None)
+@given(ops, merges, st.lists(st.booleans(), min_size=30, max_size=30))
+def test_the_rank_guided_walk_answers_as_the_depth_first_walks_did(draw_ops, pairs, direct):
+    """Same answer (cycle or not) and the same new ranks, with or without a direct edge allowed:
+    plans depend on the ranks (groups are tried and listed in rank order)."""
+    state = FusionState(GraphIndex(random_graph(draw_ops)), GPU_PROFILES["h100"])
+    for (i, j), direct_ok in zip(pairs, direct):
+        gids = sorted(state.groups)
+        a, b = state.groups[gids[i % len(gids)]], state.groups[gids[j % len(gids)]]
+        if a is b:
+            continue
+        ranks = state.reorder_for_union(a, b, direct_ok)
+        assert ranks == reference_reorder(state, a, b, direct_ok)
+        if ranks is not False:
+            state.union(a, b, ranks)

@@ -25,12 +25,17 @@ group of its own at the end.
   ancestors ``U`` of the higher one whose ranks lie in ``(lo, hi)``. A path between the two groups
   exists only if the search meets the other group; otherwise the slots of ``U``, the two groups
   and ``D`` are reassigned as ``U``, the merged group, ``D``, which keeps the order topological.
+  Whether there is a path is asked first, by a walk up from the higher group that takes the
+  lowest rank first and stops when it meets the lower one (sibling fusion mostly asks about
+  kernels that do depend on each other); the two sets are walked whole only when there is none.
   Only the window between the two groups is searched: this is the incremental reachability that
   XLA gets from ``HloReachabilityMap``. networkx is not used here because its algorithms work on
   whole graphs, and a planner on 100,000 nodes performs tens of thousands of merges.
 """
 
 from __future__ import annotations
+
+import heapq
 
 from workbench.costmodel.calibrated import calibration_of, graph_traffic, node_costs_of
 from workbench.costmodel.model import kernel_timer, peak_live
@@ -347,32 +352,95 @@ class FusionState:
             a, b = b, a
         lo, hi = a.rank, b.rank
         groups, succ, pred = self.groups, self.succ, self.pred
-        # the same depth-first walks, in the same order, with their lookups bound once
         bgid, agid, budget = b.gid, a.gid, SEARCH_BUDGET
-        down: set[int] = set()
-        stack = [s for s in succ[agid] if not (direct_ok and s == bgid)]
-        pop, push, add = stack.pop, stack.extend, down.add
-        while stack:
-            x = pop()
-            if x == bgid:
+        if hi - lo <= budget + 1:
+            # the window holds at most ``budget`` groups, so neither walk can run out of
+            # budget: a rank-guided walk up from ``b``, which stops as soon as it meets ``a``,
+            # decides the same (see :meth:`_ancestors`)
+            up = self._ancestors(agid, bgid, lo, direct_ok)
+            if up is None:
                 return False
-            if x in down or groups[x].rank > hi:
-                continue
-            add(x)
-            if len(down) > budget:
-                return None
-            push(succ[x])
+            return self._ranks(lo, hi, up, self._walk(succ, agid, bgid, hi, 1, direct_ok))
+        down = self._walk(succ, agid, bgid, hi, 1, direct_ok)
+        if down is None or down is False:
+            return down
+        up = self._walk(pred, bgid, agid, lo, -1, True)
+        if up is None:
+            return None
+        return self._ranks(lo, hi, up, down)
+
+    def _walk(self, edges, start: int, stop: int, bound: int, sign: int, skip_direct: bool):
+        """The depth-first walk of :meth:`reorder_for_union` from ``start`` along ``edges``
+        (``succ`` with ``sign`` 1: groups of rank up to ``bound``; ``pred`` with -1: of rank
+        ``bound`` or more): the set it visits, ``False`` when it meets ``stop`` (only looked
+        for going down), ``None`` when it visits more than :data:`SEARCH_BUDGET` groups."""
+        groups, budget = self.groups, SEARCH_BUDGET
+        seen: set[int] = set()
+        stack = [s for s in edges[start] if not (skip_direct and s == stop)]
+        pop, push, add = stack.pop, stack.extend, seen.add
+        if sign > 0:
+            while stack:
+                x = pop()
+                if x == stop:
+                    return False
+                if x in seen or groups[x].rank > bound:
+                    continue
+                add(x)
+                if len(seen) > budget:
+                    return None
+                push(edges[x])
+        else:
+            while stack:
+                x = pop()
+                if x in seen or groups[x].rank < bound:
+                    continue
+                add(x)
+                if len(seen) > budget:
+                    return None
+                push(edges[x])
+        return seen
+
+    def _ancestors(self, agid: int, bgid: int, lo: int, direct_ok: bool):
+        """The groups above ``bgid`` of rank over ``lo`` (the set :meth:`reorder_for_union`'s
+        walk up visits), or None when a path leads from ``agid`` to ``bgid`` (other than the
+        direct edge, when ``direct_ok``).
+
+        Lowest rank first: ranks fall along every path walked up, and ``agid`` has the lowest
+        rank in the window, so it is taken the moment it is reached and the walk heads for it
+        first. Sibling fusion asks mostly about kernels that do depend on each other (a weight
+        read by the forward and the backward pass: 17,236 of the 17,627 questions of the
+        8-block training step); the depth-first walk down from ``agid`` in the order of the
+        edges visited much of the window before it met ``bgid``, while this walk visits about
+        5 groups a question there (84,626 in all). Without a path it visits every group above
+        ``bgid`` in the window, the same set as a walk in any order."""
+        groups, pred = self.groups, self.pred
+        heap = []
+        for q in pred[bgid]:
+            if not (direct_ok and q == agid):
+                r = groups[q].rank
+                if r >= lo:
+                    heap.append((r, q))
+        heapq.heapify(heap)
         up: set[int] = set()
-        stack = [q for q in pred[bgid] if q != agid]
-        pop, push, add = stack.pop, stack.extend, up.add
-        while stack:
-            x = pop()
-            if x in up or groups[x].rank < lo:
+        pop, push, add = heapq.heappop, heapq.heappush, up.add
+        while heap:
+            x = pop(heap)[1]
+            if x == agid:
+                return None
+            if x in up:
                 continue
             add(x)
-            if len(up) > budget:
-                return None
-            push(pred[x])
+            for q in pred[x]:
+                if q not in up:
+                    r = groups[q].rank
+                    if r >= lo:
+                        push(heap, (r, q))
+        return up
+
+    def _ranks(self, lo: int, hi: int, up: set, down: set) -> list:
+        """The new ranks: the slots of ``up``, the two groups and ``down``, given in order to
+        ``up``, the merged group (``None``) and ``down``."""
+        groups = self.groups
         slots = sorted([groups[x].rank for x in up | down] + [lo, hi])
         seq = sorted(up, key=lambda x: groups[x].rank) + [None] + \
             sorted(down, key=lambda x: groups[x].rank)

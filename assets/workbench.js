@@ -47,6 +47,31 @@
     }
   }
 
+  var HL = ["hl-sel", "hl-found", "hl-after", "hl-step"];
+  function applyHighlight(cy, hl) {
+    hl = hl || {};
+    var want = {};
+    function mark(vids, cls) {
+      (vids || []).forEach(function (v) {
+        if (v !== null && v !== undefined) { want[v] = (want[v] || []).concat([cls]); }
+      });
+    }
+    mark([hl.found], "hl-found");
+    mark(hl.after, "hl-after");
+    mark(hl.step, "hl-step");
+    cy.batch(function () {
+      cy.nodes("." + HL.join(", .")).removeClass(HL.join(" "));
+      if (hl.sel || Object.keys(want).length) {
+        cy.nodes().forEach(function (n) {
+          var cls = want[n.data("vid")] || [];
+          if (hl.sel && n.data("gid") === hl.sel) { cls = cls.concat(["hl-sel"]); }
+          if (cls.length) { n.addClass(cls.join(" ")); }
+        });
+      }
+    });
+  }
+  window.workbenchHighlight = applyHighlight;
+
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     workbench: {
       fit: function (n, id) {
@@ -66,6 +91,16 @@
         }
         return [{contents: contents, filename: filename}, nu];
       },
+      /* ids.HIGHLIGHT (graph_figure.highlight_targets) as classes on the canvas's nodes:
+       * the stylesheet stays as it is (a new one restyles and measures every element), and
+       * only the nodes whose classes change are restyled. Applied again when the elements
+       * change (a patched element's classes are the server's again), once now and once
+       * after React drew them. Ids are compared with element data, not put in selectors. */
+      highlight: function (hl, elements, id) {
+        var cy = cyOf(id);
+        if (cy) { applyHighlight(cy, hl); setTimeout(function () { applyHighlight(cy, hl); }, 0); }
+        return window.dash_clientside.no_update;
+      },
       center: function (found, id) {
         var cy = cyOf(id);
         if (cy && found) { centre(cy, found, 30); }
@@ -83,6 +118,12 @@
         if (version.graph || version.policy === undefined ||
             version.policy !== policy || version.device !== device) { return version; }
         return nu;
+      },
+      /* ids.DRAW_VERSION: the version, unless the callback that wrote it sent the canvas
+       * with it (an edit: version.drawn); the canvas's callback listens to this one. */
+      drawGate: function (version) {
+        if (!version || version.drawn) { return window.dash_clientside.no_update; }
+        return version;
       },
       /* ids.SESSION_REQUEST: the page's start asks the server for its session once. The
        * session store's timestamp changes when the answer writes the key; passed on, that
@@ -298,4 +339,17 @@
     schedule();
   }
   attach();
+})();
+
+/* A slider's number box (Dash's dcc.Slider) applies its value when it loses focus (Tab), not
+ * on Enter: Enter in it blurs it, which applies the value the same way. */
+(function () {
+  document.addEventListener("keydown", function (evt) {
+    var t = evt.target;
+    if (evt.key !== "Enter" || !t || t.tagName !== "INPUT") { return; }
+    if (t.closest && t.closest(".dash-slider-container, .dash-input-container")) {
+      evt.preventDefault();
+      t.blur();
+    }
+  }, true);
 })();

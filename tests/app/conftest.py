@@ -116,6 +116,13 @@ def cy_eval(duo, expr: str, *args):
                                      *args)
 
 
+def highlighted(duo, cls: str = "hl-sel") -> set | None:
+    """The ``gid`` of every node the canvas marks with highlight class ``cls`` (the selected
+    group's box and ops: one id), or None before the canvas exists."""
+    got = cy_eval(duo, f"cy.nodes('.{cls}').map(function (n) {{ return n.data('gid'); }})")
+    return None if got is None else set(got)
+
+
 def wait_for(duo, predicate, timeout: float = 20.0, message: str = "condition"):
     """Poll ``predicate()`` until it is truthy; returns its value or fails the test."""
     end = time.time() + timeout

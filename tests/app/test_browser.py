@@ -17,7 +17,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from tests.app.conftest import (choose, click_vertex, cy_eval, grid_cell, grid_column,
-                                group_count, hover_vertex, vertex_of, wait_for)
+                                group_count, highlighted, hover_vertex, vertex_of, wait_for)
 from tests.conftest import SAMPLES_DIR, shared_hlo_dir
 from workbench.app import ids
 
@@ -94,8 +94,8 @@ def test_opens_on_the_transformer_block_and_draws_its_groups(dash_duo, make_app,
     big = max(ws.plan.groups, key=lambda g: g.size)
     click_vertex(dash_duo, vertex_of(dash_duo, big.nodes[0]))
     dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}", f"Selected group {big.id}")
-    wait_for(dash_duo, lambda: cy_eval(dash_duo, "cy.style().json().slice(-4)[0].selector")
-             == f'node[gid = "{big.id}"]', 10, "the highlight rule, patched in")
+    wait_for(dash_duo, lambda: highlighted(dash_duo) == {big.id}, 10,
+             "the selected group's box and ops highlighted")
     save_screenshot(dash_duo, tmp_path, "app-main.png")
 
 
@@ -392,8 +392,8 @@ def test_rows_select_groups_edits_are_marked_and_a_saved_plan_loads_back(dash_du
     grid_cell(dash_duo, ids.GROUP_TABLE, big.id, "kind").click()
     dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}",
                                     f"Selected group {big.id} ({big.kind}, {big.size} ops)")
-    wait_for(dash_duo, lambda: cy_eval(dash_duo, "cy.style().json().slice(-4)[0].selector")
-             == f'node[gid = "{big.id}"]', 10, "the group highlighted on the graph")
+    wait_for(dash_duo, lambda: highlighted(dash_duo) == {big.id}, 10,
+             "the group highlighted on the graph")
     # Reject: its ops run alone, marked in the table and on the graph
     click(dash_duo, ids.REJECT)
     kernels = ws.plan.num_kernels + big.size - 1
@@ -506,7 +506,7 @@ def test_html_in_an_upload_runs_nothing_under_the_pages_security_policy(dash_duo
         var r = new XMLHttpRequest();
         r.open('POST', '/_dash-update-component', false);
         r.setRequestHeader('Content-Type', 'application/json');
-        r.send(JSON.stringify({output: 'graph-view.stylesheet', inputs: 7}));
+        r.send(JSON.stringify({output: 'graph-highlight.data', inputs: 7}));
         return [r.status, r.responseText];""")
     assert status[0] == 400 and "Traceback" not in status[1]
     assert services.session(sid)[0] is before

@@ -12,7 +12,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from tests.app.conftest import click_vertex, cy_eval, rendered_point, wait_for
+from tests.app.conftest import click_vertex, cy_eval, highlighted, rendered_point, wait_for
 from tests.app.test_browser import click, open_tab, session_state, start, text_of
 from workbench.app import ids
 from workbench.app.hierarchy import ROOT, layers_of
@@ -147,19 +147,25 @@ def test_replay_jumps_to_the_next_taken_decision_and_centres_on_it(dash_duo, mak
     assert "taken" in text_of(dash_duo, ids.STEP_TEXT) and d.reason in text_of(dash_duo,
                                                                              ids.STEP_TEXT)
     # the canvas opened what holds the decision's ops and centred on the group it made
-    focus = cy_eval(dash_duo, "cy.style().json().slice(-2)[0].selector")
-    assert focus.startswith('node[vid = "G:') or focus.startswith('node[vid = "v')
-    key = focus.split('"')[1]
+    # (the marks are classes on the drawn nodes: the group it made, the decision's ops)
+    keys = wait_for(dash_duo, lambda: cy_eval(dash_duo, "cy.nodes('.hl-after').map(function (n)"
+                                                        " { return n.data('vid'); })"), 20,
+                    "the group the step made marked")
+    assert all(k.startswith(("G:", "v")) for k in keys)
+
     def centred():
-        x, y = cy_eval(dash_duo, "(function (k) { var n = cy.nodes('[vid = \"' + k + '\"]');"
-                                 " var p = n.renderedPosition(); return [p.x, p.y]; })"
-                                 "(arguments[0])", key)
         w, h = cy_eval(dash_duo, "[cy.width(), cy.height()]")
-        return abs(x - w / 2) < w * 0.1 and abs(y - h / 2) < h * 0.1
+        for key in keys:
+            x, y = cy_eval(dash_duo, "(function (k) { var n = cy.nodes('[vid = \"' + k + '\"]');"
+                                     " var p = n.renderedPosition(); return [p.x, p.y]; })"
+                                     "(arguments[0])", key)
+            if abs(x - w / 2) < w * 0.1 and abs(y - h / 2) < h * 0.1:
+                return True
+        return False
     wait_for(dash_duo, centred, 20, "the step's group centred")
     # the decision's ops are marked on the canvas
-    marked = cy_eval(dash_duo, "cy.style().json().slice(-1)[0].selector")
-    assert marked.count("vid") == len(d.nodes)
+    marked = cy_eval(dash_duo, "cy.nodes('.hl-step').map(function (n) { return n.data('node'); })")
+    assert set(marked) == set(d.nodes)
     # refused decisions are one click away too, and a reason filter narrows the jumps
     dash_duo.driver.find_element(By.XPATH, "//button[normalize-space()='refused ▶']").click()
     refused = next(k for k, x in enumerate(ws.plan.decisions, 1) if not x.fused and k > second)
@@ -191,3 +197,27 @@ def test_first_visit_help_is_shown_once(dash_duo, make_app):
     dash_duo.driver.refresh()
     wait_for(dash_duo, lambda: cy_eval(dash_duo, "cy.nodes().length") > 0, 30, "the graph")
     assert not dash_duo.find_element(f"#{ids.HELP}").is_displayed()
+
+
+def test_picking_a_row_opens_and_centres_its_group(dash_duo, make_app):
+    from tests.app.conftest import grid_cell
+    from workbench.app.drawing import vertex_ids
+    from workbench.app.scene import group_key
+
+    services, ws, graph, layers = open_model(dash_duo, make_app)
+    # a group of several ops inside a block, drawn closed at the start
+    group = max((g for g in ws.plan.groups if g.size > 1), key=lambda g: g.size)
+    key = group_key(group.nodes, vertex_ids(graph))
+    assert not cy_eval(dash_duo, "cy.nodes('[vid = \"' + arguments[0] + '\"]').length", key)
+    grid_cell(dash_duo, ids.GROUP_TABLE, group.id, "kind").click()
+    dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}", f"Selected group {group.id}")
+    wait_for(dash_duo, lambda: cy_eval(dash_duo, "cy.nodes('[vid = \"' + arguments[0] + '\"]')"
+                                                 ".length", key), 20, "its layers opened")
+
+    def centred():
+        x, y = cy_eval(dash_duo, "(function (k) { var p = cy.nodes('[vid = \"' + k + '\"]')"
+                                 ".renderedPosition(); return [p.x, p.y]; })(arguments[0])", key)
+        w, h = cy_eval(dash_duo, "[cy.width(), cy.height()]")
+        return abs(x - w / 2) < w * 0.1 and abs(y - h / 2) < h * 0.1
+    wait_for(dash_duo, centred, 20, "the group centred")
+    assert highlighted(dash_duo) == {group.id}

@@ -9,9 +9,9 @@ from workbench.app import view as views
 from workbench.app.drawing import build_drawing, vertex_ids
 from workbench.app.figures import (BAR_LIMIT, cost_bars, empty_figure, off_the_roofline,
                                    profile_bars, roofline, roofline_points)
-from workbench.app.graph_figure import (COLLAPSE_ABOVE_OPS, KIND_COLORS, SELECT_COLOR,
-                                        edge_width, grouping_from_plan, grouping_from_sets,
-                                        stylesheet)
+from workbench.app.graph_figure import (COLLAPSE_ABOVE_OPS, HIGHLIGHT_CLASSES, KIND_COLORS,
+                                        SELECT_COLOR, edge_width, grouping_from_plan,
+                                        grouping_from_sets, highlight_targets, stylesheet)
 from workbench.app.hierarchy import build_layers, place
 from workbench.app.scene import group_key
 from workbench.app.tables import (cost_rows, decision_rows, decision_text, group_rows,
@@ -154,15 +154,17 @@ def test_stylesheet_colours_kinds_and_highlights_selection():
         assert by_sel[f"node.group.kind-{kind}"]["background-color"] == colour
     assert by_sel["node.opaque"]["shape"] == "octagon"
     assert by_sel["node.dup"]["border-style"] == "dashed"
-    assert all(r["selector"] == "node.none" for r in rules[-4:])  # unused slots
-    hi = stylesheet("g3", "v7", (["v1", "v2"], [], ["G:ab"]))
-    assert len(hi) == len(rules)  # the highlight slots are patched in place
-    assert hi[-4]["selector"] == 'node[gid = "g3"]' and hi[-3]["selector"] == 'node[vid = "v7"]'
-    assert hi[-2]["selector"] == 'node[vid = "G:ab"]'  # the group a replay step made
-    assert hi[-1]["selector"] == 'node[vid = "v1"], node[vid = "v2"]'  # the step's ops
+    # highlights are classes with rules of their own: the stylesheet never changes
+    assert [r["selector"] for r in rules[-4:]] == [f"node.{c}" for c in HIGHLIGHT_CLASSES]
+    assert stylesheet() == rules
+    assert highlight_targets("g3", "v7", (["v1", "v2"], [], ["G:ab"])) == {
+        "sel": "g3", "found": "v7", "after": ["G:ab"], "step": ["v1", "v2"]}
+    assert highlight_targets(None, None) == {"sel": None, "found": None, "after": [],
+                                             "step": []}
+    sel = by_sel["node.hl-sel"]
     # the selection is not drawn in the duplicated producer's red (nor dashed)
-    assert hi[-4]["style"]["border-color"] == SELECT_COLOR != by_sel["node.dup"]["border-color"]
-    assert hi[-4]["style"]["border-style"] == "solid"
+    assert sel["border-color"] == SELECT_COLOR != by_sel["node.dup"]["border-color"]
+    assert sel["border-style"] == "solid"
     assert by_sel["node.rejected"]["border-style"] == "dotted"
 
 

@@ -6,8 +6,13 @@ from dash import ClientsideFunction, Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids
+from workbench.app import view as views
 from workbench.app.callbacks_load import version
+from workbench.app.callbacks_view import canvas_parts
+from workbench.app.drawing import vertex_ids
 from workbench.app.fmt import fmt_seconds, plural
+from workbench.app.hierarchy import layers_of
+from workbench.app.scene import group_key
 from workbench.app.tables import group_rows, top_rows
 from workbench.errors import PlanError, WorkbenchError
 
@@ -138,14 +143,18 @@ def register(app, services) -> None:
                             State(ids.ROW_SET, "data"), prevent_initial_call=True)
 
     @app.callback(Output(ids.SELECTED, "data"),
+                  Output(ids.FOUND, "data", allow_duplicate=True),
+                  Output(ids.VIEW_STATE, "data", allow_duplicate=True),
                   Input(ids.ROW_PICK, "data"), Input(ids.CYTO, "tapNodeData"),
                   State(ids.VERSION, "data"), State(ids.SELECTED, "data"),
-                  prevent_initial_call=True)
-    def select(rows, tapped, version_, current):
+                  State(ids.VIEW_STATE, "data"), prevent_initial_call=True)
+    def select(rows, tapped, version_, current, record):
         """A group chosen by a click on its row, or a node or group clicked on the graph. The
         row the app selected for the current selection (after an edit renumbered the groups)
-        changes nothing."""
-        ws, _ = session(version_)
+        changes nothing. A row picked in the table also brings its group into view: the
+        layers that hold it open (the group expanded, as search does) and the canvas centres
+        on its box (ids.FOUND), or on its op for a one-op kernel."""
+        ws, graph = session(version_)
         if ctx.triggered_id == ids.ROW_PICK:
             chosen = selected_ids(rows)
             gid = chosen[0] if chosen else None
@@ -154,12 +163,25 @@ def register(app, services) -> None:
             now = controller.group_of_node([g.to_json() for g in ws.plan.groups], current)
             if now is not None and now["id"] == gid:
                 raise PreventUpdate
-            return ws.plan.group(gid).nodes[0]
+            group = ws.plan.group(gid)
+            return (group.nodes[0],) + reveal_group(ws, graph, group.nodes, record)
         if not tapped or not tapped.get("gid"):
             if tapped and tapped.get("layer"):
                 raise PreventUpdate  # a layer: the view opens it, the selection stays
-            return None  # a parameter or constant: nothing to select
-        return tapped.get("node") or tapped.get("rep")
+            return None, no_update, no_update  # a parameter or constant: nothing to select
+        return tapped.get("node") or tapped.get("rep"), no_update, no_update
+
+    def reveal_group(ws, graph, members, record):
+        """(the drawing id to centre on, the view record with the group shown) for a group of
+        the plan (the plan's view: a replay step or XLA's grouping shows other groups)."""
+        groups = [g.to_json() for g in ws.plan.groups]
+        layers = layers_of(graph)
+        record = views.record_for(record, ws.graph_key, graph, layers, groups)
+        _, placement = services.drawing_for(ws.graph_key, graph, groups)
+        new = views.reveal(record, members[:1], layers, groups, placement)
+        vid = vertex_ids(graph)
+        focus = group_key(members, vid) if len(members) > 1 else vid[members[0]]
+        return focus, (new if new != record else no_update)
 
     @app.callback(Output(ids.SELECTION_INFO, "children"),
                   Output(ids.GROUP_TABLE, "selectedRows"),
@@ -185,15 +207,22 @@ def register(app, services) -> None:
                   Output(ids.EDIT_MSG, "children"),
                   Output(ids.MARKS, "data", allow_duplicate=True),
                   Output(ids.HOVER_INFO, "children", allow_duplicate=True),
+                  Output(ids.CYTO, "elements", allow_duplicate=True),
+                  Output(ids.CYTO, "minZoom", allow_duplicate=True),
+                  Output(ids.BANNER, "children", allow_duplicate=True),
                   *[Input(b, "n_clicks") for b in (*EDIT_BUTTONS, *HISTORY_BUTTONS,
                                                    ids.ACCEPT_ALL)],
                   State(ids.SESSION, "data"), State(ids.CYTO, "selectedNodeData"),
                   State(ids.SELECTED, "data"), State(ids.MOVE_TARGET, "value"),
-                  prevent_initial_call=True)
+                  State(ids.VIEW_STATE, "data"), State(ids.REPLAY_STEP, "data"),
+                  State(ids.XLA_TOGGLE, "value"), prevent_initial_call=True)
     def edit(*args):
         """Apply an edit; a refused one changes nothing, says why, and marks the path that
-        makes it illegal (a cycle's way out of the group and back)."""
-        sid, selected_data, selected, target = args[-4:]
+        makes it illegal (a cycle's way out of the group and back). The new plan's canvas
+        comes in the same response when the canvas shows the plan (no replay step, no XLA
+        grouping): one round trip, the version marked ``drawn`` so that the canvas's own
+        callback does not draw it again."""
+        sid, selected_data, selected, target, record, step, xla_value = args[-7:]
         with services.lock(sid):
             s = services.session(sid)
             if s is None or not ctx.triggered_id:
@@ -204,6 +233,12 @@ def register(app, services) -> None:
                 new = run_edit(ws, graph, ctx.triggered_id, nodes, selected, target)
             except WorkbenchError as exc:
                 marks = controller.refusal_marks(graph, ws.plan, nodes, exc)
-                return no_update, controller.error_text(exc), marks, no_update
+                return (no_update, controller.error_text(exc), marks, no_update, no_update,
+                        no_update, no_update)
             services.store.put_workspace(sid, new)
-        return version(sid, False, new), "", None, ""
+        if step is not None or xla_value:
+            return version(sid, False, new), "", None, "", no_update, no_update, no_update
+        view = controller.current_view(new, graph, None, False, None, False, None)
+        elements, min_zoom, banner = canvas_parts(services, sid, new, graph, view, record)
+        return (version(sid, False, new, drawn=True), "", None, "", elements, min_zoom,
+                banner)

@@ -11,8 +11,7 @@ from workbench.app import controller, ids
 from workbench.app import view as views
 from workbench.app.drawing import vertex_ids
 from workbench.app.fmt import plural
-from workbench.app.graph_figure import (HIGHLIGHT_SLOTS, highlight_rules, stylesheet,
-                                        with_scoped_ids)
+from workbench.app.graph_figure import highlight_targets, with_scoped_ids
 from workbench.app.hierarchy import ROOT, find_nodes, layers_of
 from workbench.app.scene import group_key
 from workbench.errors import WorkbenchError
@@ -110,29 +109,30 @@ def register(app, services) -> None:
             set_props(ids.SEARCH, {"value": ""})
         return options, "", "", None, None
 
+    app.clientside_callback(ClientsideFunction("workbench", "drawGate"),
+                            Output(ids.DRAW_VERSION, "data"), Input(ids.VERSION, "data"))
+
     @app.callback(Output(ids.CYTO, "elements"), Output(ids.CYTO, "layout"),
                   Output(ids.CYTO, "minZoom"), Output(ids.BANNER, "children"),
-                  Input(ids.VERSION, "data"), Input(ids.VIEW_STATE, "data"),
+                  Input(ids.DRAW_VERSION, "data"), Input(ids.VIEW_STATE, "data"),
                   Input(ids.REPLAY_STEP, "data"), Input(ids.XLA_TOGGLE, "value"))
     def draw(version, record, step, xla_value):
+        """The canvas. After an edit it comes with the edit's own response
+        (:func:`canvas_parts` from the plan panel's ``edit``; ``drawGate`` passes such a
+        version on to ids.DRAW_VERSION no more)."""
         ws, graph = session(version)
         view = view_of(ws, graph, step, xla_value)
-        layers = layers_of(graph)
-        record = views.record_for(record, ws.graph_key, graph, layers, view.groups)
-        canvas = services.canvas_for(version["sid"], ws.graph_key, graph, view.groups, record,
-                                     view.mode)
-        salt = f"{ws.graph_key}|{view.mode}|{record.get('open')!r}|{record.get('nodes')!r}"
-        elements = with_scoped_ids(canvas.elements, salt)
-        banner = " · ".join(x for x in (view.banner, canvas.layout.note) if x)
+        elements, min_zoom, banner = canvas_parts(services, version["sid"], ws, graph, view,
+                                                  record)
         triggers = triggered_ids()
         fit = not triggers or ids.XLA_TOGGLE in triggers or (
-            ids.VERSION in triggers and bool(version.get("graph")))
+            ids.DRAW_VERSION in triggers and bool(version.get("graph")))
         # the canvas does not lay out again when its elements change (autoRefreshLayout off:
         # every element comes with its position, and dash-cytoscape's refresh ran the whole
         # layout 100 ms after each edit); a fit is asked for by a new layout value
         layout = ({"name": "preset", "fit": True, "padding": 20, "run": version.get("t")}
                   if fit else no_update)
-        return elements, layout, canvas.min_zoom, banner
+        return elements, layout, min_zoom, banner
 
     @app.callback(Output(ids.VIEW_STATE, "data"), Output(ids.FOUND, "data",
                                                           allow_duplicate=True),
@@ -198,10 +198,14 @@ def register(app, services) -> None:
         gi = next(i for i, g in enumerate(groups) if g is group)
         return placement.group_layer[gi]
 
-    @app.callback(Output(ids.CYTO, "stylesheet"), Input(ids.SELECTED, "data"),
+    @app.callback(Output(ids.HIGHLIGHT, "data"), Input(ids.SELECTED, "data"),
                   Input(ids.FOUND, "data"), Input(ids.MARKS, "data"), Input(ids.VERSION, "data"),
-                  Input(ids.REPLAY_STEP, "data"), Input(ids.XLA_TOGGLE, "value"))
-    def highlight(selected, found, marks, version, step, xla_value):
+                  Input(ids.REPLAY_STEP, "data"), Input(ids.XLA_TOGGLE, "value"),
+                  State(ids.HIGHLIGHT, "data"))
+    def highlight(selected, found, marks, version, step, xla_value, shown):
+        """What the canvas marks (:func:`~.graph_figure.highlight_targets`); the browser puts
+        the highlight classes on those elements (``highlight`` in assets/workbench.js): the
+        stylesheet never changes, which would restyle every element."""
         try:
             ws, graph = session(version)
             group = controller.group_of_node(view_of(ws, graph, step, xla_value).groups,
@@ -209,12 +213,15 @@ def register(app, services) -> None:
         except WorkbenchError:
             group = None
         marked = [(marks or {}).get(k, ()) for k in ("step", "before", "after")]
-        patch = Patch()  # only the highlight rules change
-        n = len(stylesheet())
-        for k, rule in enumerate(highlight_rules(group["id"] if group else None, found,
-                                                 marked)):
-            patch[n - HIGHLIGHT_SLOTS + k] = rule
-        return patch
+        out = highlight_targets(group["id"] if group else None, found, marked)
+        if out == shown:
+            raise PreventUpdate
+        return out
+
+    app.clientside_callback(ClientsideFunction("workbench", "highlight"),
+                            Output(ids.HIGHLIGHT_DONE, "data"), Input(ids.HIGHLIGHT, "data"),
+                            Input(ids.CYTO, "elements"), State(ids.CYTO, "id"),
+                            prevent_initial_call=True)
 
     @app.callback(Output(ids.FOUND, "data"), Output(ids.SELECTED, "data", allow_duplicate=True),
                   Output(ids.SEARCH_MSG, "children"),
@@ -277,6 +284,19 @@ def register(app, services) -> None:
     app.clientside_callback(ClientsideFunction("workbench", "center"),
                             Output(ids.SEARCH, "title"), Input(ids.FOUND, "data"),
                             State(ids.CYTO, "id"), prevent_initial_call=True)
+
+
+def canvas_parts(services, sid: str, ws, graph, view, record) -> tuple:
+    """(elements, zoom floor, banner) of the canvas of ``view`` (:func:`controller.current_view`)
+    under the view ``record`` for session ``sid``: what the canvas's callback sends, and an
+    edit's response with it."""
+    layers = layers_of(graph)
+    record = views.record_for(record, ws.graph_key, graph, layers, view.groups)
+    canvas = services.canvas_for(sid, ws.graph_key, graph, view.groups, record, view.mode)
+    salt = f"{ws.graph_key}|{view.mode}|{record.get('open')!r}|{record.get('nodes')!r}"
+    elements = with_scoped_ids(canvas.elements, salt)
+    banner = " · ".join(x for x in (view.banner, canvas.layout.note) if x)
+    return elements, canvas.min_zoom, banner
 
 
 def hover_text(graph, data: dict) -> str:

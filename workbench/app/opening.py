@@ -8,7 +8,7 @@ import time
 from workbench.app import controller
 
 
-def version(sid: str, graph_changed: bool = False, ws=None) -> dict:
+def version(sid: str, graph_changed: bool = False, ws=None, drawn: bool = False) -> dict:
     """The value written to ``ids.VERSION``: whose state changed, when, and whether the graph did.
 
     With the session's workspace ``ws`` it also carries what the browser needs without asking
@@ -16,9 +16,12 @@ def version(sid: str, graph_changed: bool = False, ws=None) -> dict:
     ``device``. The browser's own callbacks (``assets/workbench.js``) read them, so that after
     an edit the canvas is drawn in one round trip: no server callback that could change the
     canvas's inputs runs before it (Dash holds a callback back while one upstream of its
-    inputs is pending).
+    inputs is pending). ``drawn``: the callback that wrote it sent the canvas too (an edit:
+    one response), and the browser's ``drawGate`` does not ask for it again.
     """
     out = {"sid": sid, "t": time.time_ns(), "graph": graph_changed}
+    if drawn:
+        out["drawn"] = True
     if ws is not None:
         out.update(n=len(ws.plan.decisions), policy=str(ws.policy), device=str(ws.device))
     return out

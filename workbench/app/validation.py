@@ -146,16 +146,18 @@ def schemas(upload_max_bytes: int) -> dict:
     name = opt(string(1024))
     version_record = opt(record({"sid": opt(string(64)), "t": integer(0)},
                                 {"graph": one_of(True, False), "n": integer(0),
-                                 "policy": string(64), "device": string(200)}))
+                                 "policy": string(64), "device": string(200),
+                                 "drawn": one_of(True, False)}))
     return {
         (ids.SESSION, "data"): opt(string(43, r"[A-Za-z0-9_-]{43}")),
         (ids.SESSION, "modified_timestamp"): opt(integer(-1)),
         (ids.VERSION, "data"): version_record,
         (ids.HEADER_VERSION, "data"): version_record,
+        (ids.DRAW_VERSION, "data"): version_record,
         **{(i, "data"): opt(record({"sid": opt(string(64)), "t": integer(0)},
                                    {"graph": one_of(True, False), "n": integer(0),
                                     "policy": string(64), "device": string(200),
-                                    "sel": opt(string())}))
+                                    "drawn": one_of(True, False), "sel": opt(string())}))
            for i in ids.TAB_STORES},
         (ids.STEP_SHOWN, "data"): opt(record({"t": integer(0)},
                                              {"step": opt(integer(0, 10_000_000))})),
@@ -197,6 +199,9 @@ def schemas(upload_max_bytes: int) -> dict:
         (ids.REASON_FILTER, "value"): opt(string(200)),
         (ids.REPLAY_STEP, "data"): opt(integer(0, 10_000_000)),
         (ids.CRUMB_LAYER, "data"): opt(string(64)),
+        (ids.HIGHLIGHT, "data"): opt(record({}, {"sel": opt(string(64)), "found": opt(string()),
+                                                  "after": list_of(string()),
+                                                  "step": list_of(string())})),
         (ids.MARKS, "data"): opt(record({}, {k: list_of(string()) for k in MARK_KINDS})),
         (ids.FIRST_VISIT, "data"): opt(record({}, {"seen": one_of(True, False)})),
         (ids.FIRST_VISIT, "modified_timestamp"): opt(integer(-1)),

@@ -114,7 +114,7 @@ def changed_group_rows(w) -> list[dict]:
 
 def whatif_marks(w, graph) -> dict | None:
     """What the canvas marks for a what-if before *Use this plan* (the ``ids.MARKS`` store,
-    drawn by :func:`~workbench.app.graph_figure.highlight_rules`): ``after`` the ops of the
+    drawn by :func:`~workbench.app.graph_figure.highlight_targets`): ``after`` the ops of the
     groups the knobs changed (a thick green border), ``step`` the op each flipped decision is
     about — its producer, listed first (filled light red; the decision's consumers are in the
     changed groups) —, ``whatif`` the changed groups' ids in the new plan (the tag that says

@@ -42,6 +42,19 @@ def test_a_dot_with_few_rows_is_split_into_column_blocks():
     assert (b.nmb, b.bm, b.nnb, b.bn, b.parallel) == (1, 32, 8, 256, True)
 
 
+def test_a_dot_with_fewer_rows_than_columns_is_split_along_its_columns():
+    # each block's BLAS call packs the whole operand it does not split: the LSTM's
+    # [128, 1024] x [1024, 2048] and the shared mlp's [32, 256] x [256, 512] split the weights
+    assert cc.contraction_blocks(_dot(1, 128, 2048, 1024), threads=2) == cc.Blocks(
+        128, 1, 1024, 2, True)
+    assert cc.contraction_blocks(_dot(1, 32, 512, 256), threads=2) == cc.Blocks(
+        32, 1, 256, 2, True)
+    # more rows than columns, or too few columns to share: row blocks
+    assert cc.contraction_blocks(_dot(1, 1024, 256, 1024), threads=2) == cc.Blocks(
+        512, 2, 256, 1, True)
+    assert cc.contraction_blocks(_dot(1, 512, 600, 64), threads=64).nnb == 1
+
+
 def test_a_batched_dot_shares_whole_batches():
     assert cc.contraction_blocks(_dot(64, 128, 128, 32), threads=2) == cc.Blocks(
         128, 1, 128, 1, True)

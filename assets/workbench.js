@@ -347,7 +347,8 @@
   document.addEventListener("keydown", function (evt) {
     var t = evt.target;
     if (evt.key !== "Enter" || !t || t.tagName !== "INPUT") { return; }
-    if (t.closest && t.closest(".dash-slider-container, .dash-input-container")) {
+    // only a slider's box: a plain dcc.Input (the search box) counts Enter in n_submit
+    if (t.closest && t.closest(".dash-slider-container")) {
       evt.preventDefault();
       t.blur();
     }

@@ -71,6 +71,8 @@ def test_every_plain_input_and_state_has_a_stated_check(app):
     ((ids.CRUMB_LAYER, "data"), "L12", ["L12"]),
     ((ids.FIRST_VISIT, "data"), {"seen": True}, {"seen": "yes"}),
     ((ids.REASON_FILTER, "value"), "cycle", 3),
+    ((ids.CALIBRATION_STATE, "data"), {"state": "running", "generation": 0},
+     {"state": "bored", "generation": 0}),
 ])
 def test_the_new_components_values_are_checked(slot, good, bad):
     check = TABLE[slot]

@@ -204,6 +204,10 @@ def schemas(upload_max_bytes: int) -> dict:
                                                   "step": list_of(string())})),
         (ids.MARKS, "data"): opt(record({}, {k: list_of(string()) for k in MARK_KINDS})),
         (ids.FIRST_VISIT, "data"): opt(record({}, {"seen": one_of(True, False)})),
+        # profiler/first_use.BackgroundCalibration's state and generation
+        (ids.CALIBRATION_STATE, "data"): opt(record(
+            {"state": one_of("idle", "running", "done", "failed"),
+             "generation": integer(0, 1_000_000)})),
         (ids.FIRST_VISIT, "modified_timestamp"): opt(integer(-1)),
         (ids.TABS, "value"): opt(one_of(ids.TAB_PLAN, ids.TAB_COST, ids.TAB_EXPLAIN,
                                         ids.TAB_PROFILE, ids.TAB_WHATIF, ids.TAB_DIFF)),

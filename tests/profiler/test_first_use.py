@@ -67,6 +67,20 @@ def test_plan_on_the_cpu_calibrates_first_with_a_note(fresh_machine, capsys):
     assert len(calls) == 1 and "calibrating" not in capsys.readouterr().err
 
 
+def test_diff_calibrates_first_and_tune_and_sweep_take_no_calibrate(fresh_machine, capsys):
+    """``diff`` costs both plans on the cpu profile, so it calibrates first as ``plan`` does;
+    ``tune`` and ``sweep`` order and store predicted times, and take ``--no-calibrate``."""
+    from workbench.cli import build_parser, main
+
+    _, calls = fresh_machine
+    assert main(["diff", "mlp", "--a", "priority", "--b", "unfused"]) == 0
+    assert "calibrating this machine's cpu profile once" in capsys.readouterr().err
+    assert len(calls) == 1 and cached_cpu_profile().calibration is not None
+    for argv in (["tune", "mlp", "--no-calibrate"], ["sweep", "mlp", "--no-calibrate"]):
+        assert build_parser().parse_args(argv).no_calibrate is True
+    assert build_parser().parse_args(["tune", "mlp"]).no_calibrate is False
+
+
 @pytest.mark.parametrize("how", ["flag", "env", "gpu"])
 def test_no_calibrate_the_environment_and_a_gpu_device_keep_the_quick_probe(
         fresh_machine, monkeypatch, capsys, how):

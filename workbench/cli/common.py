@@ -157,7 +157,7 @@ def limits_of(args):
 def add_calibrate_arg(parser: argparse.ArgumentParser) -> None:
     """``--no-calibrate`` (see :func:`calibrate_first`)."""
     parser.add_argument("--no-calibrate", action="store_true",
-                        help="do not calibrate an uncalibrated cpu profile first (one to four "
+                        help="do not calibrate an uncalibrated cpu profile first (several "
                              "minutes, once per machine); predictions then use the quick "
                              "probe's roofline terms (also: WORKBENCH_NO_CALIBRATE=1)")
 

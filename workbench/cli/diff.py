@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 
-from workbench.cli.common import int_at_least, load_graph_arg
+from workbench.cli.common import add_calibrate_arg, calibrate_first, int_at_least, load_graph_arg
 from workbench.costmodel.devices import DEVICES
 from workbench.errors import InputError, PlanError
 
@@ -52,6 +52,7 @@ def cmd_diff(args) -> int:
     from workbench.planner.diff import diff_plans
 
     graph = load_graph_arg(args.file)
+    calibrate_first(args, args.device)   # both plans are planned and costed on this profile
     a, a_label = plan_arg(graph, args.a, args.device)
     b, b_label = plan_arg(graph, args.b, args.device)
     ma = mb = None
@@ -88,4 +89,5 @@ def register(subparsers) -> None:
     s.add_argument("--limit", type=int_at_least(0), default=20,
                    help="differences to list (default 20)")
     s.add_argument("--json", action="store_true", help="print the diff as JSON")
+    add_calibrate_arg(s)
     s.set_defaults(func=cmd_diff)

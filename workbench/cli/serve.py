@@ -106,7 +106,7 @@ def cmd_serve(args) -> int:
     app = create_app(config)  # an unreachable Ray cluster: one line here, before serving
     app.services.start()     # the worker processes, spawned before any request is served
     if not args.no_calibrate and app.services.calibration.start():
-        print("calibrating this machine's cpu profile in the background, once (one to four "
+        print("calibrating this machine's cpu profile in the background, once (several "
               "minutes; the Cost tab says so and predicts again when it is done; "
               "--no-calibrate skips it)", flush=True)
     app.services.warm(graph)  # planned before the first page asks (a big module: a minute)

@@ -7,7 +7,8 @@ import argparse
 import json
 import sys
 
-from workbench.cli.common import check_out_path, int_at_least, load_graph_arg, write_file
+from workbench.cli.common import (add_calibrate_arg, calibrate_first, check_out_path,
+                                 int_at_least, load_graph_arg, write_file)
 from workbench.costmodel.devices import DEVICES
 from workbench.errors import WorkbenchError
 from workbench.planner.heuristics import POLICIES
@@ -73,6 +74,7 @@ def cmd_tune(args) -> int:
     if args.out:
         check_out_path(args.out, "the tuned plan")
     graph = load_graph_arg(args.file)
+    calibrate_first(args, args.device)   # the candidates are ordered by predicted time
     start = None
     if args.plan:
         from workbench.cli.run import choose_plan
@@ -99,6 +101,8 @@ def cmd_sweep(args) -> int:
     from workbench.tuning.sweep import sweep
 
     graphs = [load_graph_arg(f) for f in args.files]
+    if "cpu" in (args.device or ["cpu"]):
+        calibrate_first(args, "cpu")     # each plan's predicted time is stored beside its measure
     store = _store(args)
     with _executor(args) as ex:
         result = sweep(graphs, ex, store, policies=args.policy or ["priority"],
@@ -127,6 +131,7 @@ def _common(s) -> None:
     s.add_argument("--no-store", action="store_true",
                    help="measure everything, store nothing")
     s.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_calibrate_arg(s)
 
 
 def register(subparsers) -> None:

@@ -42,8 +42,9 @@ def needs_calibration() -> bool:
 
 
 def ensure_calibrated(progress=None, note=None, cache_dir=None) -> str:
-    """Calibrate the ``cpu`` profile unless it is calibrated already (one to four minutes the
-    first time: :func:`~workbench.profiler.calibrate.refresh_cpu_profile`).
+    """Calibrate the ``cpu`` profile unless it is calibrated already (several minutes the first
+    time: 399 s on a 2-core VM at load 1.6;
+    :func:`~workbench.profiler.calibrate.refresh_cpu_profile`).
 
     Parameters
     ----------
@@ -77,8 +78,8 @@ def ensure_calibrated(progress=None, note=None, cache_dir=None) -> str:
                 return "waited"
             if note is not None:
                 note("calibrating this machine's cpu profile once: micro-kernels of the CPU "
-                     "backend, one to four minutes (--no-calibrate or WORKBENCH_NO_CALIBRATE=1 "
-                     "skips it)")
+                     "backend, several minutes (about 7 on a 2-core machine; --no-calibrate "
+                     "or WORKBENCH_NO_CALIBRATE=1 skips it)")
             calibrate_profile(progress, cache_dir)
             return "calibrated"
     if note is not None:
@@ -168,7 +169,7 @@ class BackgroundCalibration:
         """What the app says about it: ``""`` when nothing is running or failed."""
         if self.state == "running":
             return ("calibrating this machine… predictions will update (the cpu profile's "
-                    "micro-kernels of the CPU backend, one to four minutes the first time; "
+                    "micro-kernels of the CPU backend, several minutes the first time; "
                     "until then the quick probe's roofline terms, which miss most kernels by "
                     "more than 2x)")
         if self.state == "failed":

@@ -404,8 +404,8 @@ def _calibration_note(device) -> list[str]:
             "roofline terms (bandwidth, peak FLOP/s), which miss most kernels of this backend "
             "by more than 2x; `workbench run` and `plan` calibrate it first and `workbench "
             "serve` in the background (unless --no-calibrate or WORKBENCH_NO_CALIBRATE=1), "
-            "`workbench devices --refresh` measures this machine's kernel classes again (one "
-            "to four minutes the first time) and the predictions use them from then on"]
+            "`workbench devices --refresh` measures this machine's kernel classes again (several "
+            "minutes the first time) and the predictions use them from then on"]
 
 
 def _notes(compiled, pred):

@@ -104,7 +104,10 @@ def free_port() -> int:
 
 def start_server(path: str, port: int, cache: str, timeout_s: float = 1800.0):
     """``workbench serve path``; returns (process, seconds until it answered)."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT), WORKBENCH_CACHE_DIR=cache)
+    # no calibration on first use: the servers' fresh cache would start one (minutes of a
+    # core) beside every timing
+    env = dict(os.environ, PYTHONPATH=str(ROOT), WORKBENCH_CACHE_DIR=cache,
+               WORKBENCH_NO_CALIBRATE="1")
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "workbench", "serve", path, "--port",
                              str(port)], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
@@ -425,7 +428,8 @@ def main() -> int:
     env = dict(os.environ, PYTHONPATH=str(ROOT), WORKBENCH_CACHE_DIR=cache)
     subprocess.run([sys.executable, "-c", "from workbench.costmodel.model import get_device; "
                     "get_device('cpu')"], env=env, check=True)  # the probe, cached per machine
-    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start; "
+          "the servers run with WORKBENCH_NO_CALIBRATE=1 (no background calibration)")
     report("forward pass", FWD, args.runs, args.edits, cache, 0.3, args.split_max)
     if not args.no_train:
         train = training_step(args.train)

@@ -106,3 +106,52 @@ def test_plain_serve_offers_the_shared_modules_beside_the_repository():
     mlp = str(SAMPLES_DIR / "mlp.json")
     files = graph_choices(mlp, [str(shared_hlo_dir())])
     assert files[0] == mlp and len(files) == len(set(files))
+
+
+def _children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (read from /proc)."""
+    out = set()
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                stat = open(f"/proc/{d}/stat").read()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.add(int(d))
+    return out
+
+
+def test_sigterm_stops_serve_and_its_background_calibration(tmp_path):
+    """``serve`` on an uncalibrated machine starts calibrating in a child process; SIGTERM
+    (what a service manager or a benchmark sends) ends the server with status 0 and takes
+    that child and the worker processes with it: none is left probing for minutes."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "WORKBENCH_NO_CALIBRATE"}
+    env.update(PYTHONPATH=str(REPO_ROOT), WORKBENCH_CACHE_DIR=str(tmp_path))
+    proc = subprocess.Popen([sys.executable, "-m", "workbench", "serve", "mlp", "--port",
+                             str(port)], cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2).read()
+                break
+            except OSError:
+                assert proc.poll() is None, proc.stderr.read()
+                time.sleep(0.2)
+        children = _children(proc.pid)
+        cmdlines = [open(f"/proc/{c}/cmdline").read() for c in children]
+        assert sum("multiprocessing" in c for c in cmdlines) >= 1, cmdlines
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0
+    assert "calibrating this machine's cpu profile in the background" in out
+    for _ in range(100):
+        alive = [c for c in children if os.path.exists(f"/proc/{c}")
+                 and open(f"/proc/{c}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"]
+        if not alive:
+            break
+        time.sleep(0.1)
+    assert alive == []

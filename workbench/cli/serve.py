@@ -6,7 +6,9 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import signal
 import socket
+import sys
 from pathlib import Path
 
 from workbench.errors import InputError
@@ -122,6 +124,11 @@ def cmd_serve(args) -> int:
               + "can use the workbench" + ("" if config.token else
                                            " (--no-token: no access token is asked for)"),
               flush=True)
+    # SIGTERM (kill, a service manager, a benchmark's terminate) stops the server as Ctrl-C
+    # does: the finally below closes the worker processes, and multiprocessing's exit
+    # handler ends the background calibration (a daemon process), which would otherwise
+    # outlive the server and probe for minutes
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
         app.run(host=args.host, port=args.port, debug=False,
                 request_handler=quiet_request_handler(), threaded=True)
@@ -145,6 +152,11 @@ def _positive(text: str) -> float:
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
     return value
+
+
+def _exit_on_sigterm(signum, frame) -> None:
+    """SIGTERM's handler in ``serve``: a normal exit (status 0), so cleanup runs."""
+    sys.exit(0)
 
 
 def register(subparsers) -> None:

@@ -107,6 +107,7 @@ def calibrate_in_process() -> None:
     # a daemon: a server stopped meanwhile stops it too (its profile is then not written, and
     # the lock goes with the process)
     proc = multiprocessing.get_context("spawn").Process(target=_calibrate_quietly,
+                                                        args=(os.getpid(),),
                                                         name="workbench-calibrate", daemon=True)
     proc.start()
     proc.join()
@@ -114,8 +115,23 @@ def calibrate_in_process() -> None:
         raise RuntimeError(f"the calibration process exited with status {proc.exitcode}")
 
 
-def _calibrate_quietly() -> None:
+def _calibrate_quietly(parent: int | None = None) -> None:
+    if parent is not None:
+        _exit_with_parent(parent)
     ensure_calibrated()
+
+
+def _exit_with_parent(parent: int, every_s: float = 1.0) -> None:
+    """A daemon thread that ends this process when its parent ``parent`` (a pid) is gone: a
+    server killed with SIGKILL runs no exit handler, and its calibration would otherwise
+    probe on for minutes as an orphan (nothing is stored: the profile is written last)."""
+    def watch():
+        while True:
+            time.sleep(every_s)
+            if os.getppid() != parent:
+                os._exit(3)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 class BackgroundCalibration:

@@ -20,6 +20,7 @@ from workbench.codegen.blas import single_thread_scipy_blas
 from workbench.codegen.cache import load_module
 from workbench.codegen.cpu_scatter import is_scatter_group
 from workbench.codegen.cpu_select import own_select_kernel
+from workbench.codegen.cpu_reduce import is_computation_reduce_group
 from workbench.codegen.cpu_sort import is_sort_group
 from workbench.codegen.cpu_conditional import is_conditional_group
 from workbench.codegen.cpu_while import is_while_group
@@ -247,6 +248,8 @@ def _own_kernel(xgraph, members):
         return "sort"
     if is_scatter_group(xgraph, members):
         return "scatter"
+    if is_computation_reduce_group(xgraph, members):
+        return "reduce"
     return own_select_kernel(xgraph, members)
 
 
@@ -265,6 +268,10 @@ def _compile_own(xgraph, group, members, counts, cache_dir, op):
         from workbench.codegen.cpu_scatter import render_scatter
 
         source, inputs, outputs, args = render_scatter(xgraph, members[0])
+    elif op == "reduce":
+        from workbench.codegen.cpu_reduce import render_reduce_group
+
+        source, inputs, outputs, args = render_reduce_group(xgraph, members, group.outputs)
     elif op == "topk":
         from workbench.codegen.cpu_select import render_topk
 
@@ -273,8 +280,9 @@ def _compile_own(xgraph, group, members, counts, cache_dir, op):
         from workbench.codegen.cpu_select import render_select_and_scatter
 
         source, inputs, outputs, args = render_select_and_scatter(xgraph, members[0])
+    what = f"{op} {members[0]}" if len(members) == 1 else f"{op} group of {len(members)}"
     kernel = CompiledKernel(group.id, group.kind, "cpu", False, source=source,
-                            ir_text=f"{op} {members[0]} (cpu {op} kernel)", inputs=inputs,
+                            ir_text=f"{what} (cpu {op} kernel)", inputs=inputs,
                             outputs=outputs, ops=(op,), **counts)
     try:
         module, path, secs, reused = load_module(source, "cpu", cache_dir)

@@ -67,8 +67,44 @@ def set_scipy_blas_threads(n: int) -> bool:
     return bool(libs)
 
 
+_WARMED: list = []
+
+
+def warm_scipy_blas() -> bool:
+    """Run one multi-threaded ``sgemm`` of scipy's BLAS (once per process); True if it ran.
+
+    Measured on this project's 2-CPU EPYC VM (scipy's OpenBLAS 0.3.30, ``Haswell`` kernels,
+    ``pthreads``): a one-thread ``sgemm`` of [32, 512] x [512, 128] took 389-401 us in a
+    process whose OpenBLAS had never run a call on more than one thread (set to one thread by
+    threadpoolctl, or started with ``OPENBLAS_NUM_THREADS=1``), and 168-171 us once one call
+    of a [256, 256] x [256, 256] ``sgemm`` had run on two threads (a 64 x 64 call, too small
+    for OpenBLAS to split, and setting two threads without a call, left it slow). Every
+    block-wise dot of the CPU backend calls this BLAS on one thread, so the call is made
+    before the BLAS is set to one thread (:func:`single_thread_scipy_blas`).
+    """
+    if _WARMED:
+        return _WARMED[0]
+    ran = False
+    libs = _blas_libs("scipy")
+    if libs and usable_cpus() > 1:
+        try:
+            import numpy as np
+            from scipy.linalg import blas as sblas
+
+            x = np.ones((256, 256), np.float32, order="F")
+            for lc in libs:
+                lc.set_num_threads(usable_cpus())
+            sblas.sgemm(1.0, x, x)
+            ran = True
+        except ImportError:
+            ran = False
+    _WARMED.append(ran)
+    return ran
+
+
 def single_thread_scipy_blas() -> bool:
-    """Set scipy's BLAS to one thread; True if it was found."""
+    """Set scipy's BLAS to one thread (after :func:`warm_scipy_blas`); True if it was found."""
+    warm_scipy_blas()
     return set_scipy_blas_threads(1)
 
 

@@ -97,6 +97,21 @@ def test_compiling_leaves_scipys_blas_on_one_thread(kernel_cache):
         assert blas.blas_threads("scipy") == 1
 
 
+def test_scipy_blas_ran_multi_threaded_once_before_one_thread(kernel_cache):
+    """warm_scipy_blas: one two-thread sgemm (once per process) before the BLAS goes to one
+    thread (a one-thread OpenBLAS that never ran threaded multiplies 2.3x slower, see
+    workbench/codegen/blas.py); after compiling, the BLAS is on one thread again."""
+    from small_graphs import load_sample
+
+    if blas.blas_threads("scipy") is None:
+        pytest.skip("scipy's BLAS is not controllable here")
+    g = load_sample("matmul_bias_gelu")
+    compile_plan(g, one_group_plan(g), backend="cpu", cache_dir=kernel_cache)
+    assert blas.warm_scipy_blas() is (blas.usable_cpus() > 1)
+    assert blas._WARMED == [blas.usable_cpus() > 1]      # made once, remembered
+    assert blas.blas_threads("scipy") == 1
+
+
 def test_blas_threads_are_capped_at_the_usable_cpus():
     n = blas.usable_cpus()
     assert 1 <= n <= (os.cpu_count() or n)

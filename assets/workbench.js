@@ -321,7 +321,9 @@
       requestAnimationFrame(function () { pending = false; draw(cy, map); });
     }
     cy.on("viewport", schedule);
-    cy.on("add remove position layoutstop", function () { map._dirty = true; schedule(); });
+    var dirty = function () { map._dirty = true; schedule(); };
+    dirty._workbench = true;  // kept by the echo's removal below
+    cy.on("add remove position layoutstop", dirty);
     window.addEventListener("resize", schedule);
     function goTo(evt) {
       var v = map._view;
@@ -353,4 +355,59 @@
       t.blur();
     }
   }, true);
+})();
+
+/* dash-cytoscape echoes the whole element list back to Dash 100 ms after any element is added
+ * or removed (or dragged): its updateElements calls json() three times on every element and
+ * sets the component's elements prop, which Dash stores and renders again; the component then
+ * deep-compares the lists, measures every element's rendered box and the callbacks that read
+ * the elements (the highlight) run again. The workbench reads no position back (every element
+ * comes from the server with its position), so the echo only costs: its listeners (add,
+ * remove and dragfree on the core, no selector) are dropped once the canvas exists; the
+ * node-selection listeners ("unselect remove" on nodes) and the overview's are kept. */
+(function () {
+  var CANVAS = "graph-view";
+  var ECHO = {add: true, remove: true, dragfree: true};
+  function drop() {
+    var cy = window.workbenchCy && window.workbenchCy(CANVAS);
+    var em = cy && cy.emitter && cy.emitter();
+    if (!em || !em.listeners) { setTimeout(drop, 100); return; }
+    if (cy._workbenchNoEcho) { return; }
+    cy._workbenchNoEcho = true;
+    em.listeners = em.listeners.filter(function (l) {
+      return !(ECHO[l.type] && !l.qualifier && !(l.callback && l.callback._workbench));
+    });
+  }
+  drop();
+})();
+
+/* dash-cytoscape checks after every change of its elements whether the whole drawing lies
+ * outside the view (then it fits): it asks cytoscape for the rendered bounding box of every
+ * element, labels included, which makes cytoscape compute the style, label size and compound
+ * bounds of all of them at once: 0.9 s of the 1.9 s an opened layer of the forward module (390
+ * elements) took (CPU profile, load 3.9). The same question answered from the leaves' positions
+ * (the model's coordinates through the zoom and pan, with a margin for their size) costs a
+ * pass over the nodes' positions. */
+(function () {
+  var MARGIN = 60;  // px: about half a node's rendered size at zoom 1
+  function outOfView() {
+    var cy = this._cy;
+    if (!cy) { return false; }
+    var w = cy.width(), h = cy.height(), z = cy.zoom(), pan = cy.pan();
+    var leaves = cy.nodes().filter(function (n) { return !n.isParent(); });
+    if (leaves.length === 0) { return false; }
+    for (var i = 0; i < leaves.length; i++) {
+      var p = leaves[i].position();
+      var x = p.x * z + pan.x, y = p.y * z + pan.y;
+      if (x > -MARGIN && y > -MARGIN && x < w + MARGIN && y < h + MARGIN) { return false; }
+    }
+    return true;
+  }
+  function patch() {
+    var lib = window.dash_cytoscape;
+    var C = lib && lib.Cytoscape;
+    if (!C || !C.prototype || !C.prototype.graphOutOfView) { setTimeout(patch, 50); return; }
+    C.prototype.graphOutOfView = outOfView;
+  }
+  patch();
 })();

@@ -196,6 +196,27 @@ def test_a_callback_that_fails_inside_shows_a_line_and_keeps_the_state(served, m
     assert app.services.session(sid)[0].plan.num_kernels == before.plan.num_kernels + group.size - 1
 
 
+def test_an_edit_answers_with_the_new_plans_summary_and_a_refusal_with_none(served):
+    """The summary line comes in the edit's own response (with its canvas), not a round trip
+    later with the group table: it counts the new plan's kernels, and the old ones after
+    undo; a refused edit sends none (the summary stands)."""
+    app, s, client = served()
+    sid = client.new_session()
+    before = app.services.session(sid)[0].plan
+    group = max(before.groups, key=lambda g: g.size)
+    assert group.size > 1
+    split = client.edit(sid, ids.SPLIT, group.nodes[0]).props()
+    after = app.services.session(sid)[0].plan
+    assert after.num_kernels == before.num_kernels + group.size - 1
+    assert split[(ids.PLAN_SUMMARY, "children")].startswith(f"{after.num_kernels} kernels ")
+    assert (ids.CYTO, "elements") in split  # the canvas in the same answer
+    undo = client.edit(sid, ids.UNDO).props()
+    assert undo[(ids.PLAN_SUMMARY, "children")].startswith(f"{before.num_kernels} kernels ")
+    refused = client.edit(sid, ids.MERGE, nodes=[group.nodes[0]]).props()
+    assert refused[(ids.EDIT_MSG, "children")]
+    assert (ids.PLAN_SUMMARY, "children") not in refused
+
+
 def test_no_file_outside_the_allowed_folders_can_be_named(served, tmp_path):
     """Chooser keys and upload names that point elsewhere open nothing there (audited)."""
     secret = tmp_path / "secret"

@@ -32,7 +32,7 @@ def create_app(config: AppConfig | None = None):
                                callbacks_view, callbacks_whatif, ids, validation)
     from workbench.app.controller import device_choices, policies
     from workbench.app.layout import UPLOAD_MAX_BYTES, page
-    from workbench.app.learn_layout import learn_page, tour_card
+    from workbench.app.learn_layout import learn_page, learn_shell, tour_card
     from workbench.app.security import Guard
 
     config = config or AppConfig()
@@ -40,12 +40,16 @@ def create_app(config: AppConfig | None = None):
     services = Services(config)
     app = Dash(__name__, title="Fusion Workbench", assets_folder=str(ASSETS),
                suppress_callback_exceptions=False, on_error=validation.callback_error)
-    # the workbench's view at /, the Learn page at /learn (one layout: the session is shared)
-    app.layout = html.Div([
-        dcc.Location(id=ids.URL, refresh=False),
-        html.Div(page(services.choices(), services.initial_choice(), policies()),
-                 id=ids.MAIN_VIEW),
-        learn_page(device_choices()), tour_card()])
+    # the workbench's view at /, the Learn page at /learn (one layout: the session is shared);
+    # the Learn page's components are added when it first opens (callbacks_learn.build_page),
+    # the validation layout holds them all
+    main = html.Div(page(services.choices(), services.initial_choice(), policies()),
+                    id=ids.MAIN_VIEW)
+    url = dcc.Location(id=ids.URL, refresh=False)
+    built = dcc.Store(id=ids.LEARN_BUILT)
+    app.layout = html.Div([url, main, learn_shell(), built, tour_card()])
+    app.validation_layout = html.Div([url, main, learn_page(device_choices()), built,
+                                      tour_card()])
     # a backstop behind the browser's check of the upload size (base64 adds a third)
     app.server.config["MAX_CONTENT_LENGTH"] = 2 * UPLOAD_MAX_BYTES
     Guard(config.host, config.port, config.token, config.allow_hosts).install(app.server)

@@ -102,6 +102,17 @@ def stage_table(run, k: int) -> list:
 def register(app, services) -> None:
     """Attach the Learn page's callbacks."""
 
+    @app.callback(Output(ids.LEARN_VIEW, "children"), Output(ids.LEARN_BUILT, "data"),
+                  Input(ids.URL, "pathname"), State(ids.LEARN_BUILT, "data"))
+    def build_page(pathname, built):
+        """The Learn page's components, added the first time it opens (the workbench's own
+        page does not carry them: :func:`~workbench.app.learn_layout.learn_shell`)."""
+        from workbench.app.learn_layout import learn_contents
+
+        if built or not (pathname or "").startswith("/learn"):
+            raise PreventUpdate
+        return learn_contents(controller.device_choices()), True
+
     app.clientside_callback(ClientsideFunction("learn", "route"),
                             Output(ids.MAIN_VIEW, "style"), Output(ids.LEARN_VIEW, "style"),
                             Input(ids.URL, "pathname"))

@@ -210,6 +210,7 @@ def register(app, services) -> None:
                   Output(ids.CYTO, "elements", allow_duplicate=True),
                   Output(ids.CYTO, "minZoom", allow_duplicate=True),
                   Output(ids.BANNER, "children", allow_duplicate=True),
+                  Output(ids.PLAN_SUMMARY, "children", allow_duplicate=True),
                   *[Input(b, "n_clicks") for b in (*EDIT_BUTTONS, *HISTORY_BUTTONS,
                                                    ids.ACCEPT_ALL)],
                   State(ids.SESSION, "data"), State(ids.CYTO, "selectedNodeData"),
@@ -221,7 +222,9 @@ def register(app, services) -> None:
         makes it illegal (a cycle's way out of the group and back). The new plan's canvas
         comes in the same response when the canvas shows the plan (no replay step, no XLA
         grouping): one round trip, the version marked ``drawn`` so that the canvas's own
-        callback does not draw it again."""
+        callback does not draw it again. The plan's summary (kernels, predicted time) comes
+        with it too: the group table's callback (on the new version) sends it again a round
+        trip later, with the table, whose rows take the browser longer to render."""
         sid, selected_data, selected, target, record, step, xla_value = args[-7:]
         with services.lock(sid):
             s = services.session(sid)
@@ -234,11 +237,13 @@ def register(app, services) -> None:
             except WorkbenchError as exc:
                 marks = controller.refusal_marks(graph, ws.plan, nodes, exc)
                 return (no_update, controller.error_text(exc), marks, no_update, no_update,
-                        no_update, no_update)
+                        no_update, no_update, no_update)
             services.store.put_workspace(sid, new)
+        summary = plan_summary(new.plan, services.plan_costs(new, graph))
         if step is not None or xla_value:
-            return version(sid, False, new), "", None, "", no_update, no_update, no_update
+            return (version(sid, False, new), "", None, "", no_update, no_update, no_update,
+                    summary)
         view = controller.current_view(new, graph, None, False, None, False, None)
         elements, min_zoom, banner = canvas_parts(services, sid, new, graph, view, record)
         return (version(sid, False, new, drawn=True), "", None, "", elements, min_zoom,
-                banner)
+                banner, summary)

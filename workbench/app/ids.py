@@ -169,6 +169,7 @@ TIME_MEMORY = "time-memory"          #: dcc.Graph: plans on time vs peak memory
 URL = "url"                      #: dcc.Location: "/" the workbench, "/learn" the Learn page
 MAIN_VIEW = "main-view"          #: the workbench's own view (hidden on /learn)
 LEARN_VIEW = "learn-view"        #: the Learn page
+LEARN_BUILT = "learn-built"      #: dcc.Store: true once the Learn page's components were added
 LEARN_LINK = "learn-link"        #: the header's link to /learn
 TOUR_OPEN = "tour-open"          #: header button: take the tour again
 TOUR = "tour"                    #: the tour's card

@@ -148,8 +148,25 @@ def glossary_section() -> html.Div:
         html.H2("Glossary"), html.Div(entries, id=ids.GLOSSARY)])
 
 
+def learn_shell() -> html.Div:
+    """The Learn page's empty frame, the initial layout's part: :func:`learn_contents` fills it
+    when the page first opens (``/learn``). Its 250 components (the glossary's ~170 among them,
+    two canvases, three tables that load dash_table's 0.5 MB of script) cost the workbench's
+    own first draw about a second of renderer time when they were in the initial layout."""
+    return html.Div(id=ids.LEARN_VIEW, className="app learn", style={"display": "none"},
+                    children=[])
+
+
 def learn_page(devices) -> html.Div:
-    """The Learn page: navigation on the left, the chosen item on the right."""
+    """The Learn page: navigation on the left, the chosen item on the right (the frame of
+    :func:`learn_shell` holding :func:`learn_contents`; the app's validation layout)."""
+    page = learn_shell()
+    page.children = learn_contents(devices)
+    return page
+
+
+def learn_contents(devices) -> list:
+    """The Learn page's components: navigation on the left, the chosen item on the right."""
     top = html.Div(className="header learn-header", children=[html.Div(className="brand-row",
         children=[html.Span("Fusion Workbench · Learn", className="brand"),
                   dcc.Link("← Back to the workbench", href="/", className="nav-link"),
@@ -157,10 +174,9 @@ def learn_page(devices) -> html.Div:
     content = html.Div(className="learn-content", children=[
         home_section(), lesson_section(), exercise_section(), question_section(devices),
         glossary_section()])
-    return html.Div(id=ids.LEARN_VIEW, className="app learn", style={"display": "none"},
-                    children=[top, html.Div(className="learn-main", children=[
-                        html.Div(id=ids.LEARN_NAV, className="learn-nav"), content]),
-                        dcc.Store(id=ids.LEARN_ITEM)])
+    return [top, html.Div(className="learn-main", children=[
+        html.Div(id=ids.LEARN_NAV, className="learn-nav"), content]),
+        dcc.Store(id=ids.LEARN_ITEM)]
 
 
 def tour_card() -> html.Div:

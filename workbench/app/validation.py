@@ -234,6 +234,7 @@ def learn_schemas() -> dict:
     return {
         (ids.URL, "pathname"): opt(string(2000)),
         (ids.URL, "search"): opt(string(2000)),
+        (ids.LEARN_BUILT, "data"): opt(one_of(True)),
         (ids.LEARN_ITEM, "data"): opt(record({"kind": one_of("home", *KINDS)},
                                              {"id": string(200)})),
         (ids.LESSON_STAGE, "value"): opt(integer(0, 10_000)),

@@ -13,6 +13,9 @@ What "true" means here, claim by claim:
   time_fused_s``;
 * a pattern's stated fused time is the cost model's breakdown of the group it formed, when that
   group is in the final plan unchanged;
+* an xla-cpu ``expensive-reuse`` refusal states the evaluations its numbers hold, and says the
+  kernel recomputes the producer only when it does (more evaluations than elements); a
+  priority refusal blames recomputation through a broadcast only with a negative saving;
 * "recompute" about a reduction only when it has several rows; the xla-cpu ``concatenate`` and
   ``tree-reduction`` reasons only where XLA:CPU's rules say so.
 """
@@ -133,6 +136,17 @@ def _structural_claims(graph, d) -> list[str]:
                                            c.type.rank - 1 and c.type.shape[-1] >= 128)
                    for c in cats):
             out.append("concatenate rule named for a concatenate XLA:CPU fuses")
+    if d.reason == "expensive-reuse" and "evaluations" in d.numbers:
+        n, e = d.numbers["evaluations"], d.numbers["elements"]
+        said = re.search(r"evaluate it (\d+) times|once per element \((\d+) times\)",
+                         d.message)
+        if said is None or int(said.group(1) or said.group(2)) != n:
+            out.append(f"expensive-reuse states another count than its {n} evaluations")
+        if ("indeed" in d.message) != (n > e):
+            out.append("expensive-reuse says recomputed where the kernel hoists (or not)")
+    if "through a broadcast the kernel would evaluate" in d.message and \
+            d.numbers.get("benefit_s", 0) > 0:
+        out.append("blames recomputation for a fusion that would pay")
     return out
 
 

@@ -14,7 +14,12 @@ For a group of ops run as one kernel:
 * **bytes written** — each member value used outside the group, or returned by the graph.
 * **FLOPs and transcendentals** — summed over the members, with the op registry's counts
   (xla/service/hlo_cost_analysis.cc conventions); a duplicated producer is charged in every group
-  that computes it.
+  that computes it. A member is counted as often as the generated loop evaluates it: a producer
+  reached through an expanding broadcast on an inner loop dimension is recomputed in every
+  iteration of that loop (``sin`` of ``f32[64]`` broadcast along dimension 1 of ``[8, 64]``
+  runs 512 times), one on outer dimensions only is hoisted
+  (:mod:`~workbench.costmodel.recompute`; on a GPU, one thread per element, nothing is
+  hoisted); its calibrated compute seconds scale the same way.
 * **arithmetic intensity** — FLOP-equivalents per byte moved: FLOPs plus each transcendental at
   the device's FLOP-equivalent cost (``transcendental_flops``: 8 on H100/H200, 4 on A100, 10 on the
   CPU; see :mod:`~workbench.costmodel.devices`). This is the work the compute time below counts,
@@ -66,6 +71,7 @@ from workbench.costmodel.calibrated import calibration_of, graph_traffic, node_c
 from workbench.costmodel.calibration import SHORT_LOOP, cpu_terms, cpu_time, node_basis
 from workbench.costmodel.devices import (DEVICES, LEVEL_WORDS, DeviceProfile, cpu_profile,
                                          get_device, probe_cpu)
+from workbench.costmodel.recompute import extra_statements, recompute_factors
 from workbench.ir.index import GraphIndex, graph_index
 
 #: XLA's kMemoryComputeParallelism (xla/service/gpu/model/gpu_performance_model_base.h)
@@ -382,10 +388,15 @@ def estimate(flops: int, trans: int, bytes_read: int, bytes_written: int, live: 
 
 
 def calibrated_estimate(index: GraphIndex, mem, bytes_read: int, bytes_written: int,
-                        device: DeviceProfile, cal) -> CostBreakdown:
+                        device: DeviceProfile, cal, factors: dict | None = None
+                        ) -> CostBreakdown:
     """A :class:`CostBreakdown` on a calibrated CPU profile: the terms of
     :func:`~workbench.costmodel.calibration.cpu_terms`, by class, for the members ``mem``
-    (node indices)."""
+    (node indices); ``factors`` (member -> evaluations per element,
+    :func:`~workbench.costmodel.recompute.recompute_factors`) scales a member's compute
+    seconds, FLOPs and transcendentals by how often the kernel evaluates it, and adds its
+    extra evaluations to the work the parallel threshold counts."""
+    factors = factors or {}
     costs = node_costs_of(index, device, cal)
     by_class: dict[str, float] = {}
     units: dict[str, tuple] = {"launch": (1, "launch")}
@@ -393,9 +404,11 @@ def calibrated_estimate(index: GraphIndex, mem, bytes_read: int, bytes_written: 
     dots = costs.dot_fused_s if len(mem) > 1 and costs.dot_fused_s else costs.dot_s
     for m in mem:
         k = costs.klass[m]
-        by_class[k] = by_class.get(k, 0.0) + costs.compute_s[m]
+        by_class[k] = by_class.get(k, 0.0) + costs.compute_s[m] * factors.get(m, 1.0)
         dot_s += dots[m]
         work += costs.work[m]
+        if m in factors:
+            work += extra_statements(index, m, factors[m])
         if k == "contraction":
             dot_flops += index.flops[m]
         else:
@@ -413,8 +426,7 @@ def calibrated_estimate(index: GraphIndex, mem, bytes_read: int, bytes_written: 
     rows = 1 if any(index.reduction[m] and index.elements[m] <= 1 for m in mem) else 2
     terms, dominant, predicted = cpu_terms(cal, by_class, dot_s, moved, work,
                                            graph_traffic(index), rows)
-    flops = sum(index.flops[m] for m in mem)
-    trans = sum(index.trans[m] for m in mem)
+    flops, trans = _counts(index, mem, factors)
     compute = sum(v for k, v in terms.items() if k not in ("launch", "memory"))
     level = device.memory_level(moved)[0]
     fe = flops + device.transcendental_flops * trans
@@ -422,6 +434,17 @@ def calibrated_estimate(index: GraphIndex, mem, bytes_read: int, bytes_written: 
                          None, None, terms["launch"], compute, terms["memory"], predicted,
                          _bound(compute, terms["memory"], terms["launch"]), 0, 1, fe, level,
                          terms, dominant, {k: v for k, v in units.items() if k in terms})
+
+
+def _counts(index: GraphIndex, mem, factors: dict) -> tuple[int, int]:
+    """(FLOPs, transcendentals) of members ``mem``, each member's counts times its evaluations
+    per element (``factors``, default 1)."""
+    flops = sum(index.flops[m] for m in mem)
+    trans = sum(index.trans[m] for m in mem)
+    for m, f in factors.items():
+        flops += round((f - 1.0) * index.flops[m])
+        trans += round((f - 1.0) * index.trans[m])
+    return flops, trans
 
 
 def peak_live(index: GraphIndex, members) -> int:
@@ -498,11 +521,11 @@ def group_cost(graph: Graph, members, device="cpu", outputs=None) -> CostBreakdo
             else {index.pos[o] for o in outputs})
     read = sum(external_reads(index, mem).values())
     written = sum(index.nbytes[o] for o in outs)
+    factors = recompute_factors(index, mem, outs, hoist=not dev.is_gpu)
     cal = calibration_of(dev)
     if cal is not None:
-        return calibrated_estimate(index, mem, read, written, dev, cal)
-    flops = sum(index.flops[m] for m in mem)
-    trans = sum(index.trans[m] for m in mem)
+        return calibrated_estimate(index, mem, read, written, dev, cal, factors)
+    flops, trans = _counts(index, mem, factors)
     return estimate(flops, trans, read, written, peak_live(index, mem), dev,
                     any(index.contraction[m] for m in mem))
 

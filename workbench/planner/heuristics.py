@@ -47,6 +47,7 @@ from workbench.ir.graph import Graph
 from workbench.planner.driver import (PlannerRun, _round, bound_text, saved_bytes_text,
                                       snap_desc, snap_names)
 from workbench.fmt import fmt_time, name_list
+from workbench.costmodel.recompute import recompute_factors
 from workbench.costmodel.model import BASE_REGISTERS
 from workbench.planner.legality import MAX_OPERANDS_AND_OUTPUTS, Refusal
 from workbench.planner.plan import Constraints, Plan
@@ -293,8 +294,11 @@ class PriorityRun(PlannerRun):
                 written += ix.nbytes[v]
         nbytes = in_bytes + written
         dot = p_dot or (bool(c.special) and any(ix.contraction[m] for m in c.special))
-        t = st.ktime(flops, trans, nbytes, written, dot,
-                     None if st.costs is None else st.calibrated(c, p, minus=shared))
+        cal = None if st.costs is None else st.calibrated(c, p, minus=shared)
+        if (p.nexp or c.nexp) and not (p.nunf or c.nunf):   # costmodel.recompute
+            flops, trans, cal = st.recompute(c.members | p.members, c.outs.union(keep), flops,
+                                             trans, cal, 1, c.nunf + p.nunf)
+        t = st.ktime(flops, trans, nbytes, written, dot, cal)
         return (c.ver, t, (flops, trans, nbytes, written, dot), n_in,
                 c.t if c.t is not None else st.time(c))
 
@@ -391,11 +395,35 @@ class PriorityRun(PlannerRun):
                          numbers=numbers)
                 continue
             dup = (f"; duplicating it would compute it {cand.k}x" if cand.k > 1 else "")
+            dup += self.recompute_text(g, cand.consumers)
             self.log("fuse", False, "not-profitable",
                      f"kept {self.desc(g)} separate from {cdesc}: fusing would cost "
                      f"{fmt_time(-cand.benefit)} more than it saves{dup}", nodes=nodes,
                      numbers={"time_unfused_s": cand.t_unfused, "time_fused_s": cand.t_fused,
                               "benefit_s": cand.benefit})
+
+
+    def recompute_text(self, p: Group, consumers) -> str:
+        """``"; through a broadcast the kernel would evaluate X N times (F per element)"``
+        for the member of producer ``p`` a consumer's kernel would evaluate most often beyond
+        once per element (:mod:`~workbench.costmodel.recompute`, what the fused time counts),
+        else ``""``."""
+        ix, best = self.ix, None
+        for c in consumers:
+            if not (p.nexp or c.nexp) or p.nunf or c.nunf:
+                continue
+            outs = c.outs | {v for v in p.outs if ix.output[v]}
+            factors = recompute_factors(ix, c.members | p.members, outs,
+                                        hoist=not self.dev.is_gpu)
+            for m, f in factors.items():
+                work = (f - 1.0) * (ix.flops[m] + self.dev.transcendental_flops * ix.trans[m])
+                if m in p.members and f > 1 and work > 0 and (best is None or work > best[0]):
+                    best = (work, m, f)
+        if best is None:
+            return ""
+        _, m, f = best
+        return (f"; through a broadcast the kernel would evaluate {ix.ids[m]} "
+                f"{round(f * ix.elements[m])} times ({f:.3g} per element)")
 
 
 def _fuse_entry(ix, dev, before, after, saved, ptrans, fused, calibrated, kind, t_unfused,

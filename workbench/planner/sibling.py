@@ -66,8 +66,12 @@ class SiblingFusion:
         counts = run.union_counts(a, b, False, sorted(a.roots | b.roots), n_in=n_in)
         r = run.check([a.members, b.members], counts)
         out_bytes = a.out_bytes + b.out_bytes
-        t_fused = st.time_of(a.flops + b.flops, a.trans + b.trans, in_bytes + out_bytes,
-                             out_bytes, st.has_contraction(a, b), st.calibrated(a, b))
+        flops, trans, cal = st.recompute(a.members | b.members, a.outs | b.outs,
+                                         a.flops + b.flops, a.trans + b.trans,
+                                         st.calibrated(a, b), a.nexp + b.nexp,
+                                         a.nunf + b.nunf)
+        t_fused = st.time_of(flops, trans, in_bytes + out_bytes, out_bytes,
+                             st.has_contraction(a, b), cal)
         t_unfused = st.time(a) + st.time(b)
         nodes = (ix.ids[v], ix.ids[max(a.roots)], ix.ids[max(b.roots)])
         nums = {"time_unfused_s": t_unfused, "time_fused_s": t_fused,

@@ -39,6 +39,7 @@ import heapq
 
 from workbench.costmodel.calibrated import calibration_of, graph_traffic, node_costs_of
 from workbench.costmodel.model import kernel_timer, peak_live
+from workbench.costmodel.recompute import expands, followed, recompute_extra
 from workbench.costmodel.devices import DeviceProfile
 from workbench.ir.index import GraphIndex
 
@@ -71,7 +72,7 @@ class Group:
 
     __slots__ = ("gid", "members", "ext", "parts", "ext_bytes", "outs", "out_bytes", "flops",
                  "trans", "rank", "roots", "live", "pattern", "pinned", "special", "dup", "names", "t",
-                 "ver", "cs", "ds", "dsf", "work")
+                 "ver", "cs", "ds", "dsf", "work", "nexp", "nunf")
 
     def __init__(self, gid: int):
         self.gid = gid
@@ -104,6 +105,10 @@ class Group:
         self.ds = 0.0
         self.dsf = 0.0
         self.work = 0
+        #: members that are expanding broadcasts (recomputation through them is counted)
+        self.nexp = 0
+        #: members whose index map costmodel.recompute does not follow (then nothing is)
+        self.nunf = 0
 
     def select(self, flags) -> list[int]:
         """Sorted special members with ``flags[i]`` set."""
@@ -128,6 +133,9 @@ class FusionState:
         self.traffic = graph_traffic(index) if cal is not None else 0
         #: :func:`~workbench.costmodel.model.kernel_timer` of the device (kernel_time's seconds)
         self.ktime = kernel_timer(device)
+        #: per node: an expanding broadcast of a computed value (see :meth:`recompute`)
+        self.expand = [expands(index, i) for i in range(len(index))]
+        self.unfollowed = [not f for f in followed(index)]
         self.groups: dict[int, Group] = {}
         n = len(index)
         self.node_groups: list[set[int]] = [set() for _ in range(n)]
@@ -159,6 +167,8 @@ class FusionState:
         g.live = ix.reg_width[i] + sum(ix.reg_width[o] for o in ix.operands[i]
                                        if ix.read_bytes[o])
         g.roots = {i}
+        g.nexp = int(self.expand[i])
+        g.nunf = int(self.unfollowed[i])
         if ix.reduction[i] or ix.contraction[i] or ix.opaque[i] or ix.offline[i]:
             g.special = {i}
         if ix.output[i] or ix.users[i]:
@@ -175,9 +185,32 @@ class FusionState:
     def time(self, g: Group) -> float:
         """Predicted seconds of group ``g`` as one kernel (cached until the group changes)."""
         if g.t is None:
-            g.t = self.ktime(g.flops, g.trans, g.ext_bytes + g.out_bytes,
-                             g.out_bytes, self.has_contraction(g), self.calibrated(g))
+            flops, trans, cal = self.recompute(g.members, g.outs, g.flops, g.trans,
+                                               self.calibrated(g), g.nexp, g.nunf)
+            g.t = self.ktime(flops, trans, g.ext_bytes + g.out_bytes,
+                             g.out_bytes, self.has_contraction(g), cal)
         return g.t
+
+    def recompute(self, members, outs, flops, trans, calibrated, nexp: int = 1,
+                  nunf: int = 0):
+        """``(flops, trans, calibrated)`` of a kernel of ``members`` writing ``outs``, with what
+        it computes again through an expanding broadcast added
+        (:func:`~workbench.costmodel.recompute.recompute_extra`, as
+        :func:`~workbench.costmodel.model.group_cost` counts it); unchanged when ``nexp`` (the
+        expanding broadcasts among the members) is 0 or ``nunf`` (members whose index map the
+        count does not follow) is not."""
+        if not nexp or nunf:
+            return flops, trans, calibrated
+        ops, expand = self.ix.operands, self.expand
+        if not any(ops[m][0] in members for m in members if expand[m]):
+            return flops, trans, calibrated     # no broadcast of a member: nothing recomputed
+        df, dt, ds, dw = recompute_extra(self.ix, members, outs,
+                                         None if self.costs is None else self.costs.compute_s,
+                                         hoist=not self.device.is_gpu)
+        if calibrated is not None and (ds or dw):
+            cs, dots, work, traffic = calibrated
+            calibrated = (cs + ds, dots, work + dw, traffic)
+        return flops + df, trans + dt, calibrated
 
     def calibrated(self, *groups: Group, minus=()):
         """``(compute s, contraction s, work, traffic)`` of ``groups`` as one kernel, less the
@@ -308,6 +341,9 @@ class FusionState:
                     c.cs, c.ds, c.dsf, c.work = (c.cs + p.cs, c.ds + p.ds, c.dsf + p.dsf,
                                                  c.work + p.work)
             c.live += p.live
+            if c.nexp or p.nexp:
+                c.nexp = sum(self.expand[m] for m in c.members)
+            c.nunf += p.nunf - sum(self.unfollowed[m] for m in shared)
             c.special |= p.special
             c.pattern = c.pattern or p.pattern
             c.dup = c.dup or p.dup or many
@@ -475,6 +511,8 @@ class FusionState:
         a.dsf += b.dsf
         a.work += b.work
         a.live += b.live
+        a.nexp = sum(self.expand[m] for m in members) if a.nexp or b.nexp else 0
+        a.nunf += b.nunf
         a.special |= b.special
         a.dup = a.dup or b.dup
         a.pattern = a.pattern or b.pattern

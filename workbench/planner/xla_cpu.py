@@ -46,6 +46,7 @@ from workbench.ir.graph import Graph
 from workbench.ir.types import TensorType
 from workbench.costmodel.devices import get_device
 from workbench.fmt import name_list
+from workbench.costmodel.recompute import evaluations
 from workbench.ir.index import graph_index, reuses_operand
 from workbench.ir.ops import Category, get_op
 from workbench.planner.plan import Constraints, Decision, Plan, make_plan
@@ -415,8 +416,8 @@ class XlaCpuRun:
             "output-fusible-elsewhere": f"{pn} is kept for an output fusion with its dot",
             "concatenate": "", "tree-reduction": "",
             "expensive-reuse": f"{op} is expensive and the kernel reads each of its elements "
-                               "several times (through a broadcast or a window), so it would be "
-                               "recomputed for every use",
+                               "several times (through a broadcast or a window), and XLA:CPU "
+                               "counts it as recomputed for every use",
             "expensive-duplication": f"{op} is expensive and has "
                                      f"{'another user' if k == 1 else f'{k} other users'}; "
                                      "fusing it would compute it again",
@@ -429,7 +430,30 @@ class XlaCpuRun:
             text = self._concat_text(p, f.root)
         elif why == "tree-reduction":
             text = self._tree_text(f, p)
-        self._log(False, why, f"kept {pn} ({op}) out of {rn}'s kernel: {text}", (pn, rn))
+        numbers = None
+        if why == "expensive-reuse":
+            extra, numbers = self._reuse_count(f, p)
+            text += extra
+        self._log(False, why, f"kept {pn} ({op}) out of {rn}'s kernel: {text}", (pn, rn),
+                  numbers=numbers)
+
+    def _reuse_count(self, f: _Fusion, p: int) -> tuple[str, dict | None]:
+        """What the cost model counts for an expensive producer refused for reuse: how often
+        the workbench's kernel of ``f`` with ``p`` would evaluate it
+        (:func:`~workbench.costmodel.recompute.evaluations`; the CPU loop hoists what only
+        outer loops use), as a clause and numbers; ``("", None)`` where the count does not
+        apply (a reduction or another op the count does not follow in the kernel)."""
+        ix = self.ix
+        counts = evaluations(ix, f.members | {p}, [f.root], hoist=not self.dev.is_gpu)
+        if counts is None or not counts.get(p) or not ix.elements[p]:
+            return "", None
+        n, e = counts[p], ix.elements[p]
+        numbers = {"evaluations": n, "elements": e}
+        if n > e:
+            return (f"; the workbench's kernel would indeed evaluate it {n} times, "
+                    f"{n / e:.3g} per element"), numbers
+        return (f"; the workbench's kernel would not: its loop hoists it out of the inner "
+                f"loops and evaluates it once per element ({e} times)"), numbers
 
     def _concat_text(self, p: int, root: int) -> str:
         ix = self.ix

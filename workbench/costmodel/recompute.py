@@ -1,0 +1,302 @@
+"""How often a fused loop kernel evaluates each of its members (recomputation through a
+broadcast).
+
+The CPU and CUDA code generators lower a group by evaluating its outputs at the loop index of a
+nest over the output's shape, walking the expression backwards through each op's index map
+(:mod:`workbench.codegen.lower`, after XLA's elemental IR emitter). Each statement is placed in
+the outermost loop level whose variables it uses, and values are memoised per (node, index).
+So a producer reached through a ``broadcast`` is evaluated once per iteration of every loop down
+to the innermost loop its index uses:
+
+* ``sin(x)`` of ``f32[64]`` broadcast along dimension 0 of ``[64, 8]`` uses only the outer loop
+  variable and is hoisted: 64 evaluations, as many as it has elements;
+* the same along dimension 1 of ``[8, 64]`` uses the inner one: 8 x 64 = 512 evaluations, eight
+  per element (the generated loop body holds the ``sine``).
+
+XLA's priority fusion avoids the second case for expensive producers
+(``FusionWouldDuplicate``/``IsExpensive`` in xla/service/cpu/cpu_instruction_fusion.cc: an
+expensive producer is not fused into a consumer that reuses its elements); the cost model
+counts what the kernel does instead, so that the saving of such a fusion comes out negative
+when the recomputation costs more than the write and re-read it saves.
+
+:func:`evaluations` follows the index maps per dimension: which loop variables of the nest each
+member's index depends on. Elementwise ops, ``broadcast``, ``transpose``, ``reshape`` and
+``bitcast`` (dimensions split and merged as whole groups), ``slice``, ``reverse``, ``pad``,
+``concatenate`` (lowered as clamped loads under a select: every operand is evaluated at every
+index of the result), ``copy`` and ``iota`` are followed; any other member (a reduction, a
+contraction, a gather ...) makes the whole group fall back to one evaluation per element, the
+op registry's counts (so input and output fusions are counted as before). Two uses of a member
+at different indices of one nest (two slices of it) count once: an approximation, the union of
+their loop variables.
+
+On a GPU (the CUDA backend's *flat* loop: one element of the nest per thread, a grid-stride
+loop over the linear index) nothing is hoisted: every member a loop level uses is evaluated
+once per element of the nest (``hoist=False``); ``sin`` of ``f32[64]`` broadcast to ``[64, 8]``
+along either dimension runs 512 times.
+
+The correction is applied only to groups that hold an *expanding* broadcast (more elements out
+than in) of another member, the case above; in other groups every member counts once per
+element.
+"""
+
+from __future__ import annotations
+
+import math
+
+from workbench.ir.ops import Category, get_op
+
+__all__ = ["INDEX_ONLY_OPS", "evaluations", "expands", "extra_statements", "followed",
+           "recompute_extra", "recompute_factors"]
+
+#: ops the code generator lowers as index maps only (no statement of their own): recomputing
+#: them through a broadcast costs nothing, so their counts are not scaled
+INDEX_ONLY_OPS = frozenset({"broadcast", "transpose", "reshape", "bitcast", "slice", "reverse",
+                            "copy"})
+
+#: candidate kernels whose factors one graph's index keeps (then it starts afresh)
+_CACHE_MAX = 1 << 16
+_SAME_INDEX = frozenset({"slice", "reverse", "pad", "concatenate", "copy"})
+_RESHAPES = frozenset({"reshape", "bitcast"})
+
+
+def expands(index, i: int) -> bool:
+    """Whether node ``i`` is a broadcast with more elements than its (non-source) operand."""
+    if index.ops[i] != "broadcast" or not index.operands[i]:
+        return False
+    o = index.operands[i][0]
+    return not index.source[o] and index.elements[i] > index.elements[o]
+
+
+def _info(index) -> tuple[list, list, list]:
+    """(shape of each node, whether the walk follows it, the nodes), computed once per index."""
+    hit = index.__dict__.get("_recompute_info")
+    if hit is None:
+        shapes, follow, nodes = [], [], []
+        for i, nid in enumerate(index.ids):
+            node = index.graph.node(nid)
+            nodes.append(node)
+            shapes.append(tuple(getattr(node.type, "shape", ()) or ()))
+            op = node.op
+            follow.append(index.source[i] or op == "iota" or op in INDEX_ONLY_OPS
+                          or op in _SAME_INDEX
+                          or (get_op(op).category == Category.ELEMENTWISE
+                              and not index.reduction[i]))
+        hit = index.__dict__["_recompute_info"] = (shapes, follow, nodes)
+    return hit
+
+
+def followed(index) -> list[bool]:
+    """Per node of ``index``: whether :func:`evaluations` follows its index map (a group with
+    any other member is counted once per element)."""
+    return _info(index)[1]
+
+
+def _shape(index, i: int) -> tuple:
+    return _info(index)[0][i]
+
+
+def _reshape_groups(src: tuple, dst: tuple):
+    """Pairs (source dims, result dims) of the groups of dimensions a row-major reshape maps onto
+    each other (equal products); None when the element counts differ."""
+    if math.prod(src) != math.prod(dst):
+        return None
+    out, i, j = [], 0, 0
+    while i < len(src) or j < len(dst):
+        a, b = [i], [j]
+        pa = src[i] if i < len(src) else 1
+        pb = dst[j] if j < len(dst) else 1
+        i, j = i + 1, j + 1
+        while pa != pb:
+            if pa < pb and i < len(src):
+                pa *= src[i]
+                a.append(i)
+                i += 1
+            elif j < len(dst):
+                pb *= dst[j]
+                b.append(j)
+                j += 1
+            else:
+                return None
+        out.append(([d for d in a if d < len(src)], [d for d in b if d < len(dst)]))
+    return out
+
+
+def _operand_deps(index, i: int, dep: list, shapes: list, nodes: list) -> list | None:
+    """For node ``i`` whose dimensions depend on the loop variables ``dep`` (one bit mask per
+    dimension: bit ``k`` for the nest's dimension ``k``): the same for each operand (None: an
+    op this walk does not follow). Only called for followed nodes (:func:`followed`);
+    ``shapes`` and ``nodes`` are :func:`_info`'s."""
+    node = nodes[i]
+    op = node.op
+    ops = index.operands[i]
+    if op == "iota":
+        return []
+    if op == "broadcast":
+        xs = shapes[ops[0]]
+        dims = node.attrs.get("dimensions", ())
+        return [[dep[d] if xs[k] != 1 else 0 for k, d in enumerate(dims)]]
+    if op == "transpose":
+        perm = node.attrs["dimensions"]
+        xi = [0] * len(perm)
+        for k, p in enumerate(perm):
+            xi[p] = dep[k]
+        return [xi]
+    if op in _RESHAPES:
+        xs = shapes[ops[0]]
+        groups = _reshape_groups(xs, shapes[i])
+        if groups is None:
+            return None
+        xi = [0] * len(xs)
+        for a, b in groups:
+            u = 0
+            for d in b:
+                u |= dep[d]
+            for d in a:
+                xi[d] = u if xs[d] != 1 else 0
+        return [xi]
+    n = len(dep)
+    if op in _SAME_INDEX:
+        return [[] if (op == "pad" and k > 0) or len(shapes[o]) != n else dep
+                for k, o in enumerate(ops)]
+    out = []                                    # elementwise (followed, so not a reduction)
+    for o in ops:
+        r = len(shapes[o])
+        if r == 0:
+            out.append([])
+        elif r == n:
+            out.append(dep)
+        else:
+            return None
+    return out
+
+
+def _nests(index, outs) -> list[tuple[tuple, list[int]]]:
+    """The loop nests of a kernel writing ``outs``: one per output shape, an output whose shape
+    is a leading prefix of another's sharing that one's nest (as the code generator does)."""
+    shapes = {o: _shape(index, o) for o in outs}
+    roots = sorted({s for s in shapes.values()}, key=len, reverse=True)
+    nests: dict[tuple, list[int]] = {}
+    for o in sorted(outs):
+        s = shapes[o]
+        root = next(r for r in roots if r[:len(s)] == s)
+        nests.setdefault(root, []).append(o)
+    return list(nests.items())
+
+
+def evaluations(index, members, outputs, hoist: bool = True) -> dict[int, int] | None:
+    """How many times one kernel of ``members`` writing ``outputs`` evaluates each member.
+
+    Parameters
+    ----------
+    index : GraphIndex
+    members : set of int
+        Node indices of the group (sources excluded).
+    outputs : iterable of int
+        The members the kernel stores.
+    hoist : bool
+        True for the CPU's loop nests (a statement placed in the outermost loop whose variables
+        it uses), False for the CUDA backend's flat loops (every element of the nest).
+
+    Returns
+    -------
+    dict of int to int, or None
+        Member -> evaluations per kernel call (a member no output reaches: 0), or None when the
+        group holds an op the walk does not follow (see the module notes).
+    """
+    mem = set(members)
+    shapes, follow, nodes = _info(index)
+    if not all(follow[m] for m in mem):
+        return None
+    order = sorted(mem, reverse=True)               # consumers before producers (topological)
+    counts = {m: 0 for m in mem}
+    for root, outs in _nests(index, [o for o in outputs if o in mem]):
+        dep: dict[int, list] = {}
+        for o in outs:
+            dep[o] = [1 << k for k in range(len(shapes[o]))]
+        for m in order:
+            d = dep.get(m)
+            if d is None:
+                continue
+            per = _operand_deps(index, m, d, shapes, nodes)
+            if per is None:
+                return None
+            for o, od in zip(index.operands[m], per):
+                if o not in mem:
+                    continue
+                old = dep.get(o)
+                dep[o] = od if old is None else [a | b for a, b in zip(old, od)]
+        for m, d in dep.items():
+            used = 0
+            for x in d:
+                used |= x
+            depth = (used.bit_length() if hoist else len(root)) if used else 0
+            counts[m] += math.prod(root[:depth])
+    return counts
+
+
+def recompute_factors(index, members, outputs, hoist: bool = True) -> dict[int, float]:
+    """Member -> evaluations per element (``evaluations / elements``) for the members a kernel
+    evaluates other than once per element; empty when the group holds no expanding broadcast of
+    a member or the walk does not apply (see the module notes).
+
+    Parameters
+    ----------
+    index : GraphIndex
+    members : set of int
+        Node indices of the group.
+    outputs : iterable of int
+        The members the kernel stores.
+    hoist : bool
+        See :func:`evaluations` (False on a GPU).
+
+    Returns
+    -------
+    dict of int to float
+    """
+    mem = frozenset(members)
+    key = (mem, frozenset(outputs), hoist)
+    cache = index.__dict__.setdefault("_recompute_factors", {})
+    hit = cache.get(key)
+    if hit is not None:
+        return dict(hit)
+    out: dict[int, float] = {}
+    if any(expands(index, m) and index.operands[m][0] in mem for m in mem):
+        counts = evaluations(index, mem, outputs, hoist)
+        if counts is not None:
+            out = {m: n / index.elements[m] for m, n in counts.items()
+                   if n and index.elements[m] and n != index.elements[m]
+                   and index.ops[m] not in INDEX_ONLY_OPS}
+    if len(cache) > _CACHE_MAX:         # the planner asks about many candidate kernels
+        cache.clear()
+    cache[key] = out
+    return dict(out)
+
+
+def recompute_extra(index, members, outputs, compute_s=None,
+                    hoist: bool = True) -> tuple[int, int, float, int]:
+    """What a kernel of ``members`` writing ``outputs`` computes beyond one evaluation per
+    element of each member (see :func:`recompute_factors`): ``(FLOPs, transcendentals, one
+    core's compute seconds, statements)``, each the sum over members of ``(factor - 1) x`` the
+    member's count (``compute_s``: the calibrated per-node seconds, a list by node index; None:
+    0 s; statements: one per extra evaluation, what the CPU backend's parallel threshold counts,
+    :func:`~workbench.codegen.kernel_ir.nest_work`; ``hoist``: see :func:`evaluations`).
+    Negative where the kernel evaluates a member at fewer indices than it has elements (a
+    slice of it). All zero for a group without an expanding broadcast of a member."""
+    factors = recompute_factors(index, members, outputs, hoist)
+    if not factors:
+        return 0, 0, 0.0, 0
+    flops = trans = work = 0
+    secs = 0.0
+    for m, f in factors.items():
+        flops += round((f - 1.0) * index.flops[m])
+        trans += round((f - 1.0) * index.trans[m])
+        work += extra_statements(index, m, f)
+        if compute_s is not None:
+            secs += (f - 1.0) * compute_s[m]
+    return flops, trans, secs, work
+
+
+def extra_statements(index, m: int, factor: float) -> int:
+    """Statement executions a member evaluated ``factor`` times per element adds to its kernel
+    (one per extra evaluation)."""
+    return round((factor - 1.0) * index.elements[m])

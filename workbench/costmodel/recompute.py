@@ -55,6 +55,10 @@ INDEX_ONLY_OPS = frozenset({"broadcast", "transpose", "reshape", "bitcast", "sli
 
 #: candidate kernels whose factors one graph's index keeps (then it starts afresh)
 _CACHE_MAX = 1 << 16
+#: loop-variable masks of kernels one graph's index keeps (the most recently used); the planner
+#: extends a group's masks by the producer a candidate adds (:func:`_extend`)
+_STATES_MAX = 4096
+_MISSING = object()
 _SAME_INDEX = frozenset({"slice", "reverse", "pad", "concatenate", "copy"})
 _RESHAPES = frozenset({"reshape", "bitcast"})
 
@@ -183,7 +187,146 @@ def _nests(index, outs) -> list[tuple[tuple, list[int]]]:
     return list(nests.items())
 
 
-def evaluations(index, members, outputs, hoist: bool = True) -> dict[int, int] | None:
+def _walk(index, mem: frozenset, outs: tuple, hoist: bool):
+    """The loop-variable masks of a kernel of ``mem`` writing ``outs`` (members, ascending):
+    ``(nests, deps, counts)`` with ``nests`` :func:`_nests`'s list, ``deps`` one dict per nest
+    (member -> one bit mask per dimension, for the members an output of that nest reaches) and
+    ``counts`` member -> evaluations; None when a member's index map is not followed."""
+    shapes, follow, nodes = _info(index)
+    if not all(follow[m] for m in mem):
+        return None
+    order = sorted(mem, reverse=True)               # consumers before producers (topological)
+    operands = index.operands
+    nests = _nests(index, outs)
+    deps = []
+    for root, nouts in nests:
+        dep: dict[int, list] = {}
+        for o in nouts:
+            dep[o] = [1 << k for k in range(len(shapes[o]))]
+        for m in order:
+            d = dep.get(m)
+            if d is None:
+                continue
+            per = _operand_deps(index, m, d, shapes, nodes)
+            if per is None:
+                return None
+            for o, od in zip(operands[m], per):
+                if o not in mem:
+                    continue
+                old = dep.get(o)
+                dep[o] = od if old is None else [a | b for a, b in zip(old, od)]
+        deps.append(dep)
+    counts = {m: 0 for m in mem}
+    _count(nests, deps, counts, hoist)
+    return nests, deps, counts
+
+
+def _count(nests, deps, counts: dict, hoist: bool) -> None:
+    """Add to ``counts`` (member -> evaluations) each nest's evaluations of the members its
+    masks ``deps`` hold: the trip counts of the loops down to the innermost one a member's
+    index uses (``hoist``), else of the whole nest."""
+    for (root, _), dep in zip(nests, deps):
+        for m, d in dep.items():
+            used = 0
+            for x in d:
+                used |= x
+            depth = (used.bit_length() if hoist else len(root)) if used else 0
+            counts[m] += math.prod(root[:depth])
+
+
+def _extend(index, base, base_mem: frozenset, added: frozenset, outs: tuple, hoist: bool):
+    """:func:`_walk`'s result for ``base_mem | added`` writing ``outs``, from ``base`` (the
+    walk of ``base_mem`` and its outputs) by walking only the ``added`` members.
+
+    Valid because the masks are a union (bitwise or) over the paths from the outputs, and no
+    path from a member of ``base_mem`` to one of its outputs passes through ``added``: no
+    member of ``base_mem`` is an operand of an added member (checked), and the outputs among
+    ``base_mem`` are the base's own, in the same loop nests with the same trip counts
+    (checked). The added members' masks start from the base members that read them. Returns
+    ``False`` where these conditions fail (then the caller walks the whole kernel)."""
+    bnests, bdeps, bcounts = base
+    operands = index.operands
+    for x in added:
+        for o in operands[x]:
+            if o in base_mem:
+                return False
+    nests = _nests(index, outs)
+    by_outs = {tuple(nouts): (root, dep) for (root, nouts), dep in zip(bnests, bdeps)}
+    pairs = []
+    for root, nouts in nests:
+        mine = tuple(o for o in nouts if o in base_mem)
+        dc = {}
+        if mine:
+            hit = by_outs.pop(mine, None)
+            if hit is None or hit[0] != root:
+                return False
+            dc = hit[1]
+        pairs.append((dc, [o for o in nouts if o not in base_mem]))
+    if by_outs:                         # a base nest merged into another one: walk it all
+        return False
+    shapes, follow, nodes = _info(index)
+    if not all(follow[m] for m in added):
+        return None
+    users = index.all_users
+    boundary = sorted({u for x in added for u in users[x] if u in base_mem}, reverse=True)
+    order = sorted(added, reverse=True)
+    deps = []
+    counts_added = {m: 0 for m in added}
+    new_deps = []
+    for dc, pouts in pairs:
+        dep: dict[int, list] = {}
+        for o in pouts:
+            dep[o] = [1 << k for k in range(len(shapes[o]))]
+        for src in (boundary, order):
+            for m in src:
+                d = dc.get(m) if src is boundary else dep.get(m)
+                if d is None:
+                    continue
+                per = _operand_deps(index, m, d, shapes, nodes)
+                if per is None:
+                    return None
+                for o, od in zip(operands[m], per):
+                    if o not in added:
+                        continue
+                    old = dep.get(o)
+                    dep[o] = od if old is None else [a | b for a, b in zip(old, od)]
+        new_deps.append(dep)
+        deps.append({**dc, **dep})
+    _count(nests, new_deps, counts_added, hoist)
+    return nests, deps, {**bcounts, **counts_added}
+
+
+def _states(index) -> dict:
+    return index.__dict__.setdefault("_recompute_states", {})
+
+
+def _state(index, mem: frozenset, outputs, hoist: bool, base=None):
+    """:func:`_walk` of ``mem`` writing the members among ``outputs``, kept per graph index
+    (the most recently used :data:`_STATES_MAX`). ``base``: ``(members, outputs)`` of a
+    subset of ``mem`` whose walk is extended by the rest (:func:`_extend`) when it can be."""
+    outs = tuple(sorted(o for o in outputs if o in mem))
+    key = (mem, outs, hoist)
+    cache = _states(index)
+    hit = cache.pop(key, _MISSING)
+    if hit is _MISSING:
+        hit = False
+        if base is not None:
+            bmem = frozenset(base[0])
+            bouts = tuple(sorted(o for o in base[1] if o in bmem))
+            b = _state(index, bmem, bouts, hoist)
+            if b is None:
+                hit = None
+            elif bmem <= mem:
+                hit = _extend(index, b, bmem, mem - bmem, outs, hoist)
+        if hit is False:
+            hit = _walk(index, mem, outs, hoist)
+        if len(cache) >= _STATES_MAX:
+            del cache[next(iter(cache))]
+    cache[key] = hit                    # most recently used last
+    return hit
+
+
+def evaluations(index, members, outputs, hoist: bool = True, base=None) -> dict[int, int] | None:
     """How many times one kernel of ``members`` writing ``outputs`` evaluates each member.
 
     Parameters
@@ -196,6 +339,10 @@ def evaluations(index, members, outputs, hoist: bool = True) -> dict[int, int] |
     hoist : bool
         True for the CPU's loop nests (a statement placed in the outermost loop whose variables
         it uses), False for the CUDA backend's flat loops (every element of the nest).
+    base : tuple (set of int, iterable of int), optional
+        Members and outputs of a kernel already counted (a planner's group) of which
+        ``members`` adds to the members; its loop-variable masks are kept per graph index and
+        extended by the added members only (:func:`_extend`), the same counts as a whole walk.
 
     Returns
     -------
@@ -203,38 +350,16 @@ def evaluations(index, members, outputs, hoist: bool = True) -> dict[int, int] |
         Member -> evaluations per kernel call (a member no output reaches: 0), or None when the
         group holds an op the walk does not follow (see the module notes).
     """
-    mem = set(members)
-    shapes, follow, nodes = _info(index)
-    if not all(follow[m] for m in mem):
+    mem = frozenset(members)
+    st = _state(index, mem, outputs, hoist, base)
+    if st is None:
         return None
-    order = sorted(mem, reverse=True)               # consumers before producers (topological)
-    counts = {m: 0 for m in mem}
-    for root, outs in _nests(index, [o for o in outputs if o in mem]):
-        dep: dict[int, list] = {}
-        for o in outs:
-            dep[o] = [1 << k for k in range(len(shapes[o]))]
-        for m in order:
-            d = dep.get(m)
-            if d is None:
-                continue
-            per = _operand_deps(index, m, d, shapes, nodes)
-            if per is None:
-                return None
-            for o, od in zip(index.operands[m], per):
-                if o not in mem:
-                    continue
-                old = dep.get(o)
-                dep[o] = od if old is None else [a | b for a, b in zip(old, od)]
-        for m, d in dep.items():
-            used = 0
-            for x in d:
-                used |= x
-            depth = (used.bit_length() if hoist else len(root)) if used else 0
-            counts[m] += math.prod(root[:depth])
-    return counts
+    counts = st[2]
+    return {m: counts[m] for m in set(mem)}
 
 
-def recompute_factors(index, members, outputs, hoist: bool = True) -> dict[int, float]:
+def recompute_factors(index, members, outputs, hoist: bool = True,
+                      base=None) -> dict[int, float]:
     """Member -> evaluations per element (``evaluations / elements``) for the members a kernel
     evaluates other than once per element; empty when the group holds no expanding broadcast of
     a member or the walk does not apply (see the module notes).
@@ -248,6 +373,8 @@ def recompute_factors(index, members, outputs, hoist: bool = True) -> dict[int, 
         The members the kernel stores.
     hoist : bool
         See :func:`evaluations` (False on a GPU).
+    base : tuple (set of int, iterable of int), optional
+        See :func:`evaluations`: a counted kernel whose masks are extended (same result).
 
     Returns
     -------
@@ -260,20 +387,31 @@ def recompute_factors(index, members, outputs, hoist: bool = True) -> dict[int, 
     if hit is not None:
         return dict(hit)
     out: dict[int, float] = {}
-    if any(expands(index, m) and index.operands[m][0] in mem for m in mem):
-        counts = evaluations(index, mem, outputs, hoist)
-        if counts is not None:
-            out = {m: n / index.elements[m] for m, n in counts.items()
-                   if n and index.elements[m] and n != index.elements[m]
-                   and index.ops[m] not in INDEX_ONLY_OPS}
+    operands = index.operands
+    if any(operands[m][0] in mem for m in _expanding(index) & mem):
+        st = _state(index, mem, outputs, hoist, base)
+        if st is not None:
+            counts, el, ops = st[2], index.elements, index.ops
+            out = {m: counts[m] / el[m] for m in set(mem)
+                   if counts[m] and el[m] and counts[m] != el[m]
+                   and ops[m] not in INDEX_ONLY_OPS}
     if len(cache) > _CACHE_MAX:         # the planner asks about many candidate kernels
         cache.clear()
     cache[key] = out
     return dict(out)
 
 
+def _expanding(index) -> frozenset:
+    """The nodes of ``index`` that are expanding broadcasts (:func:`expands`), once per index."""
+    hit = index.__dict__.get("_recompute_expanding")
+    if hit is None:
+        hit = index.__dict__["_recompute_expanding"] = frozenset(
+            i for i in range(len(index.ids)) if expands(index, i))
+    return hit
+
+
 def recompute_extra(index, members, outputs, compute_s=None,
-                    hoist: bool = True) -> tuple[int, int, float, int]:
+                    hoist: bool = True, base=None) -> tuple[int, int, float, int]:
     """What a kernel of ``members`` writing ``outputs`` computes beyond one evaluation per
     element of each member (see :func:`recompute_factors`): ``(FLOPs, transcendentals, one
     core's compute seconds, statements)``, each the sum over members of ``(factor - 1) x`` the
@@ -281,8 +419,9 @@ def recompute_extra(index, members, outputs, compute_s=None,
     0 s; statements: one per extra evaluation, what the CPU backend's parallel threshold counts,
     :func:`~workbench.codegen.kernel_ir.nest_work`; ``hoist``: see :func:`evaluations`).
     Negative where the kernel evaluates a member at fewer indices than it has elements (a
-    slice of it). All zero for a group without an expanding broadcast of a member."""
-    factors = recompute_factors(index, members, outputs, hoist)
+    slice of it). All zero for a group without an expanding broadcast of a member. ``base``:
+    see :func:`evaluations`."""
+    factors = recompute_factors(index, members, outputs, hoist, base)
     if not factors:
         return 0, 0, 0.0, 0
     flops = trans = work = 0

@@ -69,7 +69,8 @@ class SiblingFusion:
         flops, trans, cal = st.recompute(a.members | b.members, a.outs | b.outs,
                                          a.flops + b.flops, a.trans + b.trans,
                                          st.calibrated(a, b), a.nexp + b.nexp,
-                                         a.nunf + b.nunf)
+                                         a.nunf + b.nunf,
+                                         base=a if len(a.members) >= len(b.members) else b)
         t_fused = st.time_of(flops, trans, in_bytes + out_bytes, out_bytes,
                              st.has_contraction(a, b), cal)
         t_unfused = st.time(a) + st.time(b)

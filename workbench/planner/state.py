@@ -192,13 +192,15 @@ class FusionState:
         return g.t
 
     def recompute(self, members, outs, flops, trans, calibrated, nexp: int = 1,
-                  nunf: int = 0):
+                  nunf: int = 0, base: "Group | None" = None):
         """``(flops, trans, calibrated)`` of a kernel of ``members`` writing ``outs``, with what
         it computes again through an expanding broadcast added
         (:func:`~workbench.costmodel.recompute.recompute_extra`, as
         :func:`~workbench.costmodel.model.group_cost` counts it); unchanged when ``nexp`` (the
         expanding broadcasts among the members) is 0 or ``nunf`` (members whose index map the
-        count does not follow) is not."""
+        count does not follow) is not. ``base``: a group whose members are among ``members``
+        (the consumer a candidate fuses a producer into): its loop-variable masks are extended
+        by the members it lacks instead of walking the whole kernel (the same counts)."""
         if not nexp or nunf:
             return flops, trans, calibrated
         ops, expand = self.ix.operands, self.expand
@@ -206,7 +208,9 @@ class FusionState:
             return flops, trans, calibrated     # no broadcast of a member: nothing recomputed
         df, dt, ds, dw = recompute_extra(self.ix, members, outs,
                                          None if self.costs is None else self.costs.compute_s,
-                                         hoist=not self.device.is_gpu)
+                                         hoist=not self.device.is_gpu,
+                                         base=None if base is None else (base.members,
+                                                                         base.outs))
         if calibrated is not None and (ds or dw):
             cs, dots, work, traffic = calibrated
             calibrated = (cs + ds, dots, work + dw, traffic)

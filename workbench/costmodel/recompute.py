@@ -41,6 +41,7 @@ element.
 
 from __future__ import annotations
 
+import heapq
 import math
 
 from workbench.ir.ops import Category, get_op
@@ -236,20 +237,18 @@ def _count(nests, deps, counts: dict, hoist: bool) -> None:
 
 def _extend(index, base, base_mem: frozenset, added: frozenset, outs: tuple, hoist: bool):
     """:func:`_walk`'s result for ``base_mem | added`` writing ``outs``, from ``base`` (the
-    walk of ``base_mem`` and its outputs) by walking only the ``added`` members.
+    walk of ``base_mem`` and its outputs) by walking only what the added members change.
 
-    Valid because the masks are a union (bitwise or) over the paths from the outputs, and no
-    path from a member of ``base_mem`` to one of its outputs passes through ``added``: no
-    member of ``base_mem`` is an operand of an added member (checked), and the outputs among
-    ``base_mem`` are the base's own, in the same loop nests with the same trip counts
-    (checked). The added members' masks start from the base members that read them. Returns
-    ``False`` where these conditions fail (then the caller walks the whole kernel)."""
+    The masks are a union (bitwise or) over the paths from the outputs, and each op's map of
+    its masks onto its operands' distributes over that union. So the kernel's masks are the
+    base's, plus what flows from the added outputs and from the base members that read an added
+    member; a base member's masks change only where an added member reads it (and then its
+    producers'). Those members are walked, consumers before producers (a heap on the
+    topological index), each once per nest; a base member's count changes by its new masks'
+    evaluations less its old ones'. Requires the outputs among ``base_mem`` to be the base's
+    own, in the same loop nests with the same trip counts; returns ``False`` where they are not
+    (then the caller walks the whole kernel)."""
     bnests, bdeps, bcounts = base
-    operands = index.operands
-    for x in added:
-        for o in operands[x]:
-            if o in base_mem:
-                return False
     nests = _nests(index, outs)
     by_outs = {tuple(nouts): (root, dep) for (root, nouts), dep in zip(bnests, bdeps)}
     pairs = []
@@ -261,39 +260,59 @@ def _extend(index, base, base_mem: frozenset, added: frozenset, outs: tuple, hoi
             if hit is None or hit[0] != root:
                 return False
             dc = hit[1]
-        pairs.append((dc, [o for o in nouts if o not in base_mem]))
+        pairs.append((root, dc, [o for o in nouts if o not in base_mem]))
     if by_outs:                         # a base nest merged into another one: walk it all
         return False
     shapes, follow, nodes = _info(index)
     if not all(follow[m] for m in added):
         return None
-    users = index.all_users
-    boundary = sorted({u for x in added for u in users[x] if u in base_mem}, reverse=True)
-    order = sorted(added, reverse=True)
+    operands, users = index.operands, index.all_users
+    boundary = [-u for u in {u for x in added for u in users[x] if u in base_mem}]
+    mem = base_mem | added
+    counts = dict(bcounts)
+    for m in added:
+        counts[m] = 0
     deps = []
-    counts_added = {m: 0 for m in added}
-    new_deps = []
-    for dc, pouts in pairs:
-        dep: dict[int, list] = {}
+    for root, dc, pouts in pairs:
+        dep = dict(dc)
+        heap = boundary[:]
         for o in pouts:
             dep[o] = [1 << k for k in range(len(shapes[o]))]
-        for src in (boundary, order):
-            for m in src:
-                d = dc.get(m) if src is boundary else dep.get(m)
-                if d is None:
+            heap.append(-o)
+        heapq.heapify(heap)
+        queued = {-h for h in heap}
+        changed = set(pouts)
+        while heap:
+            m = -heapq.heappop(heap)
+            per = _operand_deps(index, m, dep[m], shapes, nodes)
+            if per is None:
+                return None
+            for o, od in zip(operands[m], per):
+                if o not in mem:
                     continue
-                per = _operand_deps(index, m, d, shapes, nodes)
-                if per is None:
-                    return None
-                for o, od in zip(operands[m], per):
-                    if o not in added:
-                        continue
-                    old = dep.get(o)
-                    dep[o] = od if old is None else [a | b for a, b in zip(old, od)]
-        new_deps.append(dep)
-        deps.append({**dc, **dep})
-    _count(nests, new_deps, counts_added, hoist)
-    return nests, deps, {**bcounts, **counts_added}
+                old = dep.get(o)
+                new = od if old is None else [a | b for a, b in zip(old, od)]
+                if new == old:
+                    continue
+                dep[o] = new
+                changed.add(o)
+                if o not in queued:
+                    queued.add(o)
+                    heapq.heappush(heap, -o)
+        for m in changed:               # the members whose masks this nest changed
+            counts[m] += _evals(root, dep[m], hoist) - (_evals(root, dc[m], hoist)
+                                                        if m in dc else 0)
+        deps.append(dep)
+    return nests, deps, counts
+
+
+def _evals(root: tuple, d: list, hoist: bool) -> int:
+    """Evaluations in a nest of trip counts ``root`` of a member whose index uses the loop
+    variables of masks ``d`` (see :func:`_count`)."""
+    used = 0
+    for x in d:
+        used |= x
+    return math.prod(root[:(used.bit_length() if hoist else len(root)) if used else 0])
 
 
 def _states(index) -> dict:

@@ -219,7 +219,14 @@ def _walk(index, mem: frozenset, outs: tuple, hoist: bool):
         deps.append(dep)
     counts = {m: 0 for m in mem}
     _count(nests, deps, counts, hoist)
-    return nests, deps, counts
+    return nests, deps, counts, frozenset(m for m, n in counts.items() if _nonunit(index, m, n))
+
+
+def _nonunit(index, m: int, n: int) -> bool:
+    """Whether ``n`` evaluations of member ``m`` is other than once per element (a factor
+    :func:`recompute_factors` reports; index-only ops are never scaled)."""
+    e = index.elements[m]
+    return bool(n and e and n != e and index.ops[m] not in INDEX_ONLY_OPS)
 
 
 def _count(nests, deps, counts: dict, hoist: bool) -> None:
@@ -248,7 +255,7 @@ def _extend(index, base, base_mem: frozenset, added: frozenset, outs: tuple, hoi
     evaluations less its old ones'. Requires the outputs among ``base_mem`` to be the base's
     own, in the same loop nests with the same trip counts; returns ``False`` where they are not
     (then the caller walks the whole kernel)."""
-    bnests, bdeps, bcounts = base
+    bnests, bdeps, bcounts, bnon = base
     nests = _nests(index, outs)
     by_outs = {tuple(nouts): (root, dep) for (root, nouts), dep in zip(bnests, bdeps)}
     pairs = []
@@ -273,6 +280,7 @@ def _extend(index, base, base_mem: frozenset, added: frozenset, outs: tuple, hoi
     for m in added:
         counts[m] = 0
     deps = []
+    touched = set()
     for root, dc, pouts in pairs:
         dep = dict(dc)
         heap = boundary[:]
@@ -302,8 +310,15 @@ def _extend(index, base, base_mem: frozenset, added: frozenset, outs: tuple, hoi
         for m in changed:               # the members whose masks this nest changed
             counts[m] += _evals(root, dep[m], hoist) - (_evals(root, dc[m], hoist)
                                                         if m in dc else 0)
+        touched |= changed
         deps.append(dep)
-    return nests, deps, counts
+    non = set(bnon)
+    for m in touched:
+        if _nonunit(index, m, counts[m]):
+            non.add(m)
+        else:
+            non.discard(m)
+    return nests, deps, counts, frozenset(non)
 
 
 def _evals(root: tuple, d: list, hoist: bool) -> int:
@@ -409,11 +424,9 @@ def recompute_factors(index, members, outputs, hoist: bool = True,
     operands = index.operands
     if any(operands[m][0] in mem for m in _expanding(index) & mem):
         st = _state(index, mem, outputs, hoist, base)
-        if st is not None:
-            counts, el, ops = st[2], index.elements, index.ops
-            out = {m: counts[m] / el[m] for m in set(mem)
-                   if counts[m] and el[m] and counts[m] != el[m]
-                   and ops[m] not in INDEX_ONLY_OPS}
+        if st is not None:              # members in ascending order
+            counts, el = st[2], index.elements
+            out = {m: counts[m] / el[m] for m in sorted(st[3])}
     if len(cache) > _CACHE_MAX:         # the planner asks about many candidate kernels
         cache.clear()
     cache[key] = out

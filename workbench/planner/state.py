@@ -135,6 +135,7 @@ class FusionState:
         self.ktime = kernel_timer(device)
         #: per node: an expanding broadcast of a computed value (see :meth:`recompute`)
         self.expand = [expands(index, i) for i in range(len(index))]
+        self.expanding = frozenset(i for i, e in enumerate(self.expand) if e)
         self.unfollowed = [not f for f in followed(index)]
         self.groups: dict[int, Group] = {}
         n = len(index)
@@ -203,8 +204,8 @@ class FusionState:
         by the members it lacks instead of walking the whole kernel (the same counts)."""
         if not nexp or nunf:
             return flops, trans, calibrated
-        ops, expand = self.ix.operands, self.expand
-        if not any(ops[m][0] in members for m in members if expand[m]):
+        ops = self.ix.operands
+        if not any(ops[m][0] in members for m in self.expanding.intersection(members)):
             return flops, trans, calibrated     # no broadcast of a member: nothing recomputed
         df, dt, ds, dw = recompute_extra(self.ix, members, outs,
                                          None if self.costs is None else self.costs.compute_s,

@@ -276,49 +276,73 @@ def _extend(index, base, base_mem: frozenset, added: frozenset, outs: tuple, hoi
     operands, users = index.operands, index.all_users
     boundary = [-u for u in {u for x in added for u in users[x] if u in base_mem}]
     mem = base_mem | added
-    counts = dict(bcounts)
-    for m in added:
-        counts[m] = 0
-    deps = []
-    touched = set()
+    counts = dict.fromkeys(added, 0)        # the counts that differ from the base's
+    overlays = []
     for root, dc, pouts in pairs:
-        dep = dict(dc)
-        heap = boundary[:]
+        dep = {}                            # the masks that differ from the base's
         for o in pouts:
             dep[o] = [1 << k for k in range(len(shapes[o]))]
-            heap.append(-o)
+        heap = boundary + [-o for o in pouts]
         heapq.heapify(heap)
         queued = {-h for h in heap}
-        changed = set(pouts)
         while heap:
             m = -heapq.heappop(heap)
-            per = _operand_deps(index, m, dep[m], shapes, nodes)
+            d = dep.get(m)
+            if d is None:
+                d = dc.get(m)
+                if d is None:               # a base member no output of this nest reaches
+                    continue
+            per = _operand_deps(index, m, d, shapes, nodes)
             if per is None:
                 return None
             for o, od in zip(operands[m], per):
                 if o not in mem:
                     continue
                 old = dep.get(o)
+                if old is None:
+                    old = dc.get(o)
                 new = od if old is None else [a | b for a, b in zip(old, od)]
                 if new == old:
                     continue
                 dep[o] = new
-                changed.add(o)
                 if o not in queued:
                     queued.add(o)
                     heapq.heappush(heap, -o)
-        for m in changed:               # the members whose masks this nest changed
-            counts[m] += _evals(root, dep[m], hoist) - (_evals(root, dc[m], hoist)
-                                                        if m in dc else 0)
-        touched |= changed
-        deps.append(dep)
+        for m, d in dep.items():            # the members whose masks this nest changed
+            n = counts[m] if m in counts else bcounts[m]
+            counts[m] = n + _evals(root, d, hoist) - (_evals(root, dc[m], hoist)
+                                                      if m in dc else 0)
+        overlays.append(dep)
     non = set(bnon)
-    for m in touched:
-        if _nonunit(index, m, counts[m]):
+    for m, n in counts.items():
+        if _nonunit(index, m, n):
             non.add(m)
         else:
             non.discard(m)
-    return nests, deps, counts, frozenset(non)
+    return _Extended(nests, [dc for _, dc, _ in pairs], overlays, bcounts, counts,
+                     frozenset(non))
+
+
+class _Extended:
+    """:func:`_extend`'s result: the base's masks and counts with what the added members
+    changed laid over them (copied into one state only when it is itself extended or its
+    counts are all read: a candidate the planner does not take is never copied)."""
+
+    __slots__ = ("nests", "deps", "overlays", "base_counts", "counts_over", "non")
+
+    def __init__(self, nests, deps, overlays, base_counts, counts_over, non):
+        self.nests, self.deps, self.overlays = nests, deps, overlays
+        self.base_counts, self.counts_over, self.non = base_counts, counts_over, non
+
+    def count(self, m: int) -> int:
+        """Evaluations of member ``m``."""
+        c = self.counts_over.get(m)
+        return self.base_counts[m] if c is None else c
+
+    def full(self) -> tuple:
+        """The state as :func:`_walk` returns it."""
+        return (self.nests, [{**d, **o} for d, o in zip(self.deps, self.overlays)],
+                {**self.base_counts, **self.counts_over}, self.non)
 
 
 def _evals(root: tuple, d: list, hoist: bool) -> int:
@@ -334,10 +358,11 @@ def _states(index) -> dict:
     return index.__dict__.setdefault("_recompute_states", {})
 
 
-def _state(index, mem: frozenset, outputs, hoist: bool, base=None):
+def _state(index, mem: frozenset, outputs, hoist: bool, base=None, full: bool = False):
     """:func:`_walk` of ``mem`` writing the members among ``outputs``, kept per graph index
     (the most recently used :data:`_STATES_MAX`). ``base``: ``(members, outputs)`` of a
-    subset of ``mem`` whose walk is extended by the rest (:func:`_extend`) when it can be."""
+    subset of ``mem`` whose walk is extended by the rest (:func:`_extend`) when it can be;
+    ``full``: an :class:`_Extended` result is copied into a plain state (and kept so)."""
     outs = tuple(sorted(o for o in outputs if o in mem))
     key = (mem, outs, hoist)
     cache = _states(index)
@@ -347,7 +372,7 @@ def _state(index, mem: frozenset, outputs, hoist: bool, base=None):
         if base is not None:
             bmem = frozenset(base[0])
             bouts = tuple(sorted(o for o in base[1] if o in bmem))
-            b = _state(index, bmem, bouts, hoist)
+            b = _state(index, bmem, bouts, hoist, full=True)
             if b is None:
                 hit = None
             elif bmem <= mem:
@@ -356,6 +381,8 @@ def _state(index, mem: frozenset, outputs, hoist: bool, base=None):
             hit = _walk(index, mem, outs, hoist)
         if len(cache) >= _STATES_MAX:
             del cache[next(iter(cache))]
+    if full and type(hit) is _Extended:
+        hit = hit.full()
     cache[key] = hit                    # most recently used last
     return hit
 
@@ -385,7 +412,7 @@ def evaluations(index, members, outputs, hoist: bool = True, base=None) -> dict[
         group holds an op the walk does not follow (see the module notes).
     """
     mem = frozenset(members)
-    st = _state(index, mem, outputs, hoist, base)
+    st = _state(index, mem, outputs, hoist, base, full=True)
     if st is None:
         return None
     counts = st[2]
@@ -425,8 +452,11 @@ def recompute_factors(index, members, outputs, hoist: bool = True,
     if any(operands[m][0] in mem for m in _expanding(index) & mem):
         st = _state(index, mem, outputs, hoist, base)
         if st is not None:              # members in ascending order
-            counts, el = st[2], index.elements
-            out = {m: counts[m] / el[m] for m in sorted(st[3])}
+            el = index.elements
+            if type(st) is _Extended:
+                out = {m: st.count(m) / el[m] for m in sorted(st.non)}
+            else:
+                out = {m: st[2][m] / el[m] for m in sorted(st[3])}
     if len(cache) > _CACHE_MAX:         # the planner asks about many candidate kernels
         cache.clear()
     cache[key] = out

@@ -275,7 +275,6 @@ def _extend(index, base, base_mem: frozenset, added: frozenset, outs: tuple, hoi
         return None
     operands, users = index.operands, index.all_users
     boundary = [-u for u in {u for x in added for u in users[x] if u in base_mem}]
-    mem = base_mem | added
     counts = dict.fromkeys(added, 0)        # the counts that differ from the base's
     overlays = []
     for root, dc, pouts in pairs:
@@ -296,7 +295,7 @@ def _extend(index, base, base_mem: frozenset, added: frozenset, outs: tuple, hoi
             if per is None:
                 return None
             for o, od in zip(operands[m], per):
-                if o not in mem:
+                if o not in added and o not in base_mem:
                     continue
                 old = dep.get(o)
                 if old is None:
@@ -375,6 +374,9 @@ def _state(index, mem: frozenset, outputs, hoist: bool, base=None, full: bool = 
             b = _state(index, bmem, bouts, hoist, full=True)
             if b is None:
                 hit = None
+            elif len(base) > 2:         # members == base | base[2] (the caller's word)
+                added = frozenset(x for x in base[2] if x not in bmem)
+                hit = _extend(index, b, bmem, added, outs, hoist)
             elif bmem <= mem:
                 hit = _extend(index, b, bmem, mem - bmem, outs, hoist)
         if hit is False:
@@ -400,10 +402,12 @@ def evaluations(index, members, outputs, hoist: bool = True, base=None) -> dict[
     hoist : bool
         True for the CPU's loop nests (a statement placed in the outermost loop whose variables
         it uses), False for the CUDA backend's flat loops (every element of the nest).
-    base : tuple (set of int, iterable of int), optional
+    base : tuple (set of int, iterable of int[, set of int]), optional
         Members and outputs of a kernel already counted (a planner's group) of which
         ``members`` adds to the members; its loop-variable masks are kept per graph index and
         extended by the added members only (:func:`_extend`), the same counts as a whole walk.
+        A third item, where given, is a set of which ``members`` is the union with the base's
+        members (the producer a candidate adds; not checked).
 
     Returns
     -------

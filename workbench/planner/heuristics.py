@@ -297,7 +297,8 @@ class PriorityRun(PlannerRun):
         cal = None if st.costs is None else st.calibrated(c, p, minus=shared)
         if (p.nexp or c.nexp) and not (p.nunf or c.nunf):   # costmodel.recompute
             flops, trans, cal = st.recompute(c.members | p.members, c.outs.union(keep), flops,
-                                             trans, cal, 1, c.nunf + p.nunf, base=c)
+                                             trans, cal, 1, c.nunf + p.nunf, base=c,
+                                             added=p.members)
         t = st.ktime(flops, trans, nbytes, written, dot, cal)
         return (c.ver, t, (flops, trans, nbytes, written, dot), n_in,
                 c.t if c.t is not None else st.time(c))

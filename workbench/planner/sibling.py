@@ -70,7 +70,8 @@ class SiblingFusion:
                                          a.flops + b.flops, a.trans + b.trans,
                                          st.calibrated(a, b), a.nexp + b.nexp,
                                          a.nunf + b.nunf,
-                                         base=a if len(a.members) >= len(b.members) else b)
+                                         *((a, b.members) if len(a.members) >= len(b.members)
+                                           else (b, a.members)))
         t_fused = st.time_of(flops, trans, in_bytes + out_bytes, out_bytes,
                              st.has_contraction(a, b), cal)
         t_unfused = st.time(a) + st.time(b)

@@ -193,7 +193,7 @@ class FusionState:
         return g.t
 
     def recompute(self, members, outs, flops, trans, calibrated, nexp: int = 1,
-                  nunf: int = 0, base: "Group | None" = None):
+                  nunf: int = 0, base: "Group | None" = None, added=None):
         """``(flops, trans, calibrated)`` of a kernel of ``members`` writing ``outs``, with what
         it computes again through an expanding broadcast added
         (:func:`~workbench.costmodel.recompute.recompute_extra`, as
@@ -201,7 +201,8 @@ class FusionState:
         expanding broadcasts among the members) is 0 or ``nunf`` (members whose index map the
         count does not follow) is not. ``base``: a group whose members are among ``members``
         (the consumer a candidate fuses a producer into): its loop-variable masks are extended
-        by the members it lacks instead of walking the whole kernel (the same counts)."""
+        by the members it lacks instead of walking the whole kernel (the same counts);
+        ``added``: the other group's members (``members`` is their union with ``base``'s)."""
         if not nexp or nunf:
             return flops, trans, calibrated
         ops = self.ix.operands
@@ -211,7 +212,7 @@ class FusionState:
                                          None if self.costs is None else self.costs.compute_s,
                                          hoist=not self.device.is_gpu,
                                          base=None if base is None else (base.members,
-                                                                         base.outs))
+                                                                         base.outs, added))
         if calibrated is not None and (ds or dw):
             cs, dots, work, traffic = calibrated
             calibrated = (cs + ds, dots, work + dw, traffic)

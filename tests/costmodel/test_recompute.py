@@ -168,3 +168,67 @@ def test_xla_cpus_expensive_reuse_states_the_models_count(inner):
         assert "would indeed evaluate it 512 times, 8 per element" in d.message
     else:
         assert "hoists it out of the inner loops and evaluates it once per element" in d.message
+
+
+def two_branches():
+    """Two broadcasts of one sin (inner and outer dimension of [16, 16]), a transpose of one,
+    both added into one output and a second output: masks merge from two paths, and a
+    base member (``s``) is read by members added later."""
+    b = GraphBuilder("recompute_two")
+    x = b.parameter("x", (16,))
+    s = b.op("sine", [x], node_id="s")
+    c = b.op("cosine", [s], node_id="c")
+    b1 = b.broadcast_to(s, (16, 16), (1,))
+    b2 = b.broadcast_to(c, (16, 16), (0,))
+    t = b.op("transpose", [b2], node_id="t", dimensions=(1, 0))
+    e = b.op("exponential", [t], node_id="e")
+    m = b.op("multiply", [b1, e], node_id="m")
+    return b.build([m, c]), ["s", "c", b1, b2, "t", "e", "m"]
+
+
+def _fresh_counts(ix, mem, outs, hoist):
+    ix.__dict__.pop("_recompute_states", None)
+    return evaluations(ix, mem, outs, hoist)
+
+
+@pytest.mark.parametrize("graph_members", [rotary_like(inner=True), rotary_like(inner=False),
+                                           transposed(), two_branches()],
+                         ids=["inner", "outer", "transpose-reshape", "two-branches"])
+@pytest.mark.parametrize("hoist", [True, False], ids=["cpu", "gpu"])
+def test_a_walk_extended_from_a_base_kernel_counts_what_a_whole_walk_counts(graph_members,
+                                                                           hoist):
+    """Every split of the group into a base kernel (with any outputs) and added members: the
+    counts and factors from the base's kept masks equal those of walking the whole kernel,
+    and the extension is taken (not a fallback) for the splits a planner makes (base: the
+    consumers, with the group's outputs among them)."""
+    import itertools
+
+    from workbench.costmodel import recompute as rc
+
+    g, names = graph_members
+    ix = graph_index(g)
+    mem = frozenset(ix.pos[n] for n in names)
+    outs = [ix.pos[o] for o in g.outputs]
+    whole = _fresh_counts(ix, mem, outs, hoist)
+    assert whole is not None
+    extended = 0
+    for k in range(1, len(mem)):
+        for base in itertools.combinations(sorted(mem), k):
+            bset = frozenset(base)
+            for bouts in ({o for o in outs if o in bset}, set(base[-1:])):
+                ix.__dict__.pop("_recompute_states", None)
+                got = evaluations(ix, mem, outs, hoist, base=(bset, bouts))
+                assert got == whole, (base, bouts, got, whole)
+                ix.__dict__.pop("_recompute_states", None)
+                f = recompute_factors(ix, mem, outs, hoist, base=(bset, bouts, mem - bset))
+                ix.__dict__.pop("_recompute_factors", None)
+                ix.__dict__.pop("_recompute_states", None)
+                assert f == recompute_factors(ix, mem, outs, hoist), (base, bouts)
+                ix.__dict__.pop("_recompute_factors", None)
+                b = rc._walk(ix, bset, tuple(sorted(o for o in bouts if o in bset)), hoist)
+                if b is not None:
+                    r = rc._extend(ix, b, bset, mem - bset, tuple(sorted(outs)), hoist)
+                    if r:
+                        extended += 1
+                        assert r.full()[2] == whole
+    assert extended > 0

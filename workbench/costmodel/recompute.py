@@ -37,6 +37,13 @@ along either dimension runs 512 times.
 The correction is applied only to groups that hold an *expanding* broadcast (more elements out
 than in) of another member, the case above; in other groups every member counts once per
 element.
+
+The planner asks about many candidate kernels, each a group it already counted plus a producer
+(or a sibling). A kernel's masks are kept per graph index (the most recent :data:`_STATES_MAX`)
+and a candidate's are its group's extended by what the added members change (:func:`_extend`:
+the masks are a bitwise-or over paths, so only the added members and the base members whose
+masks grow are walked); the counts are those of a whole walk (tests/costmodel/test_recompute.py
+checks every split of its small groups).
 """
 
 from __future__ import annotations

@@ -411,3 +411,41 @@
   }
   patch();
 })();
+
+/* The canvas hidden and shown again (the Learn page and back): while its container has no size,
+ * a fit computes the zoom from a 0x0 viewport and ends at the maximum zoom (3), so the graph came
+ * back zoomed in on one corner. A ResizeObserver keeps the view the canvas had when it was
+ * hidden and puts it back when it is shown; if the drawing changed meanwhile, it fits it. */
+(function () {
+  var CANVAS = "graph-view";
+  function attach() {
+    var cy = window.workbenchCy(CANVAS);
+    if (!cy || typeof ResizeObserver === "undefined") {
+      if (typeof ResizeObserver !== "undefined") { setTimeout(attach, 100); }
+      return;
+    }
+    if (cy._workbenchShown) { return; }
+    cy._workbenchShown = true;
+    var saved = null, changed = false, hidden = false;
+    cy.on("add remove", function () { if (hidden) { changed = true; } });
+    new ResizeObserver(function (entries) {
+      var r = entries[entries.length - 1].contentRect;
+      var none = r.width === 0 || r.height === 0;
+      if (none && !hidden) {
+        hidden = true; changed = false;
+        saved = {zoom: cy.zoom(), pan: Object.assign({}, cy.pan())};
+      } else if (!none && hidden) {
+        hidden = false;
+        var view = saved, refit = changed || !saved;
+        var put = function () {
+          cy.resize();
+          if (refit) { window.workbenchFit(cy, 30); } else { cy.viewport(view); }
+        };
+        // dash-cytoscape fits once more as the canvas gets its size back (to the maximum zoom):
+        // put the view back now and after that
+        put(); setTimeout(put, 300);
+      }
+    }).observe(cy.container());
+  }
+  attach();
+})();

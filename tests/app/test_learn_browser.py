@@ -268,7 +268,10 @@ def test_the_tour_opens_on_a_first_visit_and_closes(dash_duo, make_app, tmp_path
 
 
 def the_legend_links_to_the_glossary(dash_duo):
-    """A group kind in the legend opens its glossary entry; *Back* returns to the workbench."""
+    """A group kind in the legend opens its glossary entry; *Back* returns to the workbench,
+    with the graph's view as it was (the canvas, hidden meanwhile, was refitted at a 0x0 size and
+    came back at the maximum zoom)."""
+    view = cy(dash_duo, "graph-view", "[cy.zoom(), cy.pan().x, cy.pan().y]")
     dash_duo.find_element(f"#{ids.LEGEND}").find_element(By.LINK_TEXT, KIND_LABELS["input"]).click()
     wait_for(dash_duo, lambda: "current" in dash_duo.find_element(
         "#term-input-fusion").get_attribute("class"), 20, "the entry highlighted")
@@ -277,6 +280,9 @@ def the_legend_links_to_the_glossary(dash_duo):
     dash_duo.driver.find_element(By.LINK_TEXT, "← Back to the workbench").click()
     wait_for(dash_duo, lambda: dash_duo.find_element(f"#{ids.MAIN_VIEW}").is_displayed(), 10,
              "the workbench again")
+    time.sleep(1.0)  # past the view's second restore (300 ms after the canvas is shown)
+    again = cy(dash_duo, "graph-view", "[cy.zoom(), cy.pan().x, cy.pan().y]")
+    assert again == pytest.approx(view, abs=1e-6), (view, again)
 
 
 def a_what_if_question_is_answered_by_moving_the_knob(dash_duo, tmp_path):

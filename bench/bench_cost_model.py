@@ -2,6 +2,7 @@
 
     PYTHONPATH=. python bench/bench_cost_model.py [--repeat 10] [--no-calibrate]
                                                   [--save DIR | --load DIR] [--only NAME ...]
+                                                  [--remeasure [NAME ...]]
 
 1. Calibrates the ``cpu`` profile with the CPU backend's own micro-kernels
    (:func:`workbench.profiler.calibrate.refresh_cpu_profile`, what ``workbench devices
@@ -14,11 +15,16 @@
    field), else ``bench/.corpus`` (``bench/jax_corpus.py``, made when jax is installed).
 3. Prints, over every compiled per-call kernel (fallbacks, offline and dead kernels left out),
    with the measured time the profile stands behind (the median, the min when noisy):
-   the share of kernels within 2x of their prediction and Spearman's rho (all, tune, holdout),
+   the share of kernels within 2x of their prediction and Spearman's rho (all, tune, holdout;
+   the fused plans' kernels of each split, which are what a user reads, apart),
    the same for the uncalibrated roofline profile on the same times, the ten worst kernels with
    the term that was wrong, the figures by kernel class (the dominant term), the CPU memory
    ceilings in order, and, per fused group of two ops or more, whether the model predicts the
    sign of the measured saving (the fused kernel against the sum of its ops' unfused kernels).
+
+4. With ``--remeasure [NAME ...]``, measures those models again in the same process and prints
+   the share of kernels whose two measurements agree within 2x: the ceiling that measurement
+   noise puts on the share within 2x (no model can beat the kernels' agreement with themselves).
 
 This is a report, not a timed test; the load average is printed before and after, and on a busy
 machine measured times are high and noisy.
@@ -238,6 +244,12 @@ def print_report(records, device, quick) -> None:
     print(accuracy_line("all models, calibrated", rows))
     print(accuracy_line("tune models", tune))
     print(accuracy_line("holdout models", hold))
+    for label, sel in (("fused plans' kernels, tune", [r for r in tune if r["plan"] == "plan"]),
+                       ("fused plans' kernels, holdout",
+                        [r for r in hold if r["plan"] == "plan"]),
+                       ("unfused plans' kernels, all",
+                        [r for r in rows if r["plan"] == "unfused"])):
+        print(accuracy_line(label, sel))
     print(accuracy_line("all models, uncalibrated roofline", quick_rows))
     print(f"  holdout: {', '.join(holdout_models) or '-'}")
     print("\nworst ten kernels (|log measured/predicted|):")
@@ -275,6 +287,41 @@ def print_report(records, device, quick) -> None:
               f"{s['measured'] * 1e6:.1f} us, predicted {s['predicted'] * 1e6:.1f} us")
 
 
+def remeasure(records, names, repeat: int) -> None:
+    """Measure the named models again (all measured ones when ``names`` is empty) and print
+    the share of kernels whose two measurements (the figure each profile stands behind) are
+    within 2x of each other, and the median of second / first: no prediction can be within
+    2x of more kernels than two measurements of the same kernel are of each other."""
+    print("\nmeasurement noise (each model measured again in this process):")
+    pairs = []
+    for rec, _split in records:
+        if names and rec["name"] not in names:
+            continue
+        again = measure(rec["name"], Path(rec["file"]), repeat)
+        for key in ("kernels", "unfused_kernels"):
+            first = {k["group_id"]: k for k in rec["report"][key] if _usable(k)}
+            for k in again["report"][key]:
+                if _usable(k) and k["group_id"] in first \
+                        and first[k["group_id"]].get("ops") == k.get("ops"):
+                    a, b = _measured(_timing(first[k["group_id"]])), _measured(_timing(k))
+                    if a > 0 and b > 0:
+                        pairs.append((rec["name"], b / a))
+        sub = [q for m, q in pairs if m == rec["name"]]
+        if sub:
+            agree = sum(1 for q in sub if MISS_RANGE[0] <= q <= MISS_RANGE[1])
+            print(f"  {rec['name']:28s} {len(sub):5d} kernels  agree within 2x "
+                  f"{agree / len(sub):6.1%}  median second/first {statistics.median(sub):5.2f}")
+    if pairs:
+        agree = sum(1 for _m, q in pairs if MISS_RANGE[0] <= q <= MISS_RANGE[1])
+        print(f"  all: {len(pairs)} kernels, {agree / len(pairs):.1%} agree within 2x, median "
+              f"second/first {statistics.median(q for _m, q in pairs):.2f}")
+
+
+def _usable(k: dict) -> bool:
+    return (not k.get("fallback") and k.get("role", "call") == "call" and not k.get("error")
+            and isinstance(k.get("median_s"), float))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=10)
@@ -282,6 +329,10 @@ def main() -> None:
     ap.add_argument("--save", type=Path)
     ap.add_argument("--load", type=Path)
     ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--remeasure", nargs="*", default=None, metavar="NAME",
+                    help="after the report, measure these models again (in this process) "
+                         "and print how many kernels' two measurements agree within 2x: the "
+                         "ceiling measurement noise puts on the share within 2x")
     args = ap.parse_args()
     from workbench.costmodel.devices import cpu_profile, measure_cpu
 
@@ -321,6 +372,8 @@ def main() -> None:
     if args.save:
         (args.save / "cpu_profile.json").write_text(json.dumps(device.to_json()))
     print_report(records, device, quick)
+    if args.remeasure is not None:
+        remeasure(records, args.remeasure, args.repeat)
     print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

@@ -39,6 +39,7 @@ from dataclasses import replace
 from workbench.costmodel.calibration import (OVERLAP, TRANSCENDENTAL_CLASSES, Calibration,
                                              NodeCosts, node_costs)
 from workbench.costmodel.devices import CPU_PARALLEL_MIN_BYTES, KNOB_FIELDS, DeviceProfile
+from workbench.costmodel.native import with_native
 from workbench.ir.index import GraphIndex
 
 _CALIBRATIONS: dict = {}
@@ -130,7 +131,9 @@ def node_costs_of(index: GraphIndex, device: DeviceProfile, cal) -> NodeCosts:
     key = id(cal)
     hit = store.get(key)
     if hit is None or hit[0] is not cal:
-        hit = (cal, node_costs(index, cal, CPU_PARALLEL_MIN_BYTES))
+        costs = node_costs(index, cal, CPU_PARALLEL_MIN_BYTES)
+        hit = (cal, with_native(index, costs, cal, CPU_PARALLEL_MIN_BYTES,
+                                lambda ix: node_costs_of(ix, device, cal)))
         store[key] = hit
     return hit[1]
 

@@ -169,6 +169,10 @@ CLASS_KIND = {**{c: "transcendental" for c in TRANSCENDENTAL_CLASSES},
               "reduce_row": "reduction", "reduce_col": "reduction",
               "reduce_window": "reduction", "elementwise": "elementwise", SHORT_LOOP: "loop",
               HALF: "dtype"}
+#: the native kernels' classes (:mod:`~workbench.costmodel.native`): a class is the op's name,
+#: a colon and how it was counted (``while: 6 trips (from the condition)``); its kind
+NATIVE_KIND = {"while": "control", "conditional": "control", "sort": "sort", "topk": "sort",
+               "scatter": "indexing", "select-and-scatter": "indexing"}
 
 
 def interp_loglog(points, x: float, extrapolate_linear: bool = True) -> float:
@@ -266,6 +270,8 @@ class Calibration:
     half: dict = field(default_factory=dict)
     #: ((seconds of interpreter work between two calls, launch seconds), ...)
     launch_interp: tuple = ()
+    #: the native kernels' constants (:data:`workbench.costmodel.native.DEFAULTS` keys, seconds)
+    native: dict = field(default_factory=dict)
 
     @staticmethod
     def from_json(doc: dict) -> "Calibration":
@@ -286,7 +292,8 @@ class Calibration:
             loop={k: tuple(sorted(tuple(p) for p in v)) for k, v in doc.get("loop", {}).items()},
             half={k: {d: float(x) for d, x in v.items()} for k, v in doc.get("half", {}).items()},
             launch_interp=tuple(tuple(float(x) for x in p)
-                                for p in doc.get("launch_interp", ())))
+                                for p in doc.get("launch_interp", ())),
+            native={k: float(v) for k, v in doc.get("native", {}).items()})
 
     # ----- the terms -------------------------------------------------------------------------
 
@@ -658,4 +665,5 @@ def dominant_term(terms: dict, level: str) -> str:
         return f"memory ({level})"
     if name in ("launch", "contraction", "compute"):
         return name
-    return f"{CLASS_KIND.get(name, 'compute')} ({CLASS_WORDS.get(name, name)})"
+    kind = CLASS_KIND.get(name) or NATIVE_KIND.get(name.split(":", 1)[0], "compute")
+    return f"{kind} ({CLASS_WORDS.get(name, name)})"

@@ -416,12 +416,57 @@ def node_class(index, i: int) -> str:
 
 def node_basis(index, i: int) -> tuple[int, int]:
     """(elements the class cost is charged for, bytes of its working set): a reduction's
-    input, anything else its own result."""
+    input, a reduce-window's taps (:func:`window_taps`), anything else its own result."""
     op = index.ops[i]
-    if op in ("reduce", "reduce-window") and index.operands[i]:
+    if op == "reduce-window" and index.operands[i]:
+        return window_taps(index, i), index.nbytes[index.operands[i][0]]
+    if op == "reduce" and index.operands[i]:
         o = index.operands[i][0]
         return index.elements[o], index.nbytes[o]
     return index.elements[i], index.nbytes[i]
+
+
+#: extra cost of a reduce-window tap, in the probe's per element (an ``add`` over a contiguous
+#: unpadded window of 32): a ``maximum``/``minimum`` reducer (NaN-propagating: a compare and a
+#: select per tap) and a tap that may fall in padding or a hole of base dilation (the bounds
+#: test and select of ``rule_reduce_window``). Fitted on the tune split: maxpool_grad's 2x2
+#: max (2.75x the probe's 0.40 ns per tap), avgpool_same's padded 3x3 add (3.0x), cumulative's
+#: padded 16-tap add and max (3.6x, 5.1x)
+REDUCE_WINDOW_MINMAX = 1.75
+REDUCE_WINDOW_SELECT = 2.0
+
+
+def window_taps(index, i: int) -> int:
+    """The taps reduce-window node ``i`` reads: its result's elements times its window's
+    (``rule_reduce_window`` of the CPU backend reduces each output element's window tap by tap,
+    padding and the holes of base dilation included). On the 2-core VM the cumulative sum of a
+    [2, 16] row (window 16, 15 of padding: 512 taps) took 0.8-1.1 µs, charged 32 elements
+    (its operand's) before."""
+    node = index.graph.node(index.ids[i])
+    size = tuple(node.attrs.get("window_size", ()) or ())
+    return index.elements[i] * (math.prod(size) if size else 1)
+
+
+def window_factor(index, i: int) -> float:
+    """The cost of one tap of reduce-window node ``i`` in the probe's per element: 1, plus
+    :data:`REDUCE_WINDOW_MINMAX` for a max/min reducer, plus :data:`REDUCE_WINDOW_SELECT` when
+    a tap may fall outside the operand (low padding, a window overhanging the high end, base
+    dilation: where ``rule_reduce_window`` emits a bounds test and a select)."""
+    node = index.graph.node(index.ids[i])
+    xs = index.graph.node(node.operands[0]).type.shape
+    out = node.type.shape
+    rank = len(xs)
+    size = node.attrs.get("window_size", (1,) * rank)
+    stride = node.attrs.get("window_stride", (1,) * rank)
+    pad = node.attrs.get("window_padding", ((0, 0),) * rank)
+    base = node.attrs.get("base_dilation", (1,) * rank)
+    wdil = node.attrs.get("window_dilation", (1,) * rank)
+    select = any(base[d] > 1 or pad[d][0] > 0
+                 or (out[d] - 1) * stride[d] + (size[d] - 1) * wdil[d] - pad[d][0] >= xs[d]
+                 for d in range(rank))
+    minmax = node.attrs.get("reducer") in ("maximum", "minimum")
+    return 1.0 + (REDUCE_WINDOW_MINMAX if minmax else 0.0) + (REDUCE_WINDOW_SELECT if select
+                                                              else 0.0)
 
 
 def node_compute_s(index, i: int, cal: Calibration) -> tuple[str, float]:
@@ -443,6 +488,8 @@ def node_compute_s(index, i: int, cal: Calibration) -> tuple[str, float]:
     scale = 1.0
     if klass == "elementwise" and elements:
         scale = max(1.0, index.flops[i] / elements)
+    if klass == "reduce_window":
+        return klass, elements * window_factor(index, i) * cal.per_element_s(klass, nbytes)
     if klass in TRANSCENDENTAL_CLASSES and _short_rows(index, i, cal, klass):
         return klass, elements * cal.per_element_s(klass + SHORT_SUFFIX, nbytes)
     return klass, elements * scale * cal.per_element_s(klass, nbytes)

@@ -155,6 +155,7 @@ CLASS_WORDS = {
     SHORT_LOOP: "short rows, not vectorised",
     HALF: "bf16/f16 rounding in software",
     "elementwise": "elementwise", "reduce_row": "row reduction",
+    "indexed": "loads through computed indices",
     "reduce_col": "column reduction", "reduce_window": "reduce-window",
     "broadcast_inner": "broadcast along inner dimensions",
     "broadcast_outer": "broadcast along outer dimensions",
@@ -168,7 +169,16 @@ CLASS_KIND = {**{c: "transcendental" for c in TRANSCENDENTAL_CLASSES},
                                                          "broadcast_outer")},
               "reduce_row": "reduction", "reduce_col": "reduction",
               "reduce_window": "reduction", "elementwise": "elementwise", SHORT_LOOP: "loop",
-              HALF: "dtype"}
+              HALF: "dtype", "indexed": "indexing"}
+#: ops whose every result element is loaded through a computed (clamped) index: their class
+INDEXED_OPS = ("gather", "dynamic-slice", "dynamic-update-slice")
+INDEXED = "indexed"
+#: one core's seconds per result element of an :data:`INDEXED_OPS` op (the index vector's
+#: loads, the clamp, the address; for dynamic-update-slice the in-window test of every element).
+#: Fitted on the tune split: resize_nearest's gathers (0.9-1.0 ns per element beyond the launch),
+#: embedding_gather's (1.0 ns), kv_cache_decode's dynamic-update-slices (0.75 ns); not measured
+#: by the probe, so the core_flops knob does not scale it
+INDEXED_ELEMENT_S = 0.85e-9
 #: the native kernels' classes (:mod:`~workbench.costmodel.native`): a class is the op's name,
 #: a colon and how it was counted (``while: 6 trips (from the condition)``); its kind
 NATIVE_KIND = {"while": "control", "conditional": "control", "sort": "sort", "topk": "sort",
@@ -404,6 +414,8 @@ def node_class(index, i: int) -> str:
         return "reduce_row" if x.rank - 1 in node.attrs.get("dimensions", ()) else "reduce_col"
     if op == "reduce-window":
         return "reduce_window"
+    if op in INDEXED_OPS:
+        return INDEXED
     if op == "broadcast":
         src = graph.node(node.operands[0]).type
         dims = tuple(node.attrs.get("dimensions", ()))
@@ -444,7 +456,12 @@ def window_taps(index, i: int) -> int:
     (its operand's) before."""
     node = index.graph.node(index.ids[i])
     size = tuple(node.attrs.get("window_size", ()) or ())
-    return index.elements[i] * (math.prod(size) if size else 1)
+    return _first(node.type).size * (math.prod(size) if size else 1)
+
+
+def _first(t):
+    """``t``, or the first element of a tuple type (a variadic reduce-window's result)."""
+    return t.elements[0] if hasattr(t, "elements") else t
 
 
 def window_factor(index, i: int) -> float:
@@ -453,8 +470,8 @@ def window_factor(index, i: int) -> float:
     a tap may fall outside the operand (low padding, a window overhanging the high end, base
     dilation: where ``rule_reduce_window`` emits a bounds test and a select)."""
     node = index.graph.node(index.ids[i])
-    xs = index.graph.node(node.operands[0]).type.shape
-    out = node.type.shape
+    xs = _first(index.graph.node(node.operands[0]).type).shape
+    out = _first(node.type).shape
     rank = len(xs)
     size = node.attrs.get("window_size", (1,) * rank)
     stride = node.attrs.get("window_stride", (1,) * rank)
@@ -488,6 +505,8 @@ def node_compute_s(index, i: int, cal: Calibration) -> tuple[str, float]:
     scale = 1.0
     if klass == "elementwise" and elements:
         scale = max(1.0, index.flops[i] / elements)
+    if klass == INDEXED:
+        return klass, elements * INDEXED_ELEMENT_S
     if klass == "reduce_window":
         return klass, elements * window_factor(index, i) * cal.per_element_s(klass, nbytes)
     if klass in TRANSCENDENTAL_CLASSES and _short_rows(index, i, cal, klass):

@@ -176,8 +176,8 @@ INDEXED = "indexed"
 #: one core's seconds per result element of an :data:`INDEXED_OPS` op (the index vector's
 #: loads, the clamp, the address; for dynamic-update-slice the in-window test of every element).
 #: Fitted on the tune split: resize_nearest's gathers (0.9-1.0 ns per element beyond the launch),
-#: embedding_gather's (1.0 ns), kv_cache_decode's dynamic-update-slices (0.75 ns); not measured
-#: by the probe, so the core_flops knob does not scale it
+#: embedding_gather's (1.0 ns), kv_cache_decode's dynamic-update-slices (0.75 ns); the probe's
+#: gather measures it (``native["indexed_element_s"]``), this is the default without one
 INDEXED_ELEMENT_S = 0.85e-9
 #: the native kernels' classes (:mod:`~workbench.costmodel.native`): a class is the op's name,
 #: a colon and how it was counted (``while: 6 trips (from the condition)``); its kind
@@ -506,7 +506,7 @@ def node_compute_s(index, i: int, cal: Calibration) -> tuple[str, float]:
     if klass == "elementwise" and elements:
         scale = max(1.0, index.flops[i] / elements)
     if klass == INDEXED:
-        return klass, elements * INDEXED_ELEMENT_S
+        return klass, elements * cal.native.get("indexed_element_s", INDEXED_ELEMENT_S)
     if klass == "reduce_window":
         return klass, elements * window_factor(index, i) * cal.per_element_s(klass, nbytes)
     if klass in TRANSCENDENTAL_CLASSES and _short_rows(index, i, cal, klass):

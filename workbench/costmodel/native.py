@@ -33,16 +33,17 @@ each is priced as its kernel runs:
 ``select-and-scatter``
     output elements (the init) + windows x taps x ``select_tap_s``.
 
-The constants are seconds on one core; a calibration's ``native`` object (written by the
-probe, keys as :data:`DEFAULTS`) replaces them; a calibration without one predicts with
-:data:`DEFAULTS`, which say where each comes from.
+The constants are seconds on one core; a calibration's ``native`` object (measured by the
+probe's native kernels, :mod:`workbench.profiler.calibrate_native`; keys as :data:`DEFAULTS`)
+replaces them key by key; a calibration without one (every profile stored before the probe had
+these kernels) predicts with :data:`DEFAULTS`, which say where each comes from.
 """
 
 from __future__ import annotations
 
 import math
 
-from workbench.costmodel.calibration import NATIVE_KIND, cpu_terms
+from workbench.costmodel.calibration import INDEXED_ELEMENT_S, NATIVE_KIND, cpu_terms
 
 #: seconds of each native kernel's constant (see the module notes), with where it comes from
 DEFAULTS = {
@@ -78,6 +79,9 @@ DEFAULTS = {
     # per window tap of a select-and-scatter (bounds, load, select). Fitted on the tune split:
     # maxpool_grad, 96 windows of 4 taps, 0.875 us: 2.0 ns per tap
     "select_tap_s": 2.0e-9,
+    # per result element of a gather, dynamic-slice or dynamic-update-slice (see
+    # workbench.costmodel.calibration.INDEXED_ELEMENT_S: fitted on the tune split)
+    "indexed_element_s": INDEXED_ELEMENT_S,
 }
 
 #: the warm launch context of a nested computation's kernels (footprint 0: they run back to

@@ -200,9 +200,11 @@ def _trips(direction: str, init: int, step: int, limit: int) -> int | None:
 def computation_kernels(index) -> list[list[int]]:
     """The kernels a nested computation runs, approximated: its live ops that launch (not
     parameters, constants or free aliases), joined along each producer -> consumer edge where
-    the producer is neither a contraction, a reduction nor opaque and the consumer is not
-    opaque (loop and input fusion, as the backend's ``priority`` plan mostly forms them; on
-    the corpus's loop bodies 1-4 kernels against the plan's 1-3, 11 against 10 for gru_scan)."""
+    neither is opaque, the consumer is no contraction (a dot's operands are materialised), a
+    reduction producer's consumer has its (reduced) number of elements, and the kernel keeps
+    at most one contraction (loop and input fusion, a reduction's epilogue, a dot's output
+    fusion, as the backend's ``priority`` plan mostly forms them: on the corpus's loop bodies
+    and branches this gives the plan's kernel count, 1-3, and 8 for gru_scan's body of 10)."""
     n = len(index)
     parent = list(range(n))
 
@@ -213,13 +215,25 @@ def computation_kernels(index) -> list[list[int]]:
         return x
 
     keep = [not index.source[i] and index.live[i] and not index.free[i] for i in range(n)]
+    dots = [1 if index.contraction[i] else 0 for i in range(n)]
     for c in range(n):
-        if not keep[c] or index.opaque[c]:
+        if not keep[c] or index.opaque[c] or index.contraction[c]:
             continue
         for p in index.operands[c]:
-            if keep[p] and not (index.contraction[p] or index.reduction[p]
-                                or index.opaque[p]):
-                parent[find(p)] = find(c)
+            if not keep[p] or index.opaque[p]:
+                continue
+            # a reduction's consumer of the reduced shape is its epilogue (the priority plan
+            # fuses the compare after a condition's reduce-max, the divide after a norm)
+            if index.reduction[p] and not index.contraction[p] \
+                    and index.elements[c] != index.elements[p]:
+                continue
+            rp, rc = find(p), find(c)
+            if rp == rc or dots[rp] + dots[rc] > 1:     # one contraction per kernel
+                continue
+            if index.reduction[c] and dots[rp]:         # a dot's epilogue ends at a reduction
+                continue
+            parent[rp] = rc
+            dots[rc] += dots[rp]
     groups: dict[int, list[int]] = {}
     for i in range(n):
         if keep[i]:

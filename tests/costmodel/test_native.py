@@ -115,3 +115,16 @@ def test_a_reduce_window_is_charged_its_taps():
         # f32[2,16] cumulative windows of 16 over 15 of padding: 32 x 16 taps
         assert window_taps(ix, i) == 512
         assert window_factor(ix, i) >= 3.0          # padded: a bounds test and select per tap
+
+
+def test_a_miss_is_told_in_the_native_kernels_own_unit():
+    from workbench.costmodel.text import miss_text
+
+    g = _graph("sort_argsort")
+    c = op_cost(g, _node(g, "sort").id, DEV)
+    # [2, 17] along the rows: 2 x 17 x ceil(log2 17) comparisons
+    assert c.term_units[c.dominant_key] == (170, "comparison")
+    assert "per comparison (170 comparisons" in miss_text(c, 10 * c.predicted_s)
+    g = _graph("power_iteration")
+    c = op_cost(g, _node(g, "while").id, DEV)
+    assert "per trip (10 trips" in miss_text(c, 10 * c.predicted_s)

@@ -598,6 +598,9 @@ class NodeCosts:
     #: the extra seconds of the node's loop over short rows when it is a kernel of its own
     #: (:func:`node_loop_s`; a fused kernel is taken to be vectorised)
     loop_s: list = field(default_factory=list)
+    #: node -> (amount, unit) its compute is counted in, where it is not elements (the native
+    #: kernels: trips, comparisons, taps ...; :mod:`~workbench.costmodel.native`)
+    units: dict = field(default_factory=dict)
 
 
 def contraction_kind(index, i: int) -> str:

@@ -275,10 +275,12 @@ def computation_s(graph, cal, blocked_min_bytes: int, costs_of) -> float:
 # ----- the native ops ---------------------------------------------------------------------
 
 
-def native_cost(index, i: int, cal, blocked_min_bytes: int, costs_of) -> tuple[str, float] | None:
-    """(class, one core's seconds beyond the launch and the memory term) of the native node
-    ``i``, or None for a node this module does not price. The class names the op and, for a
-    loop, its trip count (``while: 6 trips (from the condition)``)."""
+def native_cost(index, i: int, cal, blocked_min_bytes: int, costs_of):
+    """(class, one core's seconds beyond the launch and the memory term, (amount, unit)) of
+    the native node ``i``, or None for a node this module does not price. The class names the
+    op and, for a loop, its trip count (``while: 6 trips (from the condition)``); the amount
+    is what the seconds are counted in (trips, comparisons, elements, updates, taps, calls),
+    for the text of a miss."""
     op = index.ops[i]
     graph = index.graph
     node = graph.node(index.ids[i])
@@ -293,7 +295,7 @@ def native_cost(index, i: int, cal, blocked_min_bytes: int, costs_of) -> tuple[s
         copies = sum(index.nbytes[o] for o in index.operands[i][1:]) / max(len(branches), 1)
         s = sum(each) / len(each) + k["conditional_s"] + cal.memory(2 * copies) \
             + cal.memory(2 * index.nbytes[i])
-        return f"conditional: mean of {len(each)} branches", s
+        return f"conditional: mean of {len(each)} branches", s, (1, "call")
     if op == "sort":
         t = graph.node(node.operands[0]).type
         shape = tuple(getattr(t, "shape", ()) or ())
@@ -302,21 +304,23 @@ def native_cost(index, i: int, cal, blocked_min_bytes: int, costs_of) -> tuple[s
         rows = math.prod(shape) // max(length, 1) if shape else 1
         passes = max(1, math.ceil(math.log2(max(length, 2))))
         s = rows * k["sort_row_s"] + rows * length * passes * k["sort_compare_s"]
-        return "sort: n log2 n comparisons", s
+        return "sort: n log2 n comparisons", s, (rows * length * passes, "comparison")
     if op == "topk":
         t = graph.node(node.operands[0]).type
-        return "topk", k["topk_call_s"] + t.size * k["topk_element_s"]
+        return "topk", k["topk_call_s"] + t.size * k["topk_element_s"], (t.size, "element")
     if op == "scatter":
         updates = graph.node(node.operands[-1]).type
         shape = tuple(getattr(updates, "shape", ()) or ())
         window = set(node.attrs.get("update_window_dims", ()) or ())
         windows = math.prod(n for d, n in enumerate(shape) if d not in window)
+        size = getattr(updates, "size", 1)
         return "scatter: per update", (windows * k["scatter_window_s"]
-                                       + getattr(updates, "size", 1) * k["scatter_update_s"])
+                                       + size * k["scatter_update_s"]), (size, "element")
     if op == "select-and-scatter":
         src = graph.node(node.operands[1]).type
         taps = math.prod(node.attrs.get("window_size", ()) or (1,))
-        return "select-and-scatter: per window tap", src.size * taps * k["select_tap_s"]
+        return "select-and-scatter: per window tap", src.size * taps * k["select_tap_s"], \
+            (src.size * taps, "tap")
     return None
 
 
@@ -332,7 +336,7 @@ def _while_s(index, i, node, cal, blocked, costs_of, k):
     # the last check of the condition, and the state copied in and out
     s = n * per + computation_s(cond, cal, blocked, costs_of) + cal.memory(4 * state)
     words = f"{n} trips ({how})" if trips is not None else how
-    return f"while: {words}", s
+    return f"while: {words}", s, (n, "trip")
 
 
 def _state_copies(body) -> tuple[int, bool]:
@@ -357,16 +361,11 @@ def with_native(index, costs, cal, blocked_min_bytes: int, costs_of):
     found = [i for i in range(len(index)) if index.opaque[i] and index.ops[i] in NATIVE_KIND]
     if not found:
         return costs
-    klass, comp = list(costs.klass), list(costs.compute_s)
+    klass, comp, units = list(costs.klass), list(costs.compute_s), dict(costs.units)
     for i in found:
         hit = native_cost(index, i, cal, blocked_min_bytes, costs_of)
         if hit is not None:
-            klass[i], comp[i] = hit
+            klass[i], comp[i], units[i] = hit
     from dataclasses import replace
 
-    return replace(costs, klass=klass, compute_s=comp)
-
-
-def native_kind(klass: str) -> str | None:
-    """The dominant term's first word for a native class (``while: ...`` -> ``control``)."""
-    return NATIVE_KIND.get(klass.split(":", 1)[0])
+    return replace(costs, klass=klass, compute_s=comp, units=units)

@@ -128,3 +128,11 @@ def test_a_miss_is_told_in_the_native_kernels_own_unit():
     g = _graph("power_iteration")
     c = op_cost(g, _node(g, "while").id, DEV)
     assert "per trip (10 trips" in miss_text(c, 10 * c.predicted_s)
+
+
+@pytest.mark.parametrize("name, trips", [("power_iteration", 10), ("gru_scan", 6),
+                                         ("dropout_dense", 5)])
+def test_xlas_known_trip_count_is_taken_when_the_module_has_it(name, trips):
+    g = load_graph(CORPUS / f"{name}.after_noynn.hlo")
+    w = _node(g, "while")
+    assert trip_count(g, w.id) == (trips, "known_trip_count")

@@ -136,3 +136,33 @@ def test_xlas_known_trip_count_is_taken_when_the_module_has_it(name, trips):
     g = load_graph(CORPUS / f"{name}.after_noynn.hlo")
     w = _node(g, "while")
     assert trip_count(g, w.id) == (trips, "known_trip_count")
+
+
+def test_a_loop_in_a_loop_body_costs_its_trips_times_the_inner_loops():
+    from tests.codegen.test_cpu_while import NESTED
+    from workbench.importers.hlo import parse_hlo
+
+    g = parse_hlo(NESTED, "nested.hlo")
+    w = _node(g, "while")
+    assert trip_count(g, w.id) == (2, "from the condition")
+    inner = _node(w.attrs["body"], "while")
+    assert trip_count(w.attrs["body"], inner.id) == (3, "from the condition")
+    c = op_cost(g, w.id, DEV)
+    outer = c.terms["while: 2 trips (from the condition)"]
+    ib = op_cost(w.attrs["body"], inner.id, DEV)
+    # two trips, each at least the inner loop's three
+    assert outer > 2 * ib.terms["while: 3 trips (from the condition)"]
+
+
+def test_the_core_flops_knob_scales_the_native_kernels():
+    from dataclasses import replace
+
+    from workbench.costmodel.knobs import apply_knobs
+
+    dev = with_calibration(replace(FIXED_CPU, core_flops=50e9), dict(CAL))
+    g = _graph("sort_argsort")
+    sid = _node(g, "sort").id
+    base = op_cost(g, sid, dev)
+    fast = op_cost(g, sid, apply_knobs(dev, {"core_flops": 100e9}))
+    key = "sort: n log2 n comparisons"
+    assert fast.terms[key] == pytest.approx(base.terms[key] / 2)

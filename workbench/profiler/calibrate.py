@@ -21,8 +21,8 @@ as the profiler times kernels, turned into the numbers the cost model reads.
 * converts of 4,096 elements into and out of bf16 and f16 (stored as bits, rounded and widened
   in software): what a half-precision value costs to write and to read;
 * the native kernels (:mod:`workbench.profiler.calibrate_native`): sorts, a topk, scatters, a
-  gather, a select-and-scatter and a counting while loop: seconds per comparison, element,
-  update window and element, tap and trip;
+  gather, a select-and-scatter (of small models' sizes) and a counting while loop: seconds per
+  comparison, element, update window and element, tap and trip;
 * dots from 4x8x8 to 1024^3 (the small ones: a call costs ~0.2 µs however little it computes)
   and convolutions (3x3, 1x1, depthwise) by shape.
 

@@ -4,9 +4,11 @@ kernels (:func:`workbench.profiler.calibrate.time_plan`), turned into the second
 comparison, element, update, tap and iteration that :mod:`workbench.costmodel.native` prices
 these kernels with (the keys of :data:`workbench.costmodel.native.DEFAULTS`).
 
-Two shapes of one kernel separate a per-row (per-window) cost from a per-comparison
+The shapes are those of small models (a few thousand elements: the per-element cost of a
+large kernel running alone, hot, is up to half of what the same kernel costs at a model's
+size). Two shapes of one kernel separate a per-row (per-window) cost from a per-comparison
 (per-element) one: a sort of [256, 8] and of [8, 256] (6,144 and 16,384 comparisons over 256
-and 8 rows); a scatter of 512 windows of 32 elements and of 512 windows of one. A key the probe
+and 8 rows); a scatter of 128 windows of 32 elements and of 128 windows of one. A key the probe
 could not measure (a kernel that ran through numpy, or a solution that is not positive) is left
 out, and the model keeps its default.
 """
@@ -63,16 +65,16 @@ ENTRY e {{
 
 _TOPK = """HloModule t
 ENTRY e {
-  x = f32[64,256] parameter(0)
-  ROOT t = (f32[64,4], s32[64,4]) topk(x), k=4, largest=true
+  x = f32[16,256] parameter(0)
+  ROOT t = (f32[16,4], s32[16,4]) topk(x), k=4, largest=true
 }
 """
 
 _SCATTER_ROWS = "HloModule s\n" + _ADD + """
 ENTRY e {
   o = f32[64,32] parameter(0)
-  i = s32[512,1] parameter(1)
-  u = f32[512,32] parameter(2)
+  i = s32[128,1] parameter(1)
+  u = f32[128,32] parameter(2)
   ROOT s = f32[64,32] scatter(o, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
 }
 """
@@ -80,8 +82,8 @@ ENTRY e {
 _SCATTER_POINTS = "HloModule s\n" + _ADD + """
 ENTRY e {
   o = f32[64,32] parameter(0)
-  i = s32[512,2] parameter(1)
-  u = f32[512] parameter(2)
+  i = s32[128,2] parameter(1)
+  u = f32[128] parameter(2)
   ROOT s = f32[64,32] scatter(o, i, u), update_window_dims={}, inserted_window_dims={0,1}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=1, to_apply=add
 }
 """
@@ -89,17 +91,17 @@ ENTRY e {
 _GATHER = """HloModule g
 ENTRY e {
   t = f32[64,32] parameter(0)
-  i = s32[512,1] parameter(1)
-  ROOT g = f32[512,32] gather(t, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,32}
+  i = s32[64,1] parameter(1)
+  ROOT g = f32[64,32] gather(t, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,32}
 }
 """
 
 _SELECT = "HloModule s\n" + _GE + _ADD + """
 ENTRY e {
-  x = f32[1,64,64,8] parameter(0)
-  s = f32[1,32,32,8] parameter(1)
+  x = f32[1,16,16,8] parameter(0)
+  s = f32[1,8,8,8] parameter(1)
   z = f32[] constant(0)
-  ROOT r = f32[1,64,64,8] select-and-scatter(x, s, z), window={size=1x2x2x1 stride=1x2x2x1}, select=ge, scatter=add
+  ROOT r = f32[1,16,16,8] select-and-scatter(x, s, z), window={size=1x2x2x1 stride=1x2x2x1}, select=ge, scatter=add
 }
 """
 
@@ -185,22 +187,22 @@ def measure_native(warm: float, cache_dir, tick, time_plan, typical) -> dict:
             out["sort_row_s"] = r
     k = t(2, _TOPK, "topk")
     if k is not None and k > DEFAULTS["topk_call_s"]:
-        out["topk_element_s"] = (k - DEFAULTS["topk_call_s"]) / (64 * 256)
+        out["topk_element_s"] = (k - DEFAULTS["topk_call_s"]) / (16 * 256)
     rows, points = t(3, _SCATTER_ROWS, "scatter"), t(4, _SCATTER_POINTS, "scatter")
     if rows is not None and points is not None:
-        # rows = 512 w + 16384 e; points = 512 w + 512 e
-        e = (rows - points) / (16384 - 512)
-        w = (points - 512 * e) / 512
+        # rows = 128 w + 4096 e; points = 128 w + 128 e
+        e = (rows - points) / (4096 - 128)
+        w = (points - 128 * e) / 128
         if e > 0:
             out["scatter_update_s"] = e
         if w > 0:
             out["scatter_window_s"] = w
     g = t(5, _GATHER, "gather")
     if g is not None and g > 0:
-        out["indexed_element_s"] = g / (512 * 32)
+        out["indexed_element_s"] = g / (64 * 32)
     s = t(6, _SELECT, "select-and-scatter")
     if s is not None and s > 0:
-        out["select_tap_s"] = s / (32 * 32 * 8 * 4)
+        out["select_tap_s"] = s / (8 * 8 * 8 * 4)
     w = t(7, _WHILE, "while")
     if w is not None:
         # each trip runs the condition's and the body's kernel: two warm launches

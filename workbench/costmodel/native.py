@@ -10,8 +10,9 @@ each is priced as its kernel runs:
 ``while``
     trips x (the condition's kernels + the body's kernels + the bytes of the state elements
     the body replaces x ``while_copy_byte_s`` (twice through temporaries) +
-    ``while_iter_s``) + the condition once more + the copies of the state in and out. The trip count is XLA's ``known_trip_count`` (the node's ``trip_count``) when the HLO
-    has it, else the pattern of XLA's ``ComputeWhileLoopTripCount``
+    ``while_iter_s``) + the condition once more + the copies of the state in and out. The
+    trip count is XLA's ``known_trip_count`` (the node's ``trip_count``) when the HLO has
+    it, else the pattern of XLA's ``ComputeWhileLoopTripCount``
     (xla/service/while_loop_analysis.cc): a state element initialised by a constant,
     incremented by a constant in the body and compared LT/LE/GT/GE/NE against a constant by the
     condition (in a conjunction: an upper bound, as ``ComputeWhileLoopTripCountUpperBound``);
@@ -31,7 +32,7 @@ each is priced as its kernel runs:
     update windows x ``scatter_window_s`` + update elements x ``scatter_update_s`` (the
     operand's copy into the output is the memory term).
 ``select-and-scatter``
-    output elements (the init) + windows x taps x ``select_tap_s``.
+    windows x taps x ``select_tap_s`` (the output's init is the memory term).
 
 The constants are seconds on one core; a calibration's ``native`` object (measured by the
 probe's native kernels, :mod:`workbench.profiler.calibrate_native`; keys as :data:`DEFAULTS`)
@@ -64,7 +65,8 @@ DEFAULTS = {
     "sort_row_s": 80e-9,
     # per comparison of the merge sort (two loads through the permutation, the comparator,
     # a branch). Assumed twice topk's per-element cost (a key and a comparison for each of
-    # two elements): no sort is in the tune split
+    # two elements): no sort is in the tune split; the probe measured 11-16 ns on the 2-core
+    # VM (calibrate_native), which a profile calibrated since then uses
     "sort_compare_s": 8.9e-9,
     # topk: its scratch buffers, once per call (assumed: two allocations, as sort_row_s), and
     # per element. Fitted on the tune split: topk_softmax ([16, 64] top 4, 4.75 us: 4.4 ns

@@ -64,6 +64,14 @@ def test_the_probe_measures_every_term_with_our_kernels(probe):
     assert any(s[0] == "calibrate" for s in stages)
     cal = Calibration.from_json(json.loads(json.dumps(doc)))    # stored as JSON, read back
     assert cal.launch(0) >= doc["launch_s"]       # the median among 1 kernel, at least the best
+    # the native kernels (calibrate_native): all compiled natively, so each is measured
+    from workbench.costmodel.native import DEFAULTS
+
+    assert set(doc["native"]) <= set(DEFAULTS)
+    assert {"sort_compare_s", "topk_element_s", "scatter_update_s", "indexed_element_s",
+            "select_tap_s", "while_iter_s"} <= set(doc["native"])
+    assert all(0 <= v < 1e-6 for v in doc["native"].values())
+    assert cal.native == doc["native"]
 
 
 def test_refresh_stores_a_calibrated_profile_the_cost_model_uses(probe, monkeypatch):

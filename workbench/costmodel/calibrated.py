@@ -21,8 +21,8 @@ that a knob changes the calibrated prediction as it changes the roofline's:
   each point of the stream curve times (the measured ceiling of the level its working set fell
   in) / (the ceiling of the level it falls in now); a larger cache moves the points it now holds
   to that cache's ceiling; the levels take the new sizes and bandwidths;
-* ``core_flops``: per-element costs (one core's) and one-core contractions (a result under
-  ``CPU_PARALLEL_MIN_BYTES``) divided by new / measured; ``peak_flops``: the kernels spread
+* ``core_flops``: per-element costs (one core's), the native kernels' constants and one-core
+  contractions (a result under ``CPU_PARALLEL_MIN_BYTES``) divided by new / measured; ``peak_flops``: the kernels spread
   over the cores (the parallel speedup) and the blocked contractions the same way;
 * ``transcendental_flops``: each transcendental class's per-element cost times new / measured;
 * ``overlap``: the share of the shorter of compute and memory hidden under the longer.
@@ -39,6 +39,7 @@ from dataclasses import replace
 from workbench.costmodel.calibration import (OVERLAP, TRANSCENDENTAL_CLASSES, Calibration,
                                              NodeCosts, node_costs)
 from workbench.costmodel.devices import CPU_PARALLEL_MIN_BYTES, KNOB_FIELDS, DeviceProfile
+from workbench.costmodel.native import DEFAULTS, with_native
 from workbench.ir.index import GraphIndex
 
 _CALIBRATIONS: dict = {}
@@ -104,8 +105,18 @@ def with_knobs(cal: Calibration, base: dict, device: DeviceProfile) -> Calibrati
         dots = {k: tuple((f, ob, s / (core if ob < CPU_PARALLEL_MIN_BYTES else peak))
                          for f, ob, s in pts) for k, pts in cal.contraction.items()}
         out = replace(out, per_element=per, contraction=dots,
-                      parallel_speedup=cal.parallel_speedup * peak / core)
+                      parallel_speedup=cal.parallel_speedup * peak / core,
+                      native=_native_knob(cal.native, core))
     return out
+
+
+def _native_knob(native: dict, core: float) -> dict:
+    """The native kernels' constants (one core's seconds) over ``core`` (new / measured
+    ``core_flops``), the defaults of :mod:`~workbench.costmodel.native` included, so that the
+    knob moves a calibration without the probe's ``native`` too."""
+    if core == 1.0:
+        return native
+    return {k: v / core for k, v in {**DEFAULTS, **native}.items()}
 
 
 def _levels(levels, device: DeviceProfile) -> tuple:
@@ -130,7 +141,9 @@ def node_costs_of(index: GraphIndex, device: DeviceProfile, cal) -> NodeCosts:
     key = id(cal)
     hit = store.get(key)
     if hit is None or hit[0] is not cal:
-        hit = (cal, node_costs(index, cal, CPU_PARALLEL_MIN_BYTES))
+        costs = node_costs(index, cal, CPU_PARALLEL_MIN_BYTES)
+        hit = (cal, with_native(index, costs, cal, CPU_PARALLEL_MIN_BYTES,
+                                lambda ix: node_costs_of(ix, device, cal)))
         store[key] = hit
     return hit[1]
 

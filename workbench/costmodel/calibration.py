@@ -155,6 +155,7 @@ CLASS_WORDS = {
     SHORT_LOOP: "short rows, not vectorised",
     HALF: "bf16/f16 rounding in software",
     "elementwise": "elementwise", "reduce_row": "row reduction",
+    "indexed": "loads through computed indices",
     "reduce_col": "column reduction", "reduce_window": "reduce-window",
     "broadcast_inner": "broadcast along inner dimensions",
     "broadcast_outer": "broadcast along outer dimensions",
@@ -168,7 +169,20 @@ CLASS_KIND = {**{c: "transcendental" for c in TRANSCENDENTAL_CLASSES},
                                                          "broadcast_outer")},
               "reduce_row": "reduction", "reduce_col": "reduction",
               "reduce_window": "reduction", "elementwise": "elementwise", SHORT_LOOP: "loop",
-              HALF: "dtype"}
+              HALF: "dtype", "indexed": "indexing"}
+#: ops whose every result element is loaded through a computed (clamped) index: their class
+INDEXED_OPS = ("gather", "dynamic-slice", "dynamic-update-slice")
+INDEXED = "indexed"
+#: one core's seconds per result element of an :data:`INDEXED_OPS` op (the index vector's
+#: loads, the clamp, the address; for dynamic-update-slice the in-window test of every element).
+#: Fitted on the tune split: resize_nearest's gathers (0.9-1.0 ns per element beyond the launch),
+#: embedding_gather's (1.0 ns), kv_cache_decode's dynamic-update-slices (0.75 ns); the probe's
+#: gather measures it (``native["indexed_element_s"]``), this is the default without one
+INDEXED_ELEMENT_S = 0.85e-9
+#: the native kernels' classes (:mod:`~workbench.costmodel.native`): a class is the op's name,
+#: a colon and how it was counted (``while: 6 trips (from the condition)``); its kind
+NATIVE_KIND = {"while": "control", "conditional": "control", "sort": "sort", "topk": "sort",
+               "scatter": "indexing", "select-and-scatter": "indexing"}
 
 
 def interp_loglog(points, x: float, extrapolate_linear: bool = True) -> float:
@@ -266,6 +280,8 @@ class Calibration:
     half: dict = field(default_factory=dict)
     #: ((seconds of interpreter work between two calls, launch seconds), ...)
     launch_interp: tuple = ()
+    #: the native kernels' constants (:data:`workbench.costmodel.native.DEFAULTS` keys, seconds)
+    native: dict = field(default_factory=dict)
 
     @staticmethod
     def from_json(doc: dict) -> "Calibration":
@@ -286,7 +302,8 @@ class Calibration:
             loop={k: tuple(sorted(tuple(p) for p in v)) for k, v in doc.get("loop", {}).items()},
             half={k: {d: float(x) for d, x in v.items()} for k, v in doc.get("half", {}).items()},
             launch_interp=tuple(tuple(float(x) for x in p)
-                                for p in doc.get("launch_interp", ())))
+                                for p in doc.get("launch_interp", ())),
+            native={k: float(v) for k, v in doc.get("native", {}).items()})
 
     # ----- the terms -------------------------------------------------------------------------
 
@@ -397,6 +414,8 @@ def node_class(index, i: int) -> str:
         return "reduce_row" if x.rank - 1 in node.attrs.get("dimensions", ()) else "reduce_col"
     if op == "reduce-window":
         return "reduce_window"
+    if op in INDEXED_OPS:
+        return INDEXED
     if op == "broadcast":
         src = graph.node(node.operands[0]).type
         dims = tuple(node.attrs.get("dimensions", ()))
@@ -409,12 +428,62 @@ def node_class(index, i: int) -> str:
 
 def node_basis(index, i: int) -> tuple[int, int]:
     """(elements the class cost is charged for, bytes of its working set): a reduction's
-    input, anything else its own result."""
+    input, a reduce-window's taps (:func:`window_taps`), anything else its own result."""
     op = index.ops[i]
-    if op in ("reduce", "reduce-window") and index.operands[i]:
+    if op == "reduce-window" and index.operands[i]:
+        return window_taps(index, i), index.nbytes[index.operands[i][0]]
+    if op == "reduce" and index.operands[i]:
         o = index.operands[i][0]
         return index.elements[o], index.nbytes[o]
     return index.elements[i], index.nbytes[i]
+
+
+#: extra cost of a reduce-window tap, in the probe's per element (an ``add`` over a contiguous
+#: unpadded window of 32): a ``maximum``/``minimum`` reducer (NaN-propagating: a compare and a
+#: select per tap) and a tap that may fall in padding or a hole of base dilation (the bounds
+#: test and select of ``rule_reduce_window``). Fitted on the tune split: maxpool_grad's 2x2
+#: max (2.75x the probe's 0.40 ns per tap), avgpool_same's padded 3x3 add (3.0x), cumulative's
+#: padded 16-tap add and max (3.6x, 5.1x)
+REDUCE_WINDOW_MINMAX = 1.75
+REDUCE_WINDOW_SELECT = 2.0
+
+
+def window_taps(index, i: int) -> int:
+    """The taps reduce-window node ``i`` reads: its result's elements times its window's
+    (``rule_reduce_window`` of the CPU backend reduces each output element's window tap by tap,
+    padding and the holes of base dilation included). On the 2-core VM the cumulative sum of a
+    [2, 16] row (window 16, 15 of padding: 512 taps) took 0.8-1.1 µs, charged 32 elements
+    (its operand's) before."""
+    node = index.graph.node(index.ids[i])
+    size = tuple(node.attrs.get("window_size", ()) or ())
+    return _first(node.type).size * (math.prod(size) if size else 1)
+
+
+def _first(t):
+    """``t``, or the first element of a tuple type (a variadic reduce-window's result)."""
+    return t.elements[0] if hasattr(t, "elements") else t
+
+
+def window_factor(index, i: int) -> float:
+    """The cost of one tap of reduce-window node ``i`` in the probe's per element: 1, plus
+    :data:`REDUCE_WINDOW_MINMAX` for a max/min reducer, plus :data:`REDUCE_WINDOW_SELECT` when
+    a tap may fall outside the operand (low padding, a window overhanging the high end, base
+    dilation: where ``rule_reduce_window`` emits a bounds test and a select)."""
+    node = index.graph.node(index.ids[i])
+    xs = _first(index.graph.node(node.operands[0]).type).shape
+    out = _first(node.type).shape
+    rank = len(xs)
+    size = node.attrs.get("window_size", (1,) * rank)
+    stride = node.attrs.get("window_stride", (1,) * rank)
+    pad = node.attrs.get("window_padding", ((0, 0),) * rank)
+    base = node.attrs.get("base_dilation", (1,) * rank)
+    wdil = node.attrs.get("window_dilation", (1,) * rank)
+    select = any(base[d] > 1 or pad[d][0] > 0
+                 or (out[d] - 1) * stride[d] + (size[d] - 1) * wdil[d] - pad[d][0] >= xs[d]
+                 for d in range(rank))
+    minmax = node.attrs.get("reducer") in ("maximum", "minimum")
+    return 1.0 + (REDUCE_WINDOW_MINMAX if minmax else 0.0) + (REDUCE_WINDOW_SELECT if select
+                                                              else 0.0)
 
 
 def node_compute_s(index, i: int, cal: Calibration) -> tuple[str, float]:
@@ -436,6 +505,10 @@ def node_compute_s(index, i: int, cal: Calibration) -> tuple[str, float]:
     scale = 1.0
     if klass == "elementwise" and elements:
         scale = max(1.0, index.flops[i] / elements)
+    if klass == INDEXED:
+        return klass, elements * cal.native.get("indexed_element_s", INDEXED_ELEMENT_S)
+    if klass == "reduce_window":
+        return klass, elements * window_factor(index, i) * cal.per_element_s(klass, nbytes)
     if klass in TRANSCENDENTAL_CLASSES and _short_rows(index, i, cal, klass):
         return klass, elements * cal.per_element_s(klass + SHORT_SUFFIX, nbytes)
     return klass, elements * scale * cal.per_element_s(klass, nbytes)
@@ -525,6 +598,9 @@ class NodeCosts:
     #: the extra seconds of the node's loop over short rows when it is a kernel of its own
     #: (:func:`node_loop_s`; a fused kernel is taken to be vectorised)
     loop_s: list = field(default_factory=list)
+    #: node -> (amount, unit) its compute is counted in, where it is not elements (the native
+    #: kernels: trips, comparisons, taps ...; :mod:`~workbench.costmodel.native`)
+    units: dict = field(default_factory=dict)
 
 
 def contraction_kind(index, i: int) -> str:
@@ -658,4 +734,5 @@ def dominant_term(terms: dict, level: str) -> str:
         return f"memory ({level})"
     if name in ("launch", "contraction", "compute"):
         return name
-    return f"{CLASS_KIND.get(name, 'compute')} ({CLASS_WORDS.get(name, name)})"
+    kind = CLASS_KIND.get(name) or NATIVE_KIND.get(name.split(":", 1)[0], "compute")
+    return f"{kind} ({CLASS_WORDS.get(name, name)})"

@@ -398,6 +398,9 @@ def calibrated_estimate(index: GraphIndex, mem, bytes_read: int, bytes_written: 
         work += costs.work[m]
         if k == "contraction":
             dot_flops += index.flops[m]
+        elif m in costs.units:
+            amount, unit = costs.units[m]
+            units[k] = (units.get(k, (0, unit))[0] + amount, unit)
         else:
             n = units.get(k, (0, "element"))[0] + node_basis(index, m)[0]
             units[k] = (n, "element")

@@ -127,8 +127,9 @@ def miss_text(c: CostBreakdown, measured_s: float) -> str:
     spent = max(measured_s - c.terms.get("launch", 0.0), measured_s * 0.05)
     # the amount and the time the rate is made of are stated, so that the rate can be checked
     # against the table (whose GB/s counts the kernel's arguments at the median time)
-    if unit == "element":
-        return (f"{name}: {fmt_time(spent / amount)} per element ({fmt_count(amount)} elements "
+    if unit not in ("B", "FLOP"):
+        # elements, or what a native kernel's compute is counted in (trips, comparisons, taps)
+        return (f"{name}: {fmt_time(spent / amount)} per {unit} ({fmt_count(amount)} {unit}s "
                 f"in {fmt_time(spent)} beyond the launch), the model assumed "
                 f"{fmt_time(assumed_s / amount)}")
     rate_unit = "B/s" if unit == "B" else f"{unit}/s"
@@ -179,6 +180,10 @@ def calibration_lines(d) -> list[str]:
         lines.append("half precision per element: " + ", ".join(
             f"{dt} write {fmt_time(v.get('write', 0))}, read {fmt_time(v.get('read', 0))}"
             for dt, v in sorted(half.items())))
+    native = cal.get("native") or {}
+    if native:
+        lines.append("native kernels: " + ", ".join(
+            f"{k[:-2].replace('_', ' ')} {fmt_time(v)}" for k, v in sorted(native.items())))
     for kind, pts in sorted((cal.get("contraction") or {}).items()):
         if pts:
             rates = [f / s for f, _, s in pts if s > 0]

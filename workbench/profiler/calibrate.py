@@ -20,6 +20,9 @@ as the profiler times kernels, turned into the numbers the cost model reads.
   where the backend's row loops are vectorised and where they run as scalar code;
 * converts of 4,096 elements into and out of bf16 and f16 (stored as bits, rounded and widened
   in software): what a half-precision value costs to write and to read;
+* the native kernels (:mod:`workbench.profiler.calibrate_native`): sorts, a topk, scatters, a
+  gather, a select-and-scatter (of small models' sizes) and a counting while loop: seconds per
+  comparison, element, update window and element, tap and trip;
 * dots from 4x8x8 to 1024^3 (the small ones: a call costs ~0.2 µs however little it computes)
   and convolutions (3x3, 1x1, depthwise) by shape.
 
@@ -43,6 +46,7 @@ import numpy as np
 from workbench.costmodel.calibration import (SHORT_SUFFIX, TRANSCENDENTAL_CLASSES,
                                              compute_beyond_memory, find_levels, interp_loglog)
 from workbench.ir import GraphBuilder, verify
+from workbench.profiler.calibrate_native import measure_native
 
 #: seconds each kernel's timing loop runs in one round (at least MIN_RUNS runs)
 RUN_BUDGET_S = 0.08
@@ -503,7 +507,9 @@ def _measure_round(cache_dir, progress, r):
     loops = _loops(warm, stream, cache_dir, tick)
     halves = _halves(warm, stream, cache_dir, tick)
     interp = _launch_after_interpreter(cache_dir, tick)
-    return warm, stream, cold, speed, per_element, contraction, context, loops, halves, interp
+    native = measure_native(warm, cache_dir, tick, time_plan, typical)
+    return (warm, stream, cold, speed, per_element, contraction, context, loops, halves, interp,
+            native)
 
 
 def _merge(rounds):
@@ -535,7 +541,12 @@ def _merge(rounds):
                 have = halves.setdefault(dtype, {})
                 have[d] = min(have.get(d, sec), sec)
     interp = least([r[9] for r in rounds], 1)
-    return warm, stream, cold, speed, per_element, contraction, context, loops, halves, interp
+    native: dict = {}
+    for r in rounds:
+        for k, sec in r[10].items():
+            native[k] = min(native.get(k, sec), sec)
+    return (warm, stream, cold, speed, per_element, contraction, context, loops, halves, interp,
+            native)
 
 
 def calibrate_cpu(progress=None, cache_dir=None) -> dict:
@@ -558,8 +569,8 @@ def calibrate_cpu(progress=None, cache_dir=None) -> dict:
     start = time.time()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     rounds = [_measure_round(cache_dir, progress, r) for r in range(ROUNDS)]
-    warm, stream, cold, speed, per_element, contraction, context, loops, halves, interp = \
-        _merge(rounds)
+    warm, stream, cold, speed, per_element, contraction, context, loops, halves, interp, \
+        native = _merge(rounds)
     # a working set streamed in less time than a launch measures the launch, not a bandwidth
     levels = find_levels([(b, b / s) for b, s in stream if s >= warm] or
                          [(b, b / s) for b, s in stream])
@@ -571,13 +582,14 @@ def calibrate_cpu(progress=None, cache_dir=None) -> dict:
               f"{sum(len(v) for v in per_element.values())} op-class kernels, "
               f"{sum(len(v) for v in loops.values())} loop kernels by row length, "
               f"{sum(len(v) for v in contraction.values())} dots and convolutions, warm and "
-              f"cold launches, launches after the interpreter; best of many runs each, the best of {ROUNDS} rounds, in "
+              f"cold launches, launches after the interpreter, {len(native)} native-kernel "
+              f"constants (sort, topk, scatter, gather, select-and-scatter, while); best of many runs each, the best of {ROUNDS} rounds, in "
               f"{time.time() - start:.0f} s")
     return {"version": 1, "launch_s": warm, "launch_cold": cold, "launch_ctx": context,
             "stream": stream,
             "levels": levels, "per_element": per_element, "parallel_speedup": speed,
             "parallel_min_work": int(PARALLEL_MIN_WORK), "contraction": contraction,
-            "loop": loops, "half": halves, "launch_interp": interp,
+            "loop": loops, "half": halves, "launch_interp": interp, "native": native,
             "source": source, "measured_at": start, "load_avg": load}
 
 

@@ -206,6 +206,26 @@
         var n = version.n;
         return [max === n ? nu : n, value === n ? nu : n];
       },
+      /* ids.SEARCH_MSG: Close layer's hint (callbacks_view.CLOSE_HINT) goes at the next
+       * click on the canvas; any other message (a search's) stays. */
+      hintGate: function (tapped, msg) {
+        if (typeof msg === "string" && msg.indexOf("Close layer: ") === 0) { return ""; }
+        return window.dash_clientside.no_update;
+      },
+      /* Another tab than Explain: the replay's step is not drawn (the plan is, without the
+       * replay's banner and marks); back on Explain with the slider before its end, that
+       * step is drawn again (ids.REPLAY_REQUEST, as stepGate asks). */
+      replayTab: function (tab, value, max, step, marks) {
+        var nu = window.dash_clientside.no_update;
+        if (tab !== "tab-explain") {
+          if (step === null || step === undefined) { return [nu, nu, nu]; }
+          return [nu, null, marks === null || marks === undefined ? nu : null];
+        }
+        if (value === null || value === undefined || (typeof max === "number" && value >= max)) {
+          return [nu, nu, nu];
+        }
+        return [value, nu, nu];
+      },
       /* The slider moved: at its end the plan itself is drawn (no step, no marks: nothing
        * asked of the server); before it the server draws the step (ids.REPLAY_REQUEST). */
       stepGate: function (value, max, step, marks) {
@@ -238,7 +258,10 @@
   function readable(evt) {
     var cy = evt.cy;
     var opts = evt.layout && evt.layout.options;
-    if (!opts || !opts.fit || cy.nodes().length === 0 || cy.zoom() >= READABLE) { return; }
+    // opts.whole: Collapse all / Expand all ask for the whole drawing (callbacks_view.draw)
+    if (!opts || !opts.fit || opts.whole || cy.nodes().length === 0 || cy.zoom() >= READABLE) {
+      return;
+    }
     var bb = cy.elements().boundingBox();
     var leaves = cy.nodes().filter(function (n) { return !n.isParent(); });
     var top = Math.min.apply(null, leaves.map(function (n) { return n.position("y"); }));

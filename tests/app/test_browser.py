@@ -404,10 +404,13 @@ def test_rows_select_groups_edits_are_marked_and_a_saved_plan_loads_back(dash_du
     wait_for(dash_duo, lambda: grid_column(dash_duo, ids.GROUP_TABLE, "state")
              == want[:len(grid_column(dash_duo, ids.GROUP_TABLE, "state"))], 20, "states")
     assert cy_eval(dash_duo, "cy.nodes('.rejected').length") == big.size
-    # the selection follows its node through the renumbering
-    mine = rejected.plan.group_of(big.nodes[0])
-    dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}",
-                                    f"Selected group {mine.id} ({mine.kind}, 1 op)")
+    # the selected group's ops are in one-op groups now (renumbered): no group is the one
+    # selected, so the selection is cleared and the edit's line says so (it used to follow
+    # the first op, showing a one-op group under the old id)
+    dash_duo.wait_for_contains_text(f"#{ids.EDIT_MSG}", f"the selected group {big.id}'s "
+                                    f"{big.size} ops are now in {big.size} groups")
+    dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}", "Click a group or a node")
+    assert highlighted(dash_duo) == set()
     click(dash_duo, ids.ACCEPT_ALL)
     wait_for(dash_duo, lambda: "pinned" in grid_column(dash_duo, ids.GROUP_TABLE, "state"), 20,
              "pinned groups marked")

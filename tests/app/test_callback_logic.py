@@ -169,3 +169,39 @@ def test_an_upload_past_a_limit_says_the_limit_is_the_servers_not_a_flag_to_pass
     shown = error_text(info.value)
     assert "--max-elements" not in shown and "raise it with" not in shown
     assert SERVER_LIMIT in shown and "2,000,000,000,000" in shown and "huge.hlo" in shown
+
+
+def test_an_edit_keeps_the_selection_only_on_a_group_holding_all_its_ops():
+    """After an edit the selection (a node: its group) names the group that now holds every op
+    of the selected group, or it is cleared with a note: a split renumbers the groups, and
+    following one op would show another group under the old id (``g5`` of 7 ops became a
+    one-op ``g5``)."""
+    from workbench.app.callbacks_plan import follow_selection
+    from workbench.editing import Merge, Split, apply_edit
+    from workbench.planner import plan_graph
+
+    graph = load_graph(SAMPLES_DIR / "transformer_block.json")
+    plan = plan_graph(graph)
+    big = max(plan.groups, key=lambda g: g.size)
+    split = apply_edit(graph, plan, Split(big.nodes[0]))
+    assert split.group(big.id).nodes != big.nodes  # the id names another group now
+    keep, note = follow_selection(plan, split, big.nodes[-1])
+    assert not keep
+    assert note.startswith(f"the selected group {big.id}'s {big.size} ops are now in "
+                           f"{big.size} groups (")
+    assert note.endswith("): selection cleared")
+    # a merge (XLA:CPU's mlp: each matmul alone): the merged group holds every op of the
+    # selected one; a group after it is renumbered (g3 -> g2) and holds its ops still
+    mlp = load_graph(SAMPLES_DIR / "mlp.json")
+    before = plan_graph(mlp, policy="xla-cpu")
+    merged = apply_edit(mlp, before, Merge(("matmul1", "bias_add1")))
+    assert follow_selection(before, merged, "relu1") == (True, "")
+    assert before.group_of("relu2").id != merged.group_of("relu2").id
+    assert follow_selection(before, merged, "relu2") == (True, "")
+    # undoing the merge spreads the merged group's ops over two groups
+    assert follow_selection(merged, before, "relu1")[0] is False
+    # the same plan (an edit that moves nothing of the selected group), nothing selected,
+    # a node the plan does not know
+    assert follow_selection(plan, plan, big.nodes[1]) == (True, "")
+    assert follow_selection(plan, split, None) == (True, "")
+    assert follow_selection(plan, split, "no-such-node") == (True, "")

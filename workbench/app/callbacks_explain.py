@@ -56,6 +56,16 @@ def register(app, services) -> None:
                             State(ids.REPLAY_STEP, "data"), State(ids.MARKS, "data"),
                             prevent_initial_call=True)
 
+    # the replay is drawn while Explain is shown: another tab draws the plan (no banner, no
+    # marks); back on Explain mid-replay, the slider's step is drawn again
+    app.clientside_callback(ClientsideFunction("workbench", "replayTab"),
+                            Output(ids.REPLAY_REQUEST, "data", allow_duplicate=True),
+                            Output(ids.REPLAY_STEP, "data", allow_duplicate=True),
+                            Output(ids.MARKS, "data", allow_duplicate=True),
+                            Input(ids.TABS, "value"), State(ids.STEP_SLIDER, "value"),
+                            State(ids.STEP_SLIDER, "max"), State(ids.REPLAY_STEP, "data"),
+                            State(ids.MARKS, "data"), prevent_initial_call=True)
+
     @app.callback(Output(ids.REASON_FILTER, "options"), Output(ids.REASON_FILTER, "value"),
                   Input(ids.EXPLAIN_VERSION, "data"), prevent_initial_call=True)
     def reset(version):

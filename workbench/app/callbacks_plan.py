@@ -11,6 +11,7 @@ from workbench.app.callbacks_load import version
 from workbench.app.callbacks_view import canvas_parts
 from workbench.app.drawing import vertex_ids
 from workbench.app.fmt import fmt_seconds, plural
+from workbench.app.graph_figure import highlight_targets
 from workbench.app.hierarchy import layers_of
 from workbench.app.scene import group_key
 from workbench.app.tables import group_rows, top_rows
@@ -75,6 +76,44 @@ def selection_text(plan, selected: str | None, nodes: list[str]) -> str:
         parts.append(f"selected on the graph: {', '.join(nodes[:8])}"
                      + (" …" if len(nodes) > 8 else ""))
     return "; ".join(parts) or "Click a group or a node; shift-click to select several."
+
+
+def follow_selection(old_plan, new_plan, selected: str | None) -> tuple[bool, str]:
+    """Whether the selection (``selected``, a node: its group is the selected one) still
+    names the group it named before an edit, and if not, the note that says it was cleared.
+
+    The selection is kept when one group of ``new_plan`` holds every op of the selected
+    group of ``old_plan`` (a renumbering, a merge into a bigger group): it then names that
+    group. When the ops are now in several groups (a split, a reject, a move out of it, an
+    undo of a merge) no group is the one selected: following one op would show another
+    group under the old group's id (``g5`` of 7 ops became ``g5`` of 1), so the selection
+    is cleared and the note says where the ops went.
+
+    Returns
+    -------
+    (keep, note) : (bool, str)
+        ``keep`` False: clear the selection and show ``note``.
+    """
+    if not selected:
+        return True, ""
+    try:
+        old = old_plan.group_of(selected)
+    except PlanError:
+        return True, ""  # a node the old plan does not know: nothing to follow
+    members = set(old.nodes)
+    if any(members <= set(g.nodes) for g in new_plan.groups):
+        return True, ""
+    now = []
+    for n in old.nodes:
+        try:
+            gid = new_plan.group_of(n).id
+        except PlanError:
+            continue
+        if gid not in now:
+            now.append(gid)
+    where = ", ".join(now[:6]) + (" …" if len(now) > 6 else "")
+    return False, (f"the selected group {old.id}'s {plural(old.size, 'op')} are now in "
+                   f"{len(now)} groups ({where}): selection cleared")
 
 
 def selected_ids(rows) -> list[str]:
@@ -211,12 +250,15 @@ def register(app, services) -> None:
                   Output(ids.CYTO, "minZoom", allow_duplicate=True),
                   Output(ids.BANNER, "children", allow_duplicate=True),
                   Output(ids.PLAN_SUMMARY, "children", allow_duplicate=True),
+                  Output(ids.SELECTED, "data", allow_duplicate=True),
+                  Output(ids.HIGHLIGHT, "data", allow_duplicate=True),
                   *[Input(b, "n_clicks") for b in (*EDIT_BUTTONS, *HISTORY_BUTTONS,
                                                    ids.ACCEPT_ALL)],
                   State(ids.SESSION, "data"), State(ids.CYTO, "selectedNodeData"),
                   State(ids.SELECTED, "data"), State(ids.MOVE_TARGET, "value"),
                   State(ids.VIEW_STATE, "data"), State(ids.REPLAY_STEP, "data"),
-                  State(ids.XLA_TOGGLE, "value"), prevent_initial_call=True)
+                  State(ids.XLA_TOGGLE, "value"), State(ids.FOUND, "data"),
+                  prevent_initial_call=True)
     def edit(*args):
         """Apply an edit; a refused one changes nothing, says why, and marks the path that
         makes it illegal (a cycle's way out of the group and back). The new plan's canvas
@@ -224,8 +266,13 @@ def register(app, services) -> None:
         grouping): one round trip, the version marked ``drawn`` so that the canvas's own
         callback does not draw it again. The plan's summary (kernels, predicted time) comes
         with it too: the group table's callback (on the new version) sends it again a round
-        trip later, with the table, whose rows take the browser longer to render."""
-        sid, selected_data, selected, target, record, step, xla_value = args[-7:]
+        trip later, with the table, whose rows take the browser longer to render.
+
+        The selection follows the selected group's ops when one group holds them all now,
+        else it is cleared with a note (:func:`follow_selection`); with the new canvas comes
+        its highlight, so that the old highlight (a group id: ``g5``) is never put on the new
+        drawing, where ``g5`` may be another group."""
+        sid, selected_data, selected, target, record, step, xla_value, found = args[-8:]
         with services.lock(sid):
             s = services.session(sid)
             if s is None or not ctx.triggered_id:
@@ -237,13 +284,18 @@ def register(app, services) -> None:
             except WorkbenchError as exc:
                 marks = controller.refusal_marks(graph, ws.plan, nodes, exc)
                 return (no_update, controller.error_text(exc), marks, no_update, no_update,
-                        no_update, no_update, no_update)
+                        no_update, no_update, no_update, no_update, no_update)
             services.store.put_workspace(sid, new)
         summary = plan_summary(new.plan, services.plan_costs(new, graph))
+        keep, note = follow_selection(ws.plan, new.plan, selected)
+        chosen = selected if keep else None
+        sel_out = no_update if keep else None
         if step is not None or xla_value:
-            return (version(sid, False, new), "", None, "", no_update, no_update, no_update,
-                    summary)
+            return (version(sid, False, new), note, None, "", no_update, no_update, no_update,
+                    summary, sel_out, no_update)
         view = controller.current_view(new, graph, None, False, None, False, None)
         elements, min_zoom, banner = canvas_parts(services, sid, new, graph, view, record)
-        return (version(sid, False, new, drawn=True), "", None, "", elements, min_zoom,
-                banner, summary)
+        group = controller.group_of_node(view.groups, chosen)
+        hl = highlight_targets(group["id"] if group else None, found, ())
+        return (version(sid, False, new, drawn=True), note, None, "", elements, min_zoom,
+                banner, summary, sel_out, hl)

@@ -60,6 +60,23 @@ def breadcrumb(layers, lid: str | None) -> list:
     return out
 
 
+#: how the hints of *Close layer* start (the browser clears them at the next click on the
+#: canvas: ``hintGate`` in assets/workbench.js)
+CLOSE_HINT = "Close layer: "
+
+
+def close_hint(layers) -> str:
+    """What *Close layer* says when the breadcrumb names no open layer below the whole graph.
+    The click it asks for selects an op (the breadcrumb then names its layer) or opens a
+    layer: it does not close anything, so the hint says to press *Close layer* after it (or,
+    for a graph without layers, that there is nothing to close); the click clears it."""
+    if not layers.has_layers:
+        return (CLOSE_HINT + "this graph has no layers (its ops have no name scopes), so "
+                "there is no layer to close")
+    return (CLOSE_HINT + "the breadcrumb names no layer to close; click an op in an open "
+            "layer (or the layer's background), then press Close layer")
+
+
 def mode_flags(xla_value) -> tuple[bool, bool]:
     """(draw XLA's grouping, colour by agreement) from the XLA checklist's value."""
     value = set(xla_value or ())
@@ -132,6 +149,12 @@ def register(app, services) -> None:
         # layout 100 ms after each edit); a fit is asked for by a new layout value
         layout = ({"name": "preset", "fit": True, "padding": 20, "run": version.get("t")}
                   if fit else no_update)
+        whole = (record or {}).get("fit")
+        if not fit and ids.VIEW_STATE in triggers and whole:
+            # Collapse all / Expand all: fit the whole new drawing (``whole``: not moved to a
+            # readable zoom at its top, as a new graph is; assets/workbench.js)
+            layout = {"name": "preset", "fit": True, "padding": 20,
+                      "run": f"{version.get('t')}.{whole}", "whole": True}
         return elements, layout, min_zoom, banner
 
     @app.callback(Output(ids.VIEW_STATE, "data"), Output(ids.FOUND, "data",
@@ -177,7 +200,7 @@ def register(app, services) -> None:
             lid = crumb if crumb in layers.layers else innermost_layer(
                 layers, placement, view.groups, selected)
             if lid == ROOT or lid not in set(record.get("open", ())):
-                return no_update, no_update, "click an open layer (or an op in it) to close it"
+                return no_update, no_update, close_hint(layers)
             new = views.toggle_layer(record, lid, layers, view.groups, placement)
             focus = lid
         else:                                     # a click on the canvas: open a closed box
@@ -190,6 +213,12 @@ def register(app, services) -> None:
         if new == record:
             raise PreventUpdate
         return new, focus, ""
+
+    # the close-layer hint goes at the next click on the canvas (what it asked for)
+    app.clientside_callback(ClientsideFunction("workbench", "hintGate"),
+                            Output(ids.SEARCH_MSG, "children", allow_duplicate=True),
+                            Input(ids.CYTO, "tapNodeData"), State(ids.SEARCH_MSG, "children"),
+                            prevent_initial_call=True)
 
     def innermost_layer(layers, placement, groups, selected):
         group = controller.group_of_node(groups, selected)

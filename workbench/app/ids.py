@@ -4,7 +4,7 @@
 SESSION = "session-key"          #: dcc.Store (session storage): the server-side session's key
 VERSION = "state-version"        #: dcc.Store: bumped after every change to the session's state
 PROFILE_VERSION = "profile-version"  #: dcc.Store: bumped when a profile report arrives
-SELECTED = "selected-group"      #: dcc.Store: id of the selected group (or None)
+SELECTED = "selected-group"      #: dcc.Store: a node of the selected group (or None)
 VIEW_STATE = "view-state"        #: dcc.Store: open layers, collapsed groups (app/view.py)
 FOUND = "found-vertex"           #: dcc.Store: drawing id to centre the view on (search, replay)
 REPLAY_STEP = "replay-step"      #: dcc.Store: the replay step drawn (None: the plan)

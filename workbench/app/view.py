@@ -61,6 +61,7 @@ def view_state(record: dict, layers: Layers, groups: Sequence[dict]) -> ViewStat
 
 def _with(record: dict, open_=None, nodes=None) -> dict:
     out = dict(record)
+    out.pop("fit", None)  # asked for by *Collapse all* / *Expand all* only (:func:`everything`)
     if open_ is not None:
         out["open"] = sorted(open_)
     if nodes is not None:
@@ -115,11 +116,16 @@ def reveal(record: dict, nodes: Iterable[str], layers: Layers, groups: Sequence[
 
 def everything(record: dict, layers: Layers, groups: Sequence[dict], open_all: bool) -> dict:
     """*Expand all* (every layer and inputs box open, no group collapsed) or *Collapse all*
-    (only the root open, every group collapsed)."""
+    (only the root open, every group collapsed). The record's ``fit`` (a count, new at each
+    press) asks the canvas to fit the new drawing: it is much smaller or bigger than the one
+    the view was on (the collapsed drawing hung off the canvas's left edge); any other change
+    of the record drops it."""
+    fit = {"fit": int(record.get("fit") or 0) % 1_000_000 + 1}
     if open_all:
         keys = {x for x in layers.layers if x != ROOT} | {f"{x}:in" for x in layers.layers}
-        return _with(record, open_=keys, nodes=[])
-    return _with(record, open_=[], nodes=[g["nodes"][0] for g in groups if len(g["nodes"]) > 1])
+        return {**_with(record, open_=keys, nodes=[]), **fit}
+    return {**_with(record, open_=[], nodes=[g["nodes"][0] for g in groups
+                                            if len(g["nodes"]) > 1]), **fit}
 
 
 def toggle_group(record: dict, group: dict) -> dict:

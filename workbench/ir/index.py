@@ -166,6 +166,10 @@ class GraphIndex:
         self.output = [nid in outputs for nid in self.ids]
         pos = self.pos
         users: list[list[int]] = [[] for _ in range(n)]
+        #: per graph: the facts of each distinct type, and of each distinct (op, operand
+        #: types, type, attrs) -- the registry's counts are pure functions of these
+        self._type_facts: dict = {}
+        self._op_facts: dict = {}
         for i, node in enumerate(graph.topo_nodes()):
             self._fill(i, node, graph)
             ops = tuple(dict.fromkeys(pos[o] for o in node.operands))
@@ -200,19 +204,22 @@ class GraphIndex:
         return live
 
     def _fill(self, i: int, node, graph: Graph) -> None:
-        d = get_op(node.op)
-        self.ops[i] = node.op
+        op = node.op
+        self.ops[i] = op
         t = node.type
-        size = t.size if t is not None else 0
-        nb = t.nbytes if t is not None else 0
+        tf = self._type_facts.get(t) if t is not None else (0, 0, False, False)
+        if tf is None:
+            tensor = isinstance(t, TensorType)
+            tf = self._type_facts[t] = (t.size, t.nbytes, tensor, tensor and t.itemsize > 4)
+        size, nb, tensor, wide = tf
         self.nbytes[i] = nb
         self.elements[i] = size
-        self.source[i] = node.op in SOURCE_OPS
-        scalar_const = node.op == "constant" and isinstance(t, TensorType) and t.size <= 1
+        source = self.source[i] = op in SOURCE_OPS
+        scalar_const = op == "constant" and tensor and size <= 1
         self.read_bytes[i] = 0 if scalar_const else nb
-        if isinstance(t, TensorType) and t.itemsize > 4:
+        if wide:
             self.reg_width[i] = 2
-        if self.source[i]:
+        if source:
             return
         self.offline[i] = bool(node.meta.get("offline", False))
         if node.op == "slice" and isinstance(t, TensorType):
@@ -224,14 +231,29 @@ class GraphIndex:
             immediate = src.op == "constant" and x.size <= 1
             self.slice_bytes[i] = 0 if immediate else nb
         in_t = tuple(graph.node(o).type for o in node.operands)
-        self.flops[i] = d.flops(in_t, t, node.attrs)
-        self.trans[i] = d.transcendentals(in_t, t, node.attrs)
-        self.contraction[i] = d.category in CONTRACTION_CATEGORIES
+        key = (op, in_t, t, node.attrs)
+        try:
+            facts = self._op_facts.get(key)
+        except TypeError:                # an attribute that cannot be hashed
+            key, facts = None, None
+        if facts is None:
+            facts = self._facts(node, in_t, graph)
+            if key is not None:
+                self._op_facts[key] = facts
+        (self.flops[i], self.trans[i], self.contraction[i], self.opaque[i], self.free[i],
+         self.reduction[i]) = facts
+
+    @staticmethod
+    def _facts(node, in_t, graph: Graph) -> tuple:
+        """(flops, transcendentals, contraction, opaque, free, reduction) of an op node: the
+        registry's counts and classes, functions of its op, operand types, type and attrs."""
+        d = get_op(node.op)
+        t = node.type
         # never fused: opaque ops, and those XLA keeps out of fusions (sort, scatter, while,
         # conditional, random bits; the structural get-tuple-element and tuple)
-        self.opaque[i] = not d.fusible
-        self.free[i] = d.is_free(in_t, t, node.attrs)
-        self.reduction[i] = is_reduction(graph, node.id)
+        return (d.flops(in_t, t, node.attrs), d.transcendentals(in_t, t, node.attrs),
+                d.category in CONTRACTION_CATEGORIES, not d.fusible,
+                d.is_free(in_t, t, node.attrs), is_reduction(graph, node.id))
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -227,14 +227,12 @@ class PriorityRun(PlannerRun):
         tab = self._tables.get(p.gid)
         k = len(succ)
         if k == 1:
-            c = self.state.groups[next(iter(succ))]
+            for c in succ:
+                c = self.state.groups[c]
             if tab is not None and tab[_VER] is p.ver and tab[_CONSUMERS][0] is c:
-                e = tab[_PAIRS][0]
-                if e[0] is c.ver:
+                if tab[_PAIRS][0][0] is c.ver:
                     return tab
-            e = self._pair(p, c, *self._producer_terms(p))
-            tab = self._tables[p.gid] = [p.ver, [c], [e], self.state.time(p) + e[4], 0.0 + e[1]]
-            return tab
+            return self._current1(p, c)
         if tab is None or tab[_VER] is not p.ver or len(tab[_CONSUMERS]) != k or \
                 not all(c.gid in succ for c in tab[_CONSUMERS]):
             tab = self._tables[p.gid] = self._table(p, succ, tab)
@@ -250,6 +248,53 @@ class PriorityRun(PlannerRun):
         pairs = tab[_PAIRS]
         tab[_UNFUSED] = reduce(add, [e[4] for e in pairs], self.state.time(p))
         tab[_FUSED] = reduce(add, [e[1] for e in pairs], 0.0)
+        return tab
+
+    def _current1(self, p: Group, c: Group) -> list:
+        """A new table of ``p``, whose one consumer is ``c``: :meth:`_pair` with
+        :meth:`_producer_terms` and :meth:`FusionState.merged_inputs` written out (the same
+        sums in the same order; the common case on large graphs)."""
+        st, ix = self.state, self.ix
+        flops, trans = c.flops + p.flops, c.trans + p.trans
+        if p.dup or c.dup:
+            shared = p.members & c.members
+            ixf, ixt = ix.flops, ix.trans
+            for m in shared:
+                flops -= ixf[m]
+                trans -= ixt[m]
+        else:
+            shared = ()
+        # st.merged_inputs(c, p)
+        aext, bext = c.ext, p.ext
+        ak, bk = aext.keys(), bext.keys()
+        ca = ak & p.members
+        cb = bk & c.members
+        both = bk & ak
+        n_in = len(aext) - len(ca) + len(bext) - len(cb) - len(both)
+        nb = c.ext_bytes + p.ext_bytes
+        if ca:
+            nb -= sum(map(aext.__getitem__, ca))
+        if cb:
+            nb -= sum(map(bext.__getitem__, cb))
+        if both:
+            nb -= sum(map(bext.__getitem__, both))
+            if c.parts or p.parts:
+                for o in both:
+                    nb += st.shared_read(c, p, o) - aext[o]
+        written = c.out_bytes
+        output = ix.output
+        for v in p.outs:
+            if output[v] and v not in c.outs:
+                written += ix.nbytes[v]
+        nbytes = nb + written
+        dot = ((bool(p.special) and any(ix.contraction[m] for m in p.special))
+               or (bool(c.special) and any(ix.contraction[m] for m in c.special)))
+        t = st.ktime(flops, trans, nbytes, written, dot,
+                     None if st.costs is None else st.calibrated(c, p, minus=shared))
+        ct = c.t if c.t is not None else st.time(c)
+        e = (c.ver, t, (flops, trans, nbytes, written, dot), n_in, ct)
+        pt = p.t if p.t is not None else st.time(p)
+        tab = self._tables[p.gid] = [p.ver, [c], [e], pt + ct, 0.0 + t]
         return tab
 
     def _table(self, p: Group, succ, old) -> list:

@@ -278,14 +278,45 @@ class FusionState:
                 parts[o] = b.parts[o]
         return ext, parts
 
+    def _absorb_ext(self, c: Group, p: Group) -> None:
+        """``c.ext``, ``c.parts`` and ``c.ext_bytes`` become, in place, those of
+        :meth:`merged_ext(c, p) <merged_ext>` (the bytes are ints: kept by differences, they
+        are the sum of the new values), in time of ``p``'s reads rather than ``c``'s."""
+        cext, cparts, pm, cm = c.ext, c.parts, p.members, c.members
+        nb = c.ext_bytes
+        gone = cext.keys() & pm
+        if gone:
+            for o in gone:
+                nb -= cext.pop(o)
+                if cparts:
+                    cparts.pop(o, None)
+        pparts = p.parts
+        for o, w in p.ext.items():
+            if o in cm:
+                continue
+            if o in cext:
+                if o in cparts:
+                    new = self.shared_read(c, p, o)
+                    nb += new - cext[o]
+                    cext[o] = new
+                    if o in pparts:
+                        cparts[o] = cparts[o] | pparts[o]
+                    else:
+                        del cparts[o]
+                continue
+            cext[o] = w
+            nb += w
+            if o in pparts:
+                cparts[o] = pparts[o]
+        c.ext_bytes = nb
+
     def fuse_into_consumers(self, p: Group, consumers: list[Group]) -> list[Group]:
         """Copy producer ``p`` into each consumer and delete it; returns the consumers."""
         ix, pm = self.ix, p.members
         keep_outs = {v for v in p.outs if ix.output[v]}
         node_groups, costs, many = self.node_groups, self.costs, len(consumers) > 1
         for c in consumers:
-            ext, parts = self.merged_ext(c, p)
-            c.ext, c.parts, c.ext_bytes = ext, parts, sum(ext.values())
+            self._absorb_ext(c, p)
             # a member of two groups was duplicated, and duplication marks every group that
             # holds a copy (``dup``): only then can the two share members (as in _pair)
             shared = pm & c.members if p.dup or c.dup else ()

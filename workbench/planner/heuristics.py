@@ -49,7 +49,7 @@ from workbench.planner.driver import (PlannerRun, _round, bound_text, saved_byte
 from workbench.fmt import fmt_time, name_list
 from workbench.costmodel.model import BASE_REGISTERS
 from workbench.planner.legality import MAX_OPERANDS_AND_OUTPUTS, Refusal
-from workbench.planner.plan import Constraints, Plan
+from workbench.planner.plan import Constraints, Decision, Plan
 from workbench.planner.state import Group
 
 #: planner policies, selectable by name
@@ -152,8 +152,13 @@ class PriorityRun(PlannerRun):
         #: producer gid -> its table of consumers (see :meth:`_current`)
         self._tables: dict[int, list] = {}
         self.heap: list = []
-        for g in sorted(self.state.groups.values(), key=lambda g: g.rank):
+        # the pop order is that of the keys alone (each is unique: it holds the group id), so
+        # the first entries are pushed in any order and heapified once
+        self._initial = True
+        for g in self.state.groups.values():
             self.push(g)
+        self._initial = False
+        heapq.heapify(self.heap)
         heap, live, groups, pop = self.heap, self.live, self.state.groups, heapq.heappop
         while heap:
             entry = pop(heap)
@@ -179,16 +184,29 @@ class PriorityRun(PlannerRun):
         gid = g.gid
         succ = self.state.succ[gid]
         # one consumer, one output and nothing pinned: _structural has nothing to refuse
-        if succ and ((len(succ) == 1 and len(g.outs) <= 1 and not self.cons.pinned)
-                     or self._structural(g, succ) is None):
+        if len(succ) == 1 and len(g.outs) <= 1 and not self.cons.pinned:
+            for c in succ:
+                c = self.state.groups[c]
+            tab = self._tables.get(gid)
+            if tab is None or tab[_VER] is not g.ver or tab[_CONSUMERS][0] is not c or \
+                    tab[_PAIRS][0][0] is not c.ver:
+                tab = self._current1(g, c)
+        elif succ and self._structural(g, succ) is None:
             tab = self._current(g, succ)
-            benefit = tab[_UNFUSED] - tab[_FUSED]
-            if benefit > 0:
-                key = (-benefit, g.rank, gid)
-                if self.live.get(gid) != key:
-                    self.live[gid] = key
+        else:
+            self.live.pop(gid, None)
+            return
+        benefit = tab[_UNFUSED] - tab[_FUSED]
+        if benefit > 0:
+            key = (-benefit, g.rank, gid)
+            live = self.live
+            if live.get(gid) != key:
+                live[gid] = key
+                if self._initial:
+                    self.heap.append(key)
+                else:
                     heapq.heappush(self.heap, key)
-                return
+            return
         self.live.pop(gid, None)
 
     def evaluate(self, p: Group, full: bool = False):
@@ -349,18 +367,24 @@ class PriorityRun(PlannerRun):
         heap, or for the final report), as XLA's priority fusion checks ``CanFuse`` only for
         the producers it is about to fuse."""
         p, ix = cand.producer, self.ix
-        keep = [v for v in p.outs if ix.output[v]]
-        upstream_reduces = bool(p.select(ix.reduction))
+        output = ix.output
+        n_keep = 0
+        for v in p.outs:
+            if output[v]:
+                n_keep += 1
+        upstream_reduces = None
         forbidden, dev = self.cons.forbidden, self.dev
         cap = dev.max_registers_per_thread if dev.is_gpu else None
         for c, n_in in zip(cand.consumers, cand.n_inputs):
             # the union check() passes without a view, decided without building its counts
             if not (p.special or c.special or forbidden or len(c.roots) > 1
-                    or n_in + len(c.outs) + len(keep) > MAX_OPERANDS_AND_OUTPUTS) and \
+                    or n_in + len(c.outs) + n_keep > MAX_OPERANDS_AND_OUTPUTS) and \
                     (cap is None or p.live + c.live + BASE_REGISTERS <= cap):
                 continue
+            if upstream_reduces is None:
+                upstream_reduces = bool(p.select(ix.reduction))
             counts = self.union_counts(p, c, upstream_reduces, list(c.roots),
-                                       n_out=len(c.outs) + len(keep), n_in=n_in)
+                                       n_out=len(c.outs) + n_keep, n_in=n_in)
             r = self.check([p.members, c.members], counts, upstream=0)
             if r is not None:
                 return Candidate(p, cand.consumers, refusal=r, consumer=c,
@@ -402,18 +426,32 @@ class PriorityRun(PlannerRun):
         saved, ptrans = p.out_bytes, p.trans
         consumers = st.fuse_into_consumers(p, cand.consumers)
         del self._tables[p.gid]
-        for c in consumers:
-            self.tighten(c)
-        self.log_later("fuse", True, "benefit" if cand.k == 1 else "duplicate", _fuse_entry,
-                       (self.ix, self.dev, before, [c.ver for c in consumers], saved, ptrans,
-                        cand.fused[0], st.calibrated(consumers[0]), self.kind(consumers[0]),
-                        cand.t_unfused, cand.t_fused))
+        dev = self.dev
+        cap = dev.max_registers_per_thread if dev.is_gpu else None
+        for c in consumers:                      # tighten(c)
+            if cap is not None and c.live + BASE_REGISTERS > cap:
+                st.exact_live(c)
+        first = consumers[0]
+        kind = ("multi-output" if len(first.outs) > 1 else "loop") if not first.special \
+            else self.kind(first)
+        self.decisions.append(Decision.later(
+            len(self.decisions), "fuse", True, "benefit" if cand.k == 1 else "duplicate",
+            _fuse_entry, (self.ix, dev, before, [c.ver for c in consumers], saved, ptrans,
+                          cand.fused[0], st.calibrated(first), kind, cand.t_unfused,
+                          cand.t_fused)))
+        # every group whose estimate the fusion changed, in any order (see plan)
+        groups, pred, push = st.groups, st.pred, self.push
+        if len(consumers) == 1:
+            push(first)
+            for gid in pred[first.gid]:
+                push(groups[gid])
+            return
         touched = set()
         for c in consumers:
             touched.add(c.gid)
-            touched |= st.pred[c.gid]
-        for gid in sorted(touched, key=lambda g: st.groups[g].rank):
-            self.push(st.groups[gid])
+            touched |= pred[c.gid]
+        for gid in touched:
+            push(groups[gid])
 
     def log_leftovers(self) -> None:
         """One refusal per producer left unfused, with its reason (the planner's verdict)."""

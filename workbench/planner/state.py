@@ -135,40 +135,65 @@ class FusionState:
         self.succ: dict[int, set[int]] = {}
         self.pred: dict[int, set[int]] = {}
         self._next = n
-        for i in range(n):
-            if not index.source[i] and index.live[i]:
-                self._single(i)
-        for g in self.groups.values():
-            for o in index.operands[g.gid]:
-                if not index.source[o]:
-                    self.succ[o].add(g.gid)
-                    self.pred[g.gid].add(o)
+        self._singles()
 
-    def _single(self, i: int) -> None:
-        ix = self.ix
-        g = Group(i)
-        g.members = {i}
-        g.ext = {o: ix.reads_of(i, o) for o in ix.operands[i] if ix.read_bytes[o]}
-        if ix.region[i] is not None and g.ext:
-            g.parts = {o: frozenset([ix.region[i]]) for o in g.ext}
-        g.ext_bytes = sum(g.ext.values())
-        g.flops, g.trans, g.rank = ix.flops[i], ix.trans[i], i
-        if self.costs is not None:
-            g.cs, g.ds, g.dsf, g.work = (self.costs.compute_s[i], self.costs.dot_s[i],
-                                         self.costs.dot_fused_s[i], self.costs.work[i])
-        g.live = ix.reg_width[i] + sum(ix.reg_width[o] for o in ix.operands[i]
-                                       if ix.read_bytes[o])
-        g.roots = {i}
-        if ix.reduction[i] or ix.contraction[i] or ix.opaque[i] or ix.offline[i]:
-            g.special = {i}
-        if ix.output[i] or ix.users[i]:
-            g.outs = {i}
-            g.out_bytes = ix.nbytes[i]
-        self.groups[i] = g
-        self.node_groups[i].add(i)
-        self.home[i] = i
-        self.succ[i] = set()
-        self.pred[i] = set()
+    def _singles(self) -> None:
+        """Every live op alone in its group, and the edges between them:  the groups
+        of one op, built in one loop (each set and dict filled in the order it always was)."""
+        ix, costs = self.ix, self.costs
+        source, live, operands, read_bytes = ix.source, ix.live, ix.operands, ix.read_bytes
+        region, slice_bytes, reg_width = ix.region, ix.slice_bytes, ix.reg_width
+        reduction, contraction, opaque, offline = ix.reduction, ix.contraction, ix.opaque, \
+            ix.offline
+        output, users, nbytes, flops, trans = ix.output, ix.users, ix.nbytes, ix.flops, ix.trans
+        groups, node_groups, home, succ, pred = (self.groups, self.node_groups, self.home,
+                                                 self.succ, self.pred)
+        new = Group.__new__
+        for i in range(len(ix)):
+            if source[i] or not live[i]:
+                continue
+            g = new(Group)
+            g.gid = g.rank = g.ver = i
+            g.members = {i}
+            box = region[i]
+            ext = {}
+            ext_bytes = 0
+            lv = reg_width[i]
+            ins = set()
+            for o in operands[i]:
+                rb = read_bytes[o]
+                if rb:
+                    w = ext[o] = slice_bytes[i] if box is not None else rb
+                    ext_bytes += w
+                    lv += reg_width[o]
+                if not source[o]:
+                    succ[o].add(i)
+                    ins.add(o)
+            g.ext, g.ext_bytes, g.live = ext, ext_bytes, lv
+            g.parts = {o: frozenset([box]) for o in ext} if box is not None and ext else {}
+            g.flops, g.trans = flops[i], trans[i]
+            if costs is not None:
+                g.cs, g.ds, g.dsf, g.work = (costs.compute_s[i], costs.dot_s[i],
+                                             costs.dot_fused_s[i], costs.work[i])
+            else:
+                g.cs = g.ds = g.dsf = 0.0
+                g.work = 0
+            g.roots = {i}
+            g.special = {i} if reduction[i] or contraction[i] or opaque[i] or offline[i] \
+                else set()
+            if output[i] or users[i]:
+                g.outs = {i}
+                g.out_bytes = nbytes[i]
+            else:
+                g.outs = set()
+                g.out_bytes = 0
+            g.pattern = g.names = g.t = None
+            g.pinned = g.dup = False
+            groups[i] = g
+            node_groups[i].add(i)
+            home[i] = i
+            succ[i] = set()
+            pred[i] = ins
 
     # ----- costs -----------------------------------------------------------------------------
 

@@ -282,23 +282,35 @@ class PriorityRun(PlannerRun):
                 trans -= ixt[m]
         else:
             shared = ()
-        # st.merged_inputs(c, p)
+        # st.merged_inputs(c, p), counted in the same way (its loops written out)
         aext, bext = c.ext, p.ext
-        ak, bk = aext.keys(), bext.keys()
-        ca = ak & p.members
-        cb = bk & c.members
-        both = bk & ak
-        n_in = len(aext) - len(ca) + len(bext) - len(cb) - len(both)
-        nb = c.ext_bytes + p.ext_bytes
-        if ca:
-            nb -= sum(map(aext.__getitem__, ca))
-        if cb:
-            nb -= sum(map(bext.__getitem__, cb))
-        if both:
-            nb -= sum(map(bext.__getitem__, both))
-            if c.parts or p.parts:
-                for o in both:
-                    nb += st.shared_read(c, p, o) - aext[o]
+        if len(bext) > 8:
+            n_in, nb = st.merged_inputs(c, p)
+        else:
+            pm, cm = p.members, c.members
+            n_in = len(aext) + len(bext)
+            nb = c.ext_bytes + p.ext_bytes
+            if len(pm) <= len(aext):
+                for m in pm:
+                    if m in aext:
+                        n_in -= 1
+                        nb -= aext[m]
+            else:
+                for m in aext:
+                    if m in pm:
+                        n_in -= 1
+                        nb -= aext[m]
+            if bext:
+                parts = c.parts or p.parts
+                for o, w in bext.items():
+                    if o in cm:
+                        n_in -= 1
+                        nb -= w
+                    elif o in aext:
+                        n_in -= 1
+                        nb -= w
+                        if parts:
+                            nb += st.shared_read(c, p, o) - aext[o]
         written = c.out_bytes
         output = ix.output
         for v in p.outs:

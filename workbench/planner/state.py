@@ -255,25 +255,52 @@ class FusionState:
     def merged_inputs(self, a: Group, b: Group) -> tuple[int, int]:
         """(count, bytes) of the external values read by ``a`` and ``b`` together: a value both
         read counts once (the union of their slices when both read it only through slices)."""
-        # counted from the totals by set intersections in C, each walking its smaller side: a
-        # group that absorbed many producers reads hundreds of values (ext and members are
-        # disjoint; bytes are ints, so the order of the sums is free)
+        # counted from the totals (ext and members are disjoint; bytes are ints, so the order
+        # of the sums is free): by set intersections in C, each walking its smaller side,
+        # when b reads many values (a group that absorbed many producers reads hundreds);
+        # else by a loop over b's reads, and one over the smaller of a's reads and b's members
         aext, bext = a.ext, b.ext
-        ak, bk = aext.keys(), bext.keys()
-        ca = ak & b.members                       # a reads what b computes
-        cb = bk & a.members                       # b reads what a computes
-        both = bk & ak                            # both read
-        n = len(aext) - len(ca) + len(bext) - len(cb) - len(both)
+        if len(bext) > 8:
+            ak, bk = aext.keys(), bext.keys()
+            ca = ak & b.members                   # a reads what b computes
+            cb = bk & a.members                   # b reads what a computes
+            both = bk & ak                        # both read
+            n = len(aext) - len(ca) + len(bext) - len(cb) - len(both)
+            nb = a.ext_bytes + b.ext_bytes
+            if ca:
+                nb -= sum(map(aext.__getitem__, ca))
+            if cb:
+                nb -= sum(map(bext.__getitem__, cb))
+            if both:
+                nb -= sum(map(bext.__getitem__, both))
+                if a.parts or b.parts:
+                    for o in both:
+                        nb += self.shared_read(a, b, o) - aext[o]
+            return n, nb
+        bm, am = b.members, a.members
+        n = len(aext) + len(bext)
         nb = a.ext_bytes + b.ext_bytes
-        if ca:
-            nb -= sum(map(aext.__getitem__, ca))
-        if cb:
-            nb -= sum(map(bext.__getitem__, cb))
-        if both:
-            nb -= sum(map(bext.__getitem__, both))
-            if a.parts or b.parts:
-                for o in both:
-                    nb += self.shared_read(a, b, o) - aext[o]
+        if len(bm) <= len(aext):
+            for m in bm:
+                if m in aext:
+                    n -= 1
+                    nb -= aext[m]
+        else:
+            for m in aext:
+                if m in bm:
+                    n -= 1
+                    nb -= aext[m]
+        if bext:
+            parts = a.parts or b.parts
+            for o, w in bext.items():
+                if o in am:
+                    n -= 1
+                    nb -= w
+                elif o in aext:
+                    n -= 1
+                    nb -= w
+                    if parts:
+                        nb += self.shared_read(a, b, o) - aext[o]
         return n, nb
 
     def shared_read(self, a: Group, b: Group, o: int) -> int:

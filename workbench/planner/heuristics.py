@@ -160,6 +160,9 @@ class PriorityRun(PlannerRun):
         self._initial = False
         heapq.heapify(self.heap)
         heap, live, groups, pop = self.heap, self.live, self.state.groups, heapq.heappop
+        tables, output, forbidden = self._tables, self.ix.output, self.cons.forbidden
+        dev = self.dev
+        cap = dev.max_registers_per_thread if dev.is_gpu else None
         while heap:
             entry = pop(heap)
             gid = entry[2]
@@ -168,7 +171,21 @@ class PriorityRun(PlannerRun):
             del live[gid]
             if -entry[0] <= 0:
                 break
-            cand = self._candidate(groups[gid], self._tables[gid])
+            p, tab = groups[gid], tables[gid]
+            cons = tab[_CONSUMERS]
+            if len(cons) == 1 and not forbidden and not p.special:
+                # legality's own first test, which every union it passes is legal by
+                c, e = cons[0], tab[_PAIRS][0]
+                n_out = len(c.outs)
+                for v in p.outs:
+                    if output[v]:
+                        n_out += 1
+                if not (c.special or len(c.roots) > 1
+                        or e[3] + n_out > MAX_OPERANDS_AND_OUTPUTS) and \
+                        (cap is None or p.live + c.live + BASE_REGISTERS <= cap):
+                    self._take(p, [c], e[2], tab[_UNFUSED], tab[_FUSED])
+                    continue
+            cand = self._candidate(p, tab)
             refused = self.legality(cand)
             if refused is None:
                 self.take(cand)
@@ -432,11 +449,17 @@ class PriorityRun(PlannerRun):
         return None
 
     def take(self, cand: "Candidate") -> None:
-        st, p = self.state, cand.producer
+        self._take(cand.producer, cand.consumers, cand.fused[0], cand.t_unfused, cand.t_fused)
+
+    def _take(self, p: Group, consumers: list, fused0, t_unfused, t_fused) -> None:
+        """Fuse ``p`` into ``consumers`` (:meth:`take` of a legal candidate: the pair numbers
+        of the first consumer, the estimate's times), log it and re-estimate what changed."""
+        st = self.state
+        k = len(consumers)
         before = [(g.ver, len(g.members), max(g.roots), g.pattern)
-                  for g in (p, *cand.consumers)]
+                  for g in (p, *consumers)]
         saved, ptrans = p.out_bytes, p.trans
-        consumers = st.fuse_into_consumers(p, cand.consumers)
+        consumers = st.fuse_into_consumers(p, consumers)
         del self._tables[p.gid]
         dev = self.dev
         cap = dev.max_registers_per_thread if dev.is_gpu else None
@@ -447,10 +470,9 @@ class PriorityRun(PlannerRun):
         kind = ("multi-output" if len(first.outs) > 1 else "loop") if not first.special \
             else self.kind(first)
         self.decisions.append(Decision.later(
-            len(self.decisions), "fuse", True, "benefit" if cand.k == 1 else "duplicate",
+            len(self.decisions), "fuse", True, "benefit" if k == 1 else "duplicate",
             _fuse_entry, (self.ix, dev, before, [c.ver for c in consumers], saved, ptrans,
-                          cand.fused[0], st.calibrated(first), kind, cand.t_unfused,
-                          cand.t_fused)))
+                          fused0, st.calibrated(first), kind, t_unfused, t_fused)))
         # every group whose estimate the fusion changed, in any order (see plan)
         groups, pred, push = st.groups, st.pred, self.push
         if len(consumers) == 1:

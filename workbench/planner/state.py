@@ -199,10 +199,13 @@ class FusionState:
 
     def time(self, g: Group) -> float:
         """Predicted seconds of group ``g`` as one kernel (cached until the group changes)."""
-        if g.t is None:
-            g.t = self.ktime(g.flops, g.trans, g.ext_bytes + g.out_bytes,
-                             g.out_bytes, self.has_contraction(g), self.calibrated(g))
-        return g.t
+        t = g.t
+        if t is None:
+            sp = g.special                       # has_contraction(g), without the call
+            dot = bool(sp) and any(self.ix.contraction[m] for m in sp)
+            t = g.t = self.ktime(g.flops, g.trans, g.ext_bytes + g.out_bytes, g.out_bytes, dot,
+                                 None if self.costs is None else self.calibrated(g))
+        return t
 
     def calibrated(self, *groups: Group, minus=()):
         """``(compute s, contraction s, work, traffic)`` of ``groups`` as one kernel, less the

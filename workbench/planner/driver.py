@@ -18,7 +18,7 @@ from workbench.ir.index import graph_index
 from workbench.planner.legality import (MAX_OPERANDS_AND_OUTPUTS, GroupView, Refusal,
                                         check_view)
 from workbench.planner.patterns import find_patterns
-from workbench.planner.plan import Constraints, Decision, Plan, make_plan
+from workbench.planner.plan import Constraints, Decision, Plan, plan_of_index_sets
 from workbench.planner.state import FusionState, Group, version_members
 
 
@@ -255,16 +255,17 @@ class PlannerRun:
         ix = self.ix
         sets, patterns, pinned = [], {}, []
         for g in sorted(self.state.groups.values(), key=lambda g: g.rank):
-            names = frozenset(ix.ids[m] for m in g.members)
-            sets.append(names)
+            members = frozenset(g.members)
+            sets.append(members)
             if g.pattern:
-                patterns[names] = g.pattern
+                patterns[members] = g.pattern
             if g.pinned:
-                pinned.append(names)
-        sets += [frozenset([ix.ids[i]]) for i in ix.dead_nodes]
-        return make_plan(self.graph, sets, policy=self.policy, device=self.dev.name,
-                         decisions=self.decisions, constraints=self.cons, patterns=patterns,
-                         pinned=pinned)
+                pinned.append(members)
+        sets += [frozenset([i]) for i in ix.dead_nodes]
+        # the groups as node numbers (no source is a member): make_plan without the names
+        return plan_of_index_sets(self.graph, sets, policy=self.policy, device=self.dev.name,
+                                  decisions=self.decisions, constraints=self.cons,
+                                  patterns=patterns, pinned=pinned)
 
 
 def dead_code_decision(ix, step: int) -> Decision | None:

@@ -456,10 +456,16 @@ class PriorityRun(PlannerRun):
         of the first consumer, the estimate's times), log it and re-estimate what changed."""
         st = self.state
         k = len(consumers)
-        before = [(g.ver, len(g.members), max(g.roots), g.pattern)
-                  for g in (p, *consumers)]
         saved, ptrans = p.out_bytes, p.trans
-        consumers = st.fuse_into_consumers(p, consumers)
+        if k == 1:
+            c = consumers[0]
+            before = [(p.ver, len(p.members), max(p.roots), p.pattern),
+                      (c.ver, len(c.members), max(c.roots), c.pattern)]
+            st.fuse_into_one(p, c)
+        else:
+            before = [(g.ver, len(g.members), max(g.roots), g.pattern)
+                      for g in (p, *consumers)]
+            consumers = st.fuse_into_consumers(p, consumers)
         del self._tables[p.gid]
         dev = self.dev
         cap = dev.max_registers_per_thread if dev.is_gpu else None

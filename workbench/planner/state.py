@@ -417,6 +417,60 @@ class FusionState:
         self._drop(p)
         return consumers
 
+    def fuse_into_one(self, p: Group, c: Group) -> Group:
+        """:meth:`fuse_into_consumers` of a producer with the one consumer ``c`` (each set
+        and number updated as there, in the same order); returns ``c``."""
+        ix, pm = self.ix, p.members
+        output = ix.output
+        keep_outs = {v for v in p.outs if output[v]}
+        self._absorb_ext(c, p)
+        shared = pm & c.members if p.dup or c.dup else ()
+        c.members |= pm
+        c.names = c.t = None
+        c.ver = (c.ver, p.ver)
+        gid, pgid = c.gid, p.gid
+        node_groups, home = self.node_groups, self.home
+        for v in pm:
+            ng = node_groups[v]
+            ng.add(gid)
+            ng.discard(pgid)
+            if home[v] == pgid:
+                home[v] = gid
+        if shared:
+            c.flops += p.flops - sum(ix.flops[m] for m in shared)
+            c.trans += p.trans - sum(ix.trans[m] for m in shared)
+        else:
+            c.flops += p.flops - 0
+            c.trans += p.trans - 0
+        if self.costs is not None:
+            if shared:
+                c.cs, c.ds, c.dsf, c.work = self.sums(c, p, minus=shared)
+            else:
+                c.cs, c.ds, c.dsf, c.work = (c.cs + p.cs, c.ds + p.ds, c.dsf + p.dsf,
+                                             c.work + p.work)
+        c.live += p.live
+        if p.special:
+            c.special |= p.special
+        c.pattern = c.pattern or p.pattern
+        c.dup = c.dup or p.dup
+        if keep_outs:
+            c.outs |= keep_outs
+            nbytes = ix.nbytes
+            c.out_bytes = sum(nbytes[v] for v in c.outs)
+        pred, succ = self.pred, self.succ
+        ppred = pred[pgid]
+        cpred = pred[gid]
+        cpred.discard(pgid)
+        cpred |= ppred
+        for x in ppred:
+            sx = succ[x]
+            sx.discard(pgid)
+            sx.add(gid)
+        del self.groups[pgid]
+        del succ[pgid]
+        del pred[pgid]
+        return c
+
     def _drop(self, g: Group) -> None:
         del self.groups[g.gid]
         del self.succ[g.gid]

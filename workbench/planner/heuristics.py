@@ -39,8 +39,8 @@ from __future__ import annotations
 import gc
 import heapq
 from functools import reduce
-from itertools import count
-from operator import add
+from itertools import compress
+from operator import add, attrgetter, is_not
 
 from workbench.errors import InputError, PlanError
 from workbench.ir.graph import Graph
@@ -268,21 +268,24 @@ class PriorityRun(PlannerRun):
                 if tab[_PAIRS][0][0] is c.ver:
                     return tab
             return self._current1(p, c)
+        # a table of several consumers also keeps their ids, and per pair its consumer's
+        # version, own seconds and fused seconds (parallel lists, compared and summed by C
+        # loops: a producer of a hundred consumers is re-estimated after each of them changes)
         if tab is None or tab[_VER] is not p.ver or len(tab[_CONSUMERS]) != k or \
-                not all(c.gid in succ for c in tab[_CONSUMERS]):
+                tab[_GIDS] != succ:
             tab = self._tables[p.gid] = self._table(p, succ, tab)
         else:
-            pairs = tab[_PAIRS]
-            vers = [c.ver for c in tab[_CONSUMERS]]
-            stale = [i for i, v, e in zip(count(), vers, pairs) if e[0] is not v]
-            if not stale:
+            consumers, pvers = tab[_CONSUMERS], tab[_PVERS]
+            flags = list(map(is_not, pvers, map(_ver, consumers)))
+            if not any(flags):
                 return tab
             ctx = self._producer_terms(p)
-            for i in stale:
-                pairs[i] = self._pair(p, tab[_CONSUMERS][i], *ctx)
-        pairs = tab[_PAIRS]
-        tab[_UNFUSED] = reduce(add, [e[4] for e in pairs], self.state.time(p))
-        tab[_FUSED] = reduce(add, [e[1] for e in pairs], 0.0)
+            pairs, own, fused = tab[_PAIRS], tab[_OWN], tab[_FUSEDS]
+            for i in compress(range(k), flags):
+                pairs[i] = e = self._pair(p, consumers[i], *ctx)
+                pvers[i], own[i], fused[i] = e[0], e[4], e[1]
+        tab[_UNFUSED] = reduce(add, tab[_OWN], self.state.time(p))
+        tab[_FUSED] = reduce(add, tab[_FUSEDS], 0.0)
         return tab
 
     def _current1(self, p: Group, c: Group) -> list:
@@ -360,7 +363,8 @@ class PriorityRun(PlannerRun):
                     ctx = self._producer_terms(p)
                 e = self._pair(p, c, *ctx)
             pairs.append(e)
-        return [p.ver, consumers, pairs, 0.0, 0.0]
+        return [p.ver, consumers, pairs, 0.0, 0.0, frozenset(succ), [e[0] for e in pairs],
+                [e[4] for e in pairs], [e[1] for e in pairs]]
 
     def _producer_terms(self, p: Group) -> tuple:
         """What every pair of :meth:`_pair` needs of the producer: the bytes of its graph
@@ -570,8 +574,11 @@ def _rank(g: Group) -> int:
     return g.rank
 
 
-#: the fields of a producer's table (:meth:`PriorityRun._current`)
-_VER, _CONSUMERS, _PAIRS, _UNFUSED, _FUSED = range(5)
+#: the fields of a producer's table (:meth:`PriorityRun._current`); a table of several
+#: consumers has four more: their ids, and per pair the consumer's version, its own seconds
+#: and the fused seconds
+_VER, _CONSUMERS, _PAIRS, _UNFUSED, _FUSED, _GIDS, _PVERS, _OWN, _FUSEDS = range(9)
+_ver = attrgetter("ver")
 
 
 class Candidate:

@@ -286,12 +286,15 @@ class Graph:
         # distinct type is printed once
         types: dict = {}
         parts = []
+        append = parts.append
         for n in self.nodes:
             t = n.type
-            ts = types.get(t)
+            # a tensor type by its fields (hashed in C), any other type by itself
+            tk = (t.shape, t.dtype) if t.__class__ is TensorType else t
+            ts = types.get(tk)
             if ts is None:
-                ts = types[t] = str(t)
-            parts.append(repr((n.id, n.op, n.operands, ts, tuple(n.attrs.items()))))
+                ts = types[tk] = str(t)
+            append(repr((n.id, n.op, n.operands, ts, tuple(n.attrs._d.items()))))
         parts.append(repr(self.outputs))
         return hashlib.sha256("".join(parts).encode()).hexdigest()[:16]
 

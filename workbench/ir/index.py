@@ -34,6 +34,7 @@ from __future__ import annotations
 import weakref
 from functools import lru_cache
 
+from workbench.ir.attrs import Attrs
 from workbench.ir.graph import Graph
 from workbench.ir.ops import Category, get_op
 from workbench.ir.types import TensorType
@@ -241,10 +242,15 @@ class GraphIndex:
             if src:
                 continue
             get_op(op)                      # an unknown op is an error here, as it always was
-            offline[i] = bool(node.meta.get("offline", False))
+            meta = node.meta
+            offline[i] = bool((meta._d if meta.__class__ is Attrs else meta).get("offline",
+                                                                                 False))
             if op == "slice" and tensor:
                 self._slice(i, node, graph, nb)
-            key = (op, tuple([tkeys[o] for o in oi]), tk, node.attrs)
+            # the attrs by their entries (what Attrs hashes and compares), without the calls
+            attrs = node.attrs
+            akey = tuple(attrs._d.items()) if attrs.__class__ is Attrs else attrs
+            key = (op, tuple([tkeys[o] for o in oi]), tk, akey)
             try:
                 facts = op_facts.get(key)
             except TypeError:                # an attribute that cannot be hashed

@@ -304,7 +304,7 @@ class PriorityRun(PlannerRun):
             shared = ()
         # st.merged_inputs(c, p), counted in the same way (its loops written out)
         aext, bext = c.ext, p.ext
-        if len(bext) > 8:
+        if len(bext) > 8 or (len(aext) > 8 and len(p.members) > 8):
             n_in, nb = st.merged_inputs(c, p)
         else:
             pm, cm = p.members, c.members

@@ -260,10 +260,11 @@ class FusionState:
         read counts once (the union of their slices when both read it only through slices)."""
         # counted from the totals (ext and members are disjoint; bytes are ints, so the order
         # of the sums is free): by set intersections in C, each walking its smaller side,
-        # when b reads many values (a group that absorbed many producers reads hundreds);
-        # else by a loop over b's reads, and one over the smaller of a's reads and b's members
+        # when b reads many values (a group that absorbed many producers reads hundreds) or
+        # a's reads and b's members are both many; else by a loop over b's reads, and one
+        # over the smaller of a's reads and b's members
         aext, bext = a.ext, b.ext
-        if len(bext) > 8:
+        if len(bext) > 8 or (len(aext) > 8 and len(b.members) > 8):
             ak, bk = aext.keys(), bext.keys()
             ca = ak & b.members                   # a reads what b computes
             cb = bk & a.members                   # b reads what a computes

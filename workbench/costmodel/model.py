@@ -167,7 +167,7 @@ def kernel_timer(device: DeviceProfile):
 
     cal = calibration_of(device)
     if cal is None:
-        return plain
+        return _remembered(plain)
     # cpu_time itself (its formula is the model's, issue 11's terms included), on the
     # calibration with its launch and memory terms remembered by their arguments: the planner
     # asks for the same (bytes, traffic) many times, and each is an interpolation
@@ -181,6 +181,24 @@ def kernel_timer(device: DeviceProfile):
         return cpu_time(memo, cs, ds, nbytes, work, traffic)
 
     return calibrated_time
+
+
+def _remembered(plain):
+    """``plain`` remembering its answers by its arguments, for one timer (one plan): a pure
+    function of them (``None`` and ``0`` are different keys, as they are different
+    arguments), so the seconds are the same to the bit; large graphs repeat the same few
+    kernels' numbers thousands of times."""
+    memo: dict = {}
+    get = memo.get
+
+    def timer(flops, trans, nbytes, written=None, contraction=False, calibrated=None):
+        key = (flops, trans, nbytes, written, contraction)
+        t = get(key)
+        if t is None:
+            t = memo[key] = plain(flops, trans, nbytes, written, contraction)
+        return t
+
+    return timer
 
 
 class _RememberedTerms:

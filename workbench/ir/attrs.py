@@ -64,6 +64,11 @@ class Attrs(Mapping):
     def __contains__(self, key) -> bool:
         return key in self._d
 
+    def items(self):
+        """The entries, as the underlying dict's view (Mapping's, without a Python-level
+        lookup per key: the graph's fingerprint reads every node's)."""
+        return self._d.items()
+
     def __iter__(self):
         return iter(self._d)
 

@@ -282,11 +282,21 @@ class Graph:
         """A stable hash of the graph's semantics (ids, ops, operands, types, attrs, outputs)."""
         import hashlib
 
-        h = hashlib.sha256()
+        # one update of the joined texts hashes the same bytes as one update per node; each
+        # distinct type is printed once
+        types: dict = {}
+        parts = []
+        append = parts.append
         for n in self.nodes:
-            h.update(repr((n.id, n.op, n.operands, str(n.type), tuple(n.attrs.items()))).encode())
-        h.update(repr(self.outputs).encode())
-        return h.hexdigest()[:16]
+            t = n.type
+            # a tensor type by its fields (hashed in C), any other type by itself
+            tk = (t.shape, t.dtype) if t.__class__ is TensorType else t
+            ts = types.get(tk)
+            if ts is None:
+                ts = types[tk] = str(t)
+            append(repr((n.id, n.op, n.operands, ts, tuple(n.attrs._d.items()))))
+        parts.append(repr(self.outputs))
+        return hashlib.sha256("".join(parts).encode()).hexdigest()[:16]
 
 
 def tensor_types(graph: Graph, ids: Iterable[str]) -> tuple:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import weakref
 from functools import lru_cache
 
+from workbench.ir.attrs import Attrs
 from workbench.ir.graph import Graph
 from workbench.ir.ops import Category, get_op
 from workbench.ir.types import TensorType
@@ -164,15 +165,9 @@ class GraphIndex:
         self.slice_bytes = [0] * n
         outputs = set(graph.outputs)
         self.output = [nid in outputs for nid in self.ids]
-        pos = self.pos
-        users: list[list[int]] = [[] for _ in range(n)]
-        for i, node in enumerate(graph.topo_nodes()):
-            self._fill(i, node, graph)
-            ops = tuple(dict.fromkeys(pos[o] for o in node.operands))
-            self.operands[i] = ops
-            for o in ops:
-                users[o].append(i)
-        self.all_users = [tuple(u) for u in users]
+        self._build(graph)
+        self.all_users = [tuple(u) for u in self._users_lists]
+        del self._users_lists
         self.live = self._liveness()
         live = self.live
         self.users = [u if all(live[x] for x in u) else tuple(x for x in u if live[x])
@@ -199,39 +194,93 @@ class GraphIndex:
                     live[o] = True
         return live
 
-    def _fill(self, i: int, node, graph: Graph) -> None:
+    def _build(self, graph: Graph) -> None:
+        """Fill the per-node lists, latest operand first. The facts of each distinct type, and
+        of each distinct op, operand types, type and attrs (the registry's counts are pure
+        functions of these), are computed once per graph: a large model repeats a few dozen
+        kinds of node thousands of times."""
+        pos, n = self.pos, len(self.ids)
+        ops_, operands, nbytes, read_bytes = self.ops, self.operands, self.nbytes, self.read_bytes
+        elements, source_, reg_width = self.elements, self.source, self.reg_width
+        flops, trans, contraction, opaque = self.flops, self.trans, self.contraction, self.opaque
+        free, reduction, offline = self.free, self.reduction, self.offline
+        users: list[list[int]] = [[] for _ in range(n)]
+        self._users_lists = users
+        types: list = [None] * n
+        tkeys: list = [None] * n
+        type_facts: dict = {}
+        op_facts: dict = {}
+        tensor_cls, sources = TensorType, SOURCE_OPS
+        for i, node in enumerate(graph.topo_nodes()):
+            op = node.op
+            ops_[i] = op
+            t = node.type
+            types[i] = t
+            # a tensor type's key is its fields (hashed in C); a tuple type is its own key
+            tk = (t.shape, t.dtype) if t.__class__ is tensor_cls else t
+            tkeys[i] = tk
+            tf = type_facts.get(tk)
+            if tf is None:
+                if t is None:
+                    tf = (0, 0, False, False)
+                else:
+                    tensor = isinstance(t, TensorType)
+                    tf = (t.size, t.nbytes, tensor, tensor and t.itemsize > 4)
+                type_facts[tk] = tf
+            size, nb, tensor, wide = tf
+            nbytes[i] = nb
+            elements[i] = size
+            src = source_[i] = op in sources
+            read_bytes[i] = 0 if op == "constant" and tensor and size <= 1 else nb
+            if wide:
+                reg_width[i] = 2
+            oi = [pos[o] for o in node.operands]
+            opnds = tuple(dict.fromkeys(oi)) if len(oi) > 1 else tuple(oi)
+            operands[i] = opnds
+            for o in opnds:
+                users[o].append(i)
+            if src:
+                continue
+            get_op(op)                      # an unknown op is an error here, as it always was
+            meta = node.meta
+            offline[i] = bool((meta._d if meta.__class__ is Attrs else meta).get("offline",
+                                                                                 False))
+            if op == "slice" and tensor:
+                self._slice(i, node, graph, nb)
+            # the attrs by their entries (what Attrs hashes and compares), without the calls
+            attrs = node.attrs
+            akey = tuple(attrs._d.items()) if attrs.__class__ is Attrs else attrs
+            key = (op, tuple([tkeys[o] for o in oi]), tk, akey)
+            try:
+                facts = op_facts.get(key)
+            except TypeError:                # an attribute that cannot be hashed
+                key, facts = None, None
+            if facts is None:
+                facts = self._facts(node, tuple([types[o] for o in oi]), graph)
+                if key is not None:
+                    op_facts[key] = facts
+            flops[i], trans[i], contraction[i], opaque[i], free[i], reduction[i] = facts
+
+    def _slice(self, i: int, node, graph: Graph, nb: int) -> None:
+        x = graph.node(node.operands[0]).type
+        a = node.attrs
+        self.region[i] = (tuple(a["start_indices"]), tuple(a["limit_indices"]),
+                          tuple(a.get("strides", (1,) * x.rank)))
+        src = graph.node(node.operands[0])
+        immediate = src.op == "constant" and x.size <= 1
+        self.slice_bytes[i] = 0 if immediate else nb
+
+    @staticmethod
+    def _facts(node, in_t, graph: Graph) -> tuple:
+        """(flops, transcendentals, contraction, opaque, free, reduction) of an op node: the
+        registry's counts and classes, functions of its op, operand types, type and attrs."""
         d = get_op(node.op)
-        self.ops[i] = node.op
         t = node.type
-        size = t.size if t is not None else 0
-        nb = t.nbytes if t is not None else 0
-        self.nbytes[i] = nb
-        self.elements[i] = size
-        self.source[i] = node.op in SOURCE_OPS
-        scalar_const = node.op == "constant" and isinstance(t, TensorType) and t.size <= 1
-        self.read_bytes[i] = 0 if scalar_const else nb
-        if isinstance(t, TensorType) and t.itemsize > 4:
-            self.reg_width[i] = 2
-        if self.source[i]:
-            return
-        self.offline[i] = bool(node.meta.get("offline", False))
-        if node.op == "slice" and isinstance(t, TensorType):
-            x = graph.node(node.operands[0]).type
-            a = node.attrs
-            self.region[i] = (tuple(a["start_indices"]), tuple(a["limit_indices"]),
-                              tuple(a.get("strides", (1,) * x.rank)))
-            src = graph.node(node.operands[0])
-            immediate = src.op == "constant" and x.size <= 1
-            self.slice_bytes[i] = 0 if immediate else nb
-        in_t = tuple(graph.node(o).type for o in node.operands)
-        self.flops[i] = d.flops(in_t, t, node.attrs)
-        self.trans[i] = d.transcendentals(in_t, t, node.attrs)
-        self.contraction[i] = d.category in CONTRACTION_CATEGORIES
         # never fused: opaque ops, and those XLA keeps out of fusions (sort, scatter, while,
         # conditional, random bits; the structural get-tuple-element and tuple)
-        self.opaque[i] = not d.fusible
-        self.free[i] = d.is_free(in_t, t, node.attrs)
-        self.reduction[i] = is_reduction(graph, node.id)
+        return (d.flops(in_t, t, node.attrs), d.transcendentals(in_t, t, node.attrs),
+                d.category in CONTRACTION_CATEGORIES, not d.fusible,
+                d.is_free(in_t, t, node.attrs), is_reduction(graph, node.id))
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -16,9 +16,9 @@ from workbench.fmt import fmt_bytes, fmt_time, name_list
 from workbench.planner.explain import describe
 from workbench.ir.index import graph_index
 from workbench.planner.legality import (MAX_OPERANDS_AND_OUTPUTS, GroupView, Refusal,
-                                        check_view)
+                                        check_view, horizontal_shapes)
 from workbench.planner.patterns import find_patterns
-from workbench.planner.plan import Constraints, Decision, Plan, make_plan
+from workbench.planner.plan import Constraints, Decision, Plan, plan_of_index_sets
 from workbench.planner.state import FusionState, Group, version_members
 
 
@@ -102,13 +102,20 @@ class PlannerRun:
         within the operand and register budgets passes every predicate; it is accepted without
         building the view (the common case on large graphs).
         """
-        if not (counts["reductions"] or counts["contractions"] or counts["opaque"]
-                or counts["offline"] or self.cons.forbidden or len(counts["roots"]) > 1
-                or counts["n_inputs"] + counts["n_outputs"] > MAX_OPERANDS_AND_OUTPUTS):
-            cap = self.dev.max_registers_per_thread
-            if not self.dev.is_gpu or cap is None or \
-                    counts["live_bound"] + BASE_REGISTERS <= cap:
+        plain = not (counts["reductions"] or counts["contractions"] or counts["opaque"]
+                     or counts["offline"] or self.cons.forbidden
+                     or counts["n_inputs"] + counts["n_outputs"] > MAX_OPERANDS_AND_OUTPUTS)
+        cap = self.dev.max_registers_per_thread
+        regs_ok = not self.dev.is_gpu or cap is None or \
+            counts["live_bound"] + BASE_REGISTERS <= cap
+        if plain and regs_ok:
+            if len(counts["roots"]) <= 1:
                 return None
+            if "dead" in counts and not counts["dead"]:
+                # several roots (sibling fusion): every predicate before shape-mismatch looks
+                # only at the counts above and passes, and with the registers within the cap
+                # the shapes decide (the cycle is the state's search)
+                return horizontal_shapes(_Roots(self.ix, counts["roots"]), self.dev, self.cons)
         return check_view(GroupView(self.ix, parts, upstream, counts), self.dev, self.cons,
                           skip=("cycle",))
 
@@ -255,16 +262,26 @@ class PlannerRun:
         ix = self.ix
         sets, patterns, pinned = [], {}, []
         for g in sorted(self.state.groups.values(), key=lambda g: g.rank):
-            names = frozenset(ix.ids[m] for m in g.members)
-            sets.append(names)
+            members = frozenset(g.members)
+            sets.append(members)
             if g.pattern:
-                patterns[names] = g.pattern
+                patterns[members] = g.pattern
             if g.pinned:
-                pinned.append(names)
-        sets += [frozenset([ix.ids[i]]) for i in ix.dead_nodes]
-        return make_plan(self.graph, sets, policy=self.policy, device=self.dev.name,
-                         decisions=self.decisions, constraints=self.cons, patterns=patterns,
-                         pinned=pinned)
+                pinned.append(members)
+        sets += [frozenset([i]) for i in ix.dead_nodes]
+        # the groups as node numbers (no source is a member): make_plan without the names
+        return plan_of_index_sets(self.graph, sets, policy=self.policy, device=self.dev.name,
+                                  decisions=self.decisions, constraints=self.cons,
+                                  patterns=patterns, pinned=pinned)
+
+
+class _Roots:
+    """What :func:`~workbench.planner.legality.horizontal_shapes` reads of a view."""
+
+    __slots__ = ("index", "roots")
+
+    def __init__(self, index, roots):
+        self.index, self.roots = index, roots
 
 
 def dead_code_decision(ix, step: int) -> Decision | None:

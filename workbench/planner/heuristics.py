@@ -39,8 +39,8 @@ from __future__ import annotations
 import gc
 import heapq
 from functools import reduce
-from itertools import count
-from operator import add
+from itertools import compress
+from operator import add, attrgetter, is_not
 
 from workbench.errors import InputError, PlanError
 from workbench.ir.graph import Graph
@@ -49,7 +49,7 @@ from workbench.planner.driver import (PlannerRun, _round, bound_text, saved_byte
 from workbench.fmt import fmt_time, name_list
 from workbench.costmodel.model import BASE_REGISTERS
 from workbench.planner.legality import MAX_OPERANDS_AND_OUTPUTS, Refusal
-from workbench.planner.plan import Constraints, Plan
+from workbench.planner.plan import Constraints, Decision, Plan
 from workbench.planner.state import Group
 
 #: planner policies, selectable by name
@@ -152,9 +152,17 @@ class PriorityRun(PlannerRun):
         #: producer gid -> its table of consumers (see :meth:`_current`)
         self._tables: dict[int, list] = {}
         self.heap: list = []
-        for g in sorted(self.state.groups.values(), key=lambda g: g.rank):
+        # the pop order is that of the keys alone (each is unique: it holds the group id), so
+        # the first entries are pushed in any order and heapified once
+        self._initial = True
+        for g in self.state.groups.values():
             self.push(g)
+        self._initial = False
+        heapq.heapify(self.heap)
         heap, live, groups, pop = self.heap, self.live, self.state.groups, heapq.heappop
+        tables, output, forbidden = self._tables, self.ix.output, self.cons.forbidden
+        dev = self.dev
+        cap = dev.max_registers_per_thread if dev.is_gpu else None
         while heap:
             entry = pop(heap)
             gid = entry[2]
@@ -163,7 +171,21 @@ class PriorityRun(PlannerRun):
             del live[gid]
             if -entry[0] <= 0:
                 break
-            cand = self._candidate(groups[gid], self._tables[gid])
+            p, tab = groups[gid], tables[gid]
+            cons = tab[_CONSUMERS]
+            if len(cons) == 1 and not forbidden and not p.special:
+                # legality's own first test, which every union it passes is legal by
+                c, e = cons[0], tab[_PAIRS][0]
+                n_out = len(c.outs)
+                for v in p.outs:
+                    if output[v]:
+                        n_out += 1
+                if not (c.special or len(c.roots) > 1
+                        or e[3] + n_out > MAX_OPERANDS_AND_OUTPUTS) and \
+                        (cap is None or p.live + c.live + BASE_REGISTERS <= cap):
+                    self._take(p, [c], e[2], tab[_UNFUSED], tab[_FUSED])
+                    continue
+            cand = self._candidate(p, tab)
             refused = self.legality(cand)
             if refused is None:
                 self.take(cand)
@@ -179,16 +201,29 @@ class PriorityRun(PlannerRun):
         gid = g.gid
         succ = self.state.succ[gid]
         # one consumer, one output and nothing pinned: _structural has nothing to refuse
-        if succ and ((len(succ) == 1 and len(g.outs) <= 1 and not self.cons.pinned)
-                     or self._structural(g, succ) is None):
+        if len(succ) == 1 and len(g.outs) <= 1 and not self.cons.pinned:
+            for c in succ:
+                c = self.state.groups[c]
+            tab = self._tables.get(gid)
+            if tab is None or tab[_VER] is not g.ver or tab[_CONSUMERS][0] is not c or \
+                    tab[_PAIRS][0][0] is not c.ver:
+                tab = self._current1(g, c)
+        elif succ and self._structural(g, succ) is None:
             tab = self._current(g, succ)
-            benefit = tab[_UNFUSED] - tab[_FUSED]
-            if benefit > 0:
-                key = (-benefit, g.rank, gid)
-                if self.live.get(gid) != key:
-                    self.live[gid] = key
+        else:
+            self.live.pop(gid, None)
+            return
+        benefit = tab[_UNFUSED] - tab[_FUSED]
+        if benefit > 0:
+            key = (-benefit, g.rank, gid)
+            live = self.live
+            if live.get(gid) != key:
+                live[gid] = key
+                if self._initial:
+                    self.heap.append(key)
+                else:
                     heapq.heappush(self.heap, key)
-                return
+            return
         self.live.pop(gid, None)
 
     def evaluate(self, p: Group, full: bool = False):
@@ -227,29 +262,89 @@ class PriorityRun(PlannerRun):
         tab = self._tables.get(p.gid)
         k = len(succ)
         if k == 1:
-            c = self.state.groups[next(iter(succ))]
+            for c in succ:
+                c = self.state.groups[c]
             if tab is not None and tab[_VER] is p.ver and tab[_CONSUMERS][0] is c:
-                e = tab[_PAIRS][0]
-                if e[0] is c.ver:
+                if tab[_PAIRS][0][0] is c.ver:
                     return tab
-            e = self._pair(p, c, *self._producer_terms(p))
-            tab = self._tables[p.gid] = [p.ver, [c], [e], self.state.time(p) + e[4], 0.0 + e[1]]
-            return tab
+            return self._current1(p, c)
+        # a table of several consumers also keeps their ids, and per pair its consumer's
+        # version, own seconds and fused seconds (parallel lists, compared and summed by C
+        # loops: a producer of a hundred consumers is re-estimated after each of them changes)
         if tab is None or tab[_VER] is not p.ver or len(tab[_CONSUMERS]) != k or \
-                not all(c.gid in succ for c in tab[_CONSUMERS]):
+                tab[_GIDS] != succ:
             tab = self._tables[p.gid] = self._table(p, succ, tab)
         else:
-            pairs = tab[_PAIRS]
-            vers = [c.ver for c in tab[_CONSUMERS]]
-            stale = [i for i, v, e in zip(count(), vers, pairs) if e[0] is not v]
-            if not stale:
+            consumers, pvers = tab[_CONSUMERS], tab[_PVERS]
+            flags = list(map(is_not, pvers, map(_ver, consumers)))
+            if not any(flags):
                 return tab
             ctx = self._producer_terms(p)
-            for i in stale:
-                pairs[i] = self._pair(p, tab[_CONSUMERS][i], *ctx)
-        pairs = tab[_PAIRS]
-        tab[_UNFUSED] = reduce(add, [e[4] for e in pairs], self.state.time(p))
-        tab[_FUSED] = reduce(add, [e[1] for e in pairs], 0.0)
+            pairs, own, fused = tab[_PAIRS], tab[_OWN], tab[_FUSEDS]
+            for i in compress(range(k), flags):
+                pairs[i] = e = self._pair(p, consumers[i], *ctx)
+                pvers[i], own[i], fused[i] = e[0], e[4], e[1]
+        tab[_UNFUSED] = reduce(add, tab[_OWN], self.state.time(p))
+        tab[_FUSED] = reduce(add, tab[_FUSEDS], 0.0)
+        return tab
+
+    def _current1(self, p: Group, c: Group) -> list:
+        """A new table of ``p``, whose one consumer is ``c``: :meth:`_pair` with
+        :meth:`_producer_terms` and :meth:`FusionState.merged_inputs` written out (the same
+        sums in the same order; the common case on large graphs)."""
+        st, ix = self.state, self.ix
+        flops, trans = c.flops + p.flops, c.trans + p.trans
+        if p.dup or c.dup:
+            shared = p.members & c.members
+            ixf, ixt = ix.flops, ix.trans
+            for m in shared:
+                flops -= ixf[m]
+                trans -= ixt[m]
+        else:
+            shared = ()
+        # st.merged_inputs(c, p), counted in the same way (its loops written out)
+        aext, bext = c.ext, p.ext
+        if len(bext) > 8 or (len(aext) > 8 and len(p.members) > 8):
+            n_in, nb = st.merged_inputs(c, p)
+        else:
+            pm, cm = p.members, c.members
+            n_in = len(aext) + len(bext)
+            nb = c.ext_bytes + p.ext_bytes
+            if len(pm) <= len(aext):
+                for m in pm:
+                    if m in aext:
+                        n_in -= 1
+                        nb -= aext[m]
+            else:
+                for m in aext:
+                    if m in pm:
+                        n_in -= 1
+                        nb -= aext[m]
+            if bext:
+                parts = c.parts or p.parts
+                for o, w in bext.items():
+                    if o in cm:
+                        n_in -= 1
+                        nb -= w
+                    elif o in aext:
+                        n_in -= 1
+                        nb -= w
+                        if parts:
+                            nb += st.shared_read(c, p, o) - aext[o]
+        written = c.out_bytes
+        output = ix.output
+        for v in p.outs:
+            if output[v] and v not in c.outs:
+                written += ix.nbytes[v]
+        nbytes = nb + written
+        dot = ((bool(p.special) and any(ix.contraction[m] for m in p.special))
+               or (bool(c.special) and any(ix.contraction[m] for m in c.special)))
+        t = st.ktime(flops, trans, nbytes, written, dot,
+                     None if st.costs is None else st.calibrated(c, p, minus=shared))
+        ct = c.t if c.t is not None else st.time(c)
+        e = (c.ver, t, (flops, trans, nbytes, written, dot), n_in, ct)
+        pt = p.t if p.t is not None else st.time(p)
+        tab = self._tables[p.gid] = [p.ver, [c], [e], pt + ct, 0.0 + t]
         return tab
 
     def _table(self, p: Group, succ, old) -> list:
@@ -268,7 +363,8 @@ class PriorityRun(PlannerRun):
                     ctx = self._producer_terms(p)
                 e = self._pair(p, c, *ctx)
             pairs.append(e)
-        return [p.ver, consumers, pairs, 0.0, 0.0]
+        return [p.ver, consumers, pairs, 0.0, 0.0, frozenset(succ), [e[0] for e in pairs],
+                [e[4] for e in pairs], [e[1] for e in pairs]]
 
     def _producer_terms(self, p: Group) -> tuple:
         """What every pair of :meth:`_pair` needs of the producer: the bytes of its graph
@@ -304,18 +400,24 @@ class PriorityRun(PlannerRun):
         heap, or for the final report), as XLA's priority fusion checks ``CanFuse`` only for
         the producers it is about to fuse."""
         p, ix = cand.producer, self.ix
-        keep = [v for v in p.outs if ix.output[v]]
-        upstream_reduces = bool(p.select(ix.reduction))
+        output = ix.output
+        n_keep = 0
+        for v in p.outs:
+            if output[v]:
+                n_keep += 1
+        upstream_reduces = None
         forbidden, dev = self.cons.forbidden, self.dev
         cap = dev.max_registers_per_thread if dev.is_gpu else None
         for c, n_in in zip(cand.consumers, cand.n_inputs):
             # the union check() passes without a view, decided without building its counts
             if not (p.special or c.special or forbidden or len(c.roots) > 1
-                    or n_in + len(c.outs) + len(keep) > MAX_OPERANDS_AND_OUTPUTS) and \
+                    or n_in + len(c.outs) + n_keep > MAX_OPERANDS_AND_OUTPUTS) and \
                     (cap is None or p.live + c.live + BASE_REGISTERS <= cap):
                 continue
+            if upstream_reduces is None:
+                upstream_reduces = bool(p.select(ix.reduction))
             counts = self.union_counts(p, c, upstream_reduces, list(c.roots),
-                                       n_out=len(c.outs) + len(keep), n_in=n_in)
+                                       n_out=len(c.outs) + n_keep, n_in=n_in)
             r = self.check([p.members, c.members], counts, upstream=0)
             if r is not None:
                 return Candidate(p, cand.consumers, refusal=r, consumer=c,
@@ -351,24 +453,49 @@ class PriorityRun(PlannerRun):
         return None
 
     def take(self, cand: "Candidate") -> None:
-        st, p = self.state, cand.producer
-        before = [(g.ver, len(g.members), max(g.roots), g.pattern)
-                  for g in (p, *cand.consumers)]
+        self._take(cand.producer, cand.consumers, cand.fused[0], cand.t_unfused, cand.t_fused)
+
+    def _take(self, p: Group, consumers: list, fused0, t_unfused, t_fused) -> None:
+        """Fuse ``p`` into ``consumers`` (:meth:`take` of a legal candidate: the pair numbers
+        of the first consumer, the estimate's times), log it and re-estimate what changed."""
+        st = self.state
+        k = len(consumers)
         saved, ptrans = p.out_bytes, p.trans
-        consumers = st.fuse_into_consumers(p, cand.consumers)
+        if k == 1:
+            c = consumers[0]
+            before = [(p.ver, len(p.members), max(p.roots), p.pattern),
+                      (c.ver, len(c.members), max(c.roots), c.pattern)]
+            st.fuse_into_one(p, c)
+        else:
+            before = [(g.ver, len(g.members), max(g.roots), g.pattern)
+                      for g in (p, *consumers)]
+            consumers = st.fuse_into_consumers(p, consumers)
         del self._tables[p.gid]
-        for c in consumers:
-            self.tighten(c)
-        self.log_later("fuse", True, "benefit" if cand.k == 1 else "duplicate", _fuse_entry,
-                       (self.ix, self.dev, before, [c.ver for c in consumers], saved, ptrans,
-                        cand.fused[0], st.calibrated(consumers[0]), self.kind(consumers[0]),
-                        cand.t_unfused, cand.t_fused))
+        dev = self.dev
+        cap = dev.max_registers_per_thread if dev.is_gpu else None
+        for c in consumers:                      # tighten(c)
+            if cap is not None and c.live + BASE_REGISTERS > cap:
+                st.exact_live(c)
+        first = consumers[0]
+        kind = ("multi-output" if len(first.outs) > 1 else "loop") if not first.special \
+            else self.kind(first)
+        self.decisions.append(Decision.later(
+            len(self.decisions), "fuse", True, "benefit" if k == 1 else "duplicate",
+            _fuse_entry, (self.ix, dev, before, [c.ver for c in consumers], saved, ptrans,
+                          fused0, st.calibrated(first), kind, t_unfused, t_fused)))
+        # every group whose estimate the fusion changed, in any order (see plan)
+        groups, pred, push = st.groups, st.pred, self.push
+        if len(consumers) == 1:
+            push(first)
+            for gid in pred[first.gid]:
+                push(groups[gid])
+            return
         touched = set()
         for c in consumers:
             touched.add(c.gid)
-            touched |= st.pred[c.gid]
-        for gid in sorted(touched, key=lambda g: st.groups[g].rank):
-            self.push(st.groups[gid])
+            touched |= pred[c.gid]
+        for gid in touched:
+            push(groups[gid])
 
     def log_leftovers(self) -> None:
         """One refusal per producer left unfused, with its reason (the planner's verdict)."""
@@ -447,8 +574,11 @@ def _rank(g: Group) -> int:
     return g.rank
 
 
-#: the fields of a producer's table (:meth:`PriorityRun._current`)
-_VER, _CONSUMERS, _PAIRS, _UNFUSED, _FUSED = range(5)
+#: the fields of a producer's table (:meth:`PriorityRun._current`); a table of several
+#: consumers has four more: their ids, and per pair the consumer's version, its own seconds
+#: and the fused seconds
+_VER, _CONSUMERS, _PAIRS, _UNFUSED, _FUSED, _GIDS, _PVERS, _OWN, _FUSEDS = range(9)
+_ver = attrgetter("ver")
 
 
 class Candidate:

@@ -99,6 +99,12 @@ def _closure_sink(ix: GraphIndex, acc: set, start: set, need: set | None = None)
     """The largest subset of ``acc`` ending in one sink whose other members are used only
     inside it (and which holds ``need``); returns (members, sink) or (None, None)."""
     best, best_t = None, None
+    # a member used outside acc | start (or a graph output) is used outside every candidate
+    # subset: the test below fails wherever such a member is in (a - {t}) | start
+    whole = acc | start
+    escapes = {x for x in whole if ix.output[x] or any(u not in whole for u in ix.users[x])}
+    if escapes & start:
+        return None, None
     for t in sorted(acc, reverse=True):
         a, stack = {t}, [t]
         while stack:
@@ -107,6 +113,8 @@ def _closure_sink(ix: GraphIndex, acc: set, start: set, need: set | None = None)
                     a.add(o)
                     stack.append(o)
         if need and not need <= a:
+            continue
+        if escapes and any(x in escapes and x != t for x in a):
             continue
         inner = a | start
         if any(ix.output[x] or any(u not in inner for u in ix.users[x])

@@ -364,9 +364,8 @@ def make_plan(graph: Graph, member_sets: Sequence[Iterable[str]], *, policy: str
         If the groups cannot be ordered (the graph of groups has a cycle).
     """
     ix = _index(graph)
-    pos, source, ids = ix.pos, ix.source, ix.ids
-    sets: list[frozenset] = []
-    seen: set[frozenset] = set()
+    pos, source = ix.pos, ix.source
+    sets = []
     for s in member_sets:
         members = set()
         for n in s:
@@ -375,57 +374,85 @@ def make_plan(graph: Graph, member_sets: Sequence[Iterable[str]], *, policy: str
                 raise PlanError(f"the plan names node {n!r}, which is not in graph "
                                 f"{graph.name!r}", node=n)
             if not source[i]:
-                members.add(n)
+                members.add(i)
+        sets.append(members)
+    # a name that is not a node, or a source, makes a key no group's members match
+    get = pos.get
+    patterns = {frozenset(get(n) for n in k): v for k, v in (patterns or {}).items()}
+    pinned = [frozenset(get(n) for n in p) for p in pinned]
+    return plan_of_index_sets(graph, sets, policy=policy, device=device, decisions=decisions,
+                              constraints=constraints, patterns=patterns, pinned=pinned)
+
+
+def plan_of_index_sets(graph: Graph, member_sets, *, policy: str, device: str = "cpu",
+                       decisions: Sequence[Decision] = (),
+                       constraints: Constraints | None = None, patterns: dict | None = None,
+                       pinned: Iterable[frozenset] = ()) -> Plan:
+    """:func:`make_plan` of member sets given as the graph index's node numbers, sources
+    already left out (what the planner holds): the same checks and the same plan.
+    ``patterns`` and ``pinned`` are keyed by frozensets of node numbers."""
+    ix = _index(graph)
+    source, ids = ix.source, ix.ids
+    sets: list[frozenset] = []
+    seen: set[frozenset] = set()
+    for members in member_sets:
         if members:
             fs = frozenset(members)
             if fs not in seen:
                 seen.add(fs)
                 sets.append(fs)
     covered = set().union(*sets) if sets else set()
-    for i, n in enumerate(ids):
-        if not source[i] and n not in covered:
-            raise PlanError("the node is in no fusion group", node=n)
+    for i in range(len(ids)):
+        if not source[i] and i not in covered:
+            raise PlanError("the node is in no fusion group", node=ids[i])
 
     # Which group provides each value to readers outside the groups that compute it.
-    computing: dict[str, list[int]] = {}
+    computing: dict[int, list[int]] = {}
     for gi, s in enumerate(sets):
         for n in s:
-            computing.setdefault(n, []).append(gi)
+            c = computing.get(n)
+            if c is None:
+                computing[n] = [gi]
+            else:
+                c.append(gi)
     # order groups: the group DAG through provider groups (first computing group provides)
     succ: list[set] = [set() for _ in sets]
-    needs_output: dict[int, set] = {gi: set() for gi in range(len(sets))}
-    live = ix.live
+    needs_output: list[set] = [set() for _ in sets]
+    live, operands = ix.live, ix.operands
     for gi, s in enumerate(sets):
-        dead_reader = not any(live[pos[n]] for n in s)
+        dead_reader = not any(live[n] for n in s)
         for n in s:
-            for oi in ix.operands[pos[n]]:
-                o = ids[oi]
-                if source[oi] or o in s:
+            for oi in operands[n]:
+                if source[oi] or oi in s:
                     continue
-                provider = computing[o][0]
+                provider = computing[oi][0]
                 if not (dead_reader and live[oi]):
-                    needs_output[provider].add(o)
+                    needs_output[provider].add(oi)
                 succ[provider].add(gi)
+    pos = ix.pos
     for o in graph.outputs:
-        if not source[pos[o]]:
-            needs_output[computing[o][0]].add(o)
-    keys = [tuple(sorted(pos[n] for n in s)) for s in sets]
+        oi = pos[o]
+        if not source[oi]:
+            needs_output[computing[oi][0]].add(oi)
+    keys = [tuple(sorted(s)) for s in sets]
     order = _lexicographic_order(succ, keys)
     if order is None:
         dag = nx.DiGraph()
         dag.add_edges_from((a, b) for a, bs in enumerate(succ) for b in bs)
-        raise _group_cycle(sets, nx.find_cycle(dag), pos)
+        raise _group_cycle([frozenset(ids[i] for i in s) for s in sets], nx.find_cycle(dag),
+                           pos)
 
     patterns = patterns or {}
     pinned_sets = {frozenset(p) for p in pinned}
     groups = []
     for k, gi in enumerate(order):
         s = sets[gi]
-        nodes = tuple(sorted(s, key=pos.__getitem__))
-        outs = tuple(sorted(needs_output[gi], key=pos.__getitem__))
-        dup = tuple(n for n in nodes if len(computing[n]) > 1)
-        groups.append(FusionGroup(f"g{k}", nodes, _kind(ix, nodes, len(outs)), outs, dup,
-                                  patterns.get(s), s in pinned_sets, _role(graph, nodes)))
+        idx = keys[gi]
+        nodes = tuple([ids[i] for i in idx])
+        outs = tuple([ids[i] for i in sorted(needs_output[gi])])
+        dup = tuple([ids[i] for i in idx if len(computing[i]) > 1])
+        groups.append(FusionGroup(f"g{k}", nodes, _kind_ix(ix, idx, len(outs)), outs, dup,
+                                  patterns.get(s), s in pinned_sets, _role_ix(ix, idx)))
     return Plan(graph.name, graph.fingerprint, policy, device, tuple(groups),
                 tuple(decisions), constraints or Constraints())
 
@@ -458,6 +485,32 @@ def _lexicographic_order(succ: list, keys: list) -> list | None:
             if indeg[b] == 0:
                 heapq.heappush(ready, (keys[b], b))
     return order if len(order) == len(succ) else None
+
+
+def _kind_ix(ix, idx, n_outputs: int) -> str:
+    """:func:`_kind` of the members numbered ``idx``."""
+    ops = ix.ops
+    cats = {_category(ops[i]) for i in idx}
+    if Category.OPAQUE in cats:
+        return FusionKind.OPAQUE
+    if Category.CONTRACTION in cats or Category.CONVOLUTION in cats:
+        return FusionKind.OUTPUT
+    if n_outputs > 1:
+        return FusionKind.MULTI_OUTPUT
+    if any(ix.reduction[i] for i in idx):
+        return FusionKind.INPUT
+    return FusionKind.LOOP
+
+
+def _role_ix(ix, idx) -> str:
+    """:func:`_role` of the members numbered ``idx``."""
+    if not any(ix.live[i] for i in idx):
+        return GroupRole.DEAD
+    if all(ix.offline[i] for i in idx):
+        return GroupRole.OFFLINE
+    if len(idx) == 1 and ix.free[idx[0]]:
+        return GroupRole.FREE
+    return GroupRole.CALL
 
 
 def _kind(ix, nodes, n_outputs: int) -> str:

@@ -135,49 +135,77 @@ class FusionState:
         self.succ: dict[int, set[int]] = {}
         self.pred: dict[int, set[int]] = {}
         self._next = n
-        for i in range(n):
-            if not index.source[i] and index.live[i]:
-                self._single(i)
-        for g in self.groups.values():
-            for o in index.operands[g.gid]:
-                if not index.source[o]:
-                    self.succ[o].add(g.gid)
-                    self.pred[g.gid].add(o)
+        self._singles()
 
-    def _single(self, i: int) -> None:
-        ix = self.ix
-        g = Group(i)
-        g.members = {i}
-        g.ext = {o: ix.reads_of(i, o) for o in ix.operands[i] if ix.read_bytes[o]}
-        if ix.region[i] is not None and g.ext:
-            g.parts = {o: frozenset([ix.region[i]]) for o in g.ext}
-        g.ext_bytes = sum(g.ext.values())
-        g.flops, g.trans, g.rank = ix.flops[i], ix.trans[i], i
-        if self.costs is not None:
-            g.cs, g.ds, g.dsf, g.work = (self.costs.compute_s[i], self.costs.dot_s[i],
-                                         self.costs.dot_fused_s[i], self.costs.work[i])
-        g.live = ix.reg_width[i] + sum(ix.reg_width[o] for o in ix.operands[i]
-                                       if ix.read_bytes[o])
-        g.roots = {i}
-        if ix.reduction[i] or ix.contraction[i] or ix.opaque[i] or ix.offline[i]:
-            g.special = {i}
-        if ix.output[i] or ix.users[i]:
-            g.outs = {i}
-            g.out_bytes = ix.nbytes[i]
-        self.groups[i] = g
-        self.node_groups[i].add(i)
-        self.home[i] = i
-        self.succ[i] = set()
-        self.pred[i] = set()
+    def _singles(self) -> None:
+        """Every live op alone in its group, and the edges between them:  the groups
+        of one op, built in one loop (each set and dict filled in the order it always was)."""
+        ix, costs = self.ix, self.costs
+        source, live, operands, read_bytes = ix.source, ix.live, ix.operands, ix.read_bytes
+        region, slice_bytes, reg_width = ix.region, ix.slice_bytes, ix.reg_width
+        reduction, contraction, opaque, offline = ix.reduction, ix.contraction, ix.opaque, \
+            ix.offline
+        output, users, nbytes, flops, trans = ix.output, ix.users, ix.nbytes, ix.flops, ix.trans
+        groups, node_groups, home, succ, pred = (self.groups, self.node_groups, self.home,
+                                                 self.succ, self.pred)
+        new = Group.__new__
+        for i in range(len(ix)):
+            if source[i] or not live[i]:
+                continue
+            g = new(Group)
+            g.gid = g.rank = g.ver = i
+            g.members = {i}
+            box = region[i]
+            ext = {}
+            ext_bytes = 0
+            lv = reg_width[i]
+            ins = set()
+            for o in operands[i]:
+                rb = read_bytes[o]
+                if rb:
+                    w = ext[o] = slice_bytes[i] if box is not None else rb
+                    ext_bytes += w
+                    lv += reg_width[o]
+                if not source[o]:
+                    succ[o].add(i)
+                    ins.add(o)
+            g.ext, g.ext_bytes, g.live = ext, ext_bytes, lv
+            g.parts = {o: frozenset([box]) for o in ext} if box is not None and ext else {}
+            g.flops, g.trans = flops[i], trans[i]
+            if costs is not None:
+                g.cs, g.ds, g.dsf, g.work = (costs.compute_s[i], costs.dot_s[i],
+                                             costs.dot_fused_s[i], costs.work[i])
+            else:
+                g.cs = g.ds = g.dsf = 0.0
+                g.work = 0
+            g.roots = {i}
+            g.special = {i} if reduction[i] or contraction[i] or opaque[i] or offline[i] \
+                else set()
+            if output[i] or users[i]:
+                g.outs = {i}
+                g.out_bytes = nbytes[i]
+            else:
+                g.outs = set()
+                g.out_bytes = 0
+            g.pattern = g.names = g.t = None
+            g.pinned = g.dup = False
+            groups[i] = g
+            node_groups[i].add(i)
+            home[i] = i
+            succ[i] = set()
+            pred[i] = ins
 
     # ----- costs -----------------------------------------------------------------------------
 
     def time(self, g: Group) -> float:
         """Predicted seconds of group ``g`` as one kernel (cached until the group changes)."""
-        if g.t is None:
-            g.t = self.ktime(g.flops, g.trans, g.ext_bytes + g.out_bytes,
-                             g.out_bytes, self.has_contraction(g), self.calibrated(g))
-        return g.t
+        t = g.t
+        if t is None:
+            sp = g.special                       # has_contraction(g), without the call
+            dot = bool(sp) and any(self.ix.contraction[m] for m in sp)
+            t = g.t = self.ktime(g.flops, g.trans, g.ext_bytes + g.out_bytes, g.out_bytes, dot,
+                                 None if self.costs is None else self.calibrated(g))
+        return t
 
     def calibrated(self, *groups: Group, minus=()):
         """``(compute s, contraction s, work, traffic)`` of ``groups`` as one kernel, less the
@@ -230,25 +258,53 @@ class FusionState:
     def merged_inputs(self, a: Group, b: Group) -> tuple[int, int]:
         """(count, bytes) of the external values read by ``a`` and ``b`` together: a value both
         read counts once (the union of their slices when both read it only through slices)."""
-        # counted from the totals by set intersections in C, each walking its smaller side: a
-        # group that absorbed many producers reads hundreds of values (ext and members are
-        # disjoint; bytes are ints, so the order of the sums is free)
+        # counted from the totals (ext and members are disjoint; bytes are ints, so the order
+        # of the sums is free): by set intersections in C, each walking its smaller side,
+        # when b reads many values (a group that absorbed many producers reads hundreds) or
+        # a's reads and b's members are both many; else by a loop over b's reads, and one
+        # over the smaller of a's reads and b's members
         aext, bext = a.ext, b.ext
-        ak, bk = aext.keys(), bext.keys()
-        ca = ak & b.members                       # a reads what b computes
-        cb = bk & a.members                       # b reads what a computes
-        both = bk & ak                            # both read
-        n = len(aext) - len(ca) + len(bext) - len(cb) - len(both)
+        if len(bext) > 8 or (len(aext) > 8 and len(b.members) > 8):
+            ak, bk = aext.keys(), bext.keys()
+            ca = ak & b.members                   # a reads what b computes
+            cb = bk & a.members                   # b reads what a computes
+            both = bk & ak                        # both read
+            n = len(aext) - len(ca) + len(bext) - len(cb) - len(both)
+            nb = a.ext_bytes + b.ext_bytes
+            if ca:
+                nb -= sum(map(aext.__getitem__, ca))
+            if cb:
+                nb -= sum(map(bext.__getitem__, cb))
+            if both:
+                nb -= sum(map(bext.__getitem__, both))
+                if a.parts or b.parts:
+                    for o in both:
+                        nb += self.shared_read(a, b, o) - aext[o]
+            return n, nb
+        bm, am = b.members, a.members
+        n = len(aext) + len(bext)
         nb = a.ext_bytes + b.ext_bytes
-        if ca:
-            nb -= sum(map(aext.__getitem__, ca))
-        if cb:
-            nb -= sum(map(bext.__getitem__, cb))
-        if both:
-            nb -= sum(map(bext.__getitem__, both))
-            if a.parts or b.parts:
-                for o in both:
-                    nb += self.shared_read(a, b, o) - aext[o]
+        if len(bm) <= len(aext):
+            for m in bm:
+                if m in aext:
+                    n -= 1
+                    nb -= aext[m]
+        else:
+            for m in aext:
+                if m in bm:
+                    n -= 1
+                    nb -= aext[m]
+        if bext:
+            parts = a.parts or b.parts
+            for o, w in bext.items():
+                if o in am:
+                    n -= 1
+                    nb -= w
+                elif o in aext:
+                    n -= 1
+                    nb -= w
+                    if parts:
+                        nb += self.shared_read(a, b, o) - aext[o]
         return n, nb
 
     def shared_read(self, a: Group, b: Group, o: int) -> int:
@@ -278,14 +334,45 @@ class FusionState:
                 parts[o] = b.parts[o]
         return ext, parts
 
+    def _absorb_ext(self, c: Group, p: Group) -> None:
+        """``c.ext``, ``c.parts`` and ``c.ext_bytes`` become, in place, those of
+        :meth:`merged_ext(c, p) <merged_ext>` (the bytes are ints: kept by differences, they
+        are the sum of the new values), in time of ``p``'s reads rather than ``c``'s."""
+        cext, cparts, pm, cm = c.ext, c.parts, p.members, c.members
+        nb = c.ext_bytes
+        gone = cext.keys() & pm
+        if gone:
+            for o in gone:
+                nb -= cext.pop(o)
+                if cparts:
+                    cparts.pop(o, None)
+        pparts = p.parts
+        for o, w in p.ext.items():
+            if o in cm:
+                continue
+            if o in cext:
+                if o in cparts:
+                    new = self.shared_read(c, p, o)
+                    nb += new - cext[o]
+                    cext[o] = new
+                    if o in pparts:
+                        cparts[o] = cparts[o] | pparts[o]
+                    else:
+                        del cparts[o]
+                continue
+            cext[o] = w
+            nb += w
+            if o in pparts:
+                cparts[o] = pparts[o]
+        c.ext_bytes = nb
+
     def fuse_into_consumers(self, p: Group, consumers: list[Group]) -> list[Group]:
         """Copy producer ``p`` into each consumer and delete it; returns the consumers."""
         ix, pm = self.ix, p.members
         keep_outs = {v for v in p.outs if ix.output[v]}
         node_groups, costs, many = self.node_groups, self.costs, len(consumers) > 1
         for c in consumers:
-            ext, parts = self.merged_ext(c, p)
-            c.ext, c.parts, c.ext_bytes = ext, parts, sum(ext.values())
+            self._absorb_ext(c, p)
             # a member of two groups was duplicated, and duplication marks every group that
             # holds a copy (``dup``): only then can the two share members (as in _pair)
             shared = pm & c.members if p.dup or c.dup else ()
@@ -330,6 +417,60 @@ class FusionState:
                 home[v] = first
         self._drop(p)
         return consumers
+
+    def fuse_into_one(self, p: Group, c: Group) -> Group:
+        """:meth:`fuse_into_consumers` of a producer with the one consumer ``c`` (each set
+        and number updated as there, in the same order); returns ``c``."""
+        ix, pm = self.ix, p.members
+        output = ix.output
+        keep_outs = {v for v in p.outs if output[v]}
+        self._absorb_ext(c, p)
+        shared = pm & c.members if p.dup or c.dup else ()
+        c.members |= pm
+        c.names = c.t = None
+        c.ver = (c.ver, p.ver)
+        gid, pgid = c.gid, p.gid
+        node_groups, home = self.node_groups, self.home
+        for v in pm:
+            ng = node_groups[v]
+            ng.add(gid)
+            ng.discard(pgid)
+            if home[v] == pgid:
+                home[v] = gid
+        if shared:
+            c.flops += p.flops - sum(ix.flops[m] for m in shared)
+            c.trans += p.trans - sum(ix.trans[m] for m in shared)
+        else:
+            c.flops += p.flops - 0
+            c.trans += p.trans - 0
+        if self.costs is not None:
+            if shared:
+                c.cs, c.ds, c.dsf, c.work = self.sums(c, p, minus=shared)
+            else:
+                c.cs, c.ds, c.dsf, c.work = (c.cs + p.cs, c.ds + p.ds, c.dsf + p.dsf,
+                                             c.work + p.work)
+        c.live += p.live
+        if p.special:
+            c.special |= p.special
+        c.pattern = c.pattern or p.pattern
+        c.dup = c.dup or p.dup
+        if keep_outs:
+            c.outs |= keep_outs
+            nbytes = ix.nbytes
+            c.out_bytes = sum(nbytes[v] for v in c.outs)
+        pred, succ = self.pred, self.succ
+        ppred = pred[pgid]
+        cpred = pred[gid]
+        cpred.discard(pgid)
+        cpred |= ppred
+        for x in ppred:
+            sx = succ[x]
+            sx.discard(pgid)
+            sx.add(gid)
+        del self.groups[pgid]
+        del succ[pgid]
+        del pred[pgid]
+        return c
 
     def _drop(self, g: Group) -> None:
         del self.groups[g.gid]

@@ -545,14 +545,7 @@ def _index(graph: Graph):
 
 def _role(graph: Graph, nodes) -> str:
     ix = _index(graph)
-    idx = [ix.pos[n] for n in nodes]
-    if not any(ix.live[i] for i in idx):
-        return GroupRole.DEAD
-    if all(ix.offline[i] for i in idx):
-        return GroupRole.OFFLINE
-    if len(idx) == 1 and ix.free[idx[0]]:
-        return GroupRole.FREE
-    return GroupRole.CALL
+    return _role_ix(ix, [ix.pos[n] for n in nodes])
 
 
 def unfused_plan(graph: Graph, device: str = "cpu") -> Plan:

@@ -218,13 +218,14 @@
       replayTab: function (tab, value, max, step, marks) {
         var nu = window.dash_clientside.no_update;
         if (tab !== "tab-explain") {
-          if (step === null || step === undefined) { return [nu, nu, nu]; }
-          return [nu, null, marks === null || marks === undefined ? nu : null];
+          if (step === null || step === undefined) { return [nu, nu, nu, nu]; }
+          /* the step's focus (ids.FOUND, marked hl-found) goes with its marks */
+          return [nu, null, marks === null || marks === undefined ? nu : null, null];
         }
         if (value === null || value === undefined || (typeof max === "number" && value >= max)) {
-          return [nu, nu, nu];
+          return [nu, nu, nu, nu];
         }
-        return [value, nu, nu];
+        return [value, nu, nu, nu];
       },
       /* The slider moved: at its end the plan itself is drawn (no step, no marks: nothing
        * asked of the server); before it the server draws the step (ids.REPLAY_REQUEST). */

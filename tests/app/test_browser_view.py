@@ -107,7 +107,9 @@ def test_the_replay_is_drawn_only_while_explain_is_shown(dash_duo, make_app, tmp
     dash_duo.wait_for_text_to_equal(f"#{ids.BANNER}", "")
     wait_for(dash_duo, lambda: group_count(dash_duo) == n, 20, "the plan's groups")
     wait_for(dash_duo, lambda: highlighted(dash_duo, "hl-step") == set()
-             and highlighted(dash_duo, "hl-after") == set(), 10, "no replay marks")
+             and highlighted(dash_duo, "hl-after") == set()
+             and highlighted(dash_duo, "hl-found") == set(), 10,
+             "no replay marks (nor the step's focus, hl-found)")
     save_screenshot(dash_duo, tmp_path, "replay-left.png")
     # an edit on the Plan tab draws the new plan (it did not while a step was drawn)
     big = max(ws.plan.groups, key=lambda g: g.size)

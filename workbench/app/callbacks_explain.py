@@ -62,6 +62,7 @@ def register(app, services) -> None:
                             Output(ids.REPLAY_REQUEST, "data", allow_duplicate=True),
                             Output(ids.REPLAY_STEP, "data", allow_duplicate=True),
                             Output(ids.MARKS, "data", allow_duplicate=True),
+                            Output(ids.FOUND, "data", allow_duplicate=True),
                             Input(ids.TABS, "value"), State(ids.STEP_SLIDER, "value"),
                             State(ids.STEP_SLIDER, "max"), State(ids.REPLAY_STEP, "data"),
                             State(ids.MARKS, "data"), prevent_initial_call=True)

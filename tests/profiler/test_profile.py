@@ -328,3 +328,27 @@ def test_predictions_from_an_uncalibrated_cpu_profile_say_so():
     assert _calibration_note(None) == []
     calibrated = with_calibration(replace(FIXED_CPU), {"launch_s": 1e-7, "levels": []})
     assert _calibration_note(calibrated) == []
+
+
+def test_the_stamped_call_runs_the_plan_and_its_stamps_give_the_timed_seconds(softmax, cache):
+    """run_stamped is the instrumented call alone: the same outputs as run(), each kernel's
+    start and end stamp in order, and stamp_seconds gives what run_timed returns."""
+    from workbench.codegen import compile_plan
+    from workbench.ir import make_inputs
+    from workbench.planner.plan import unfused_plan
+
+    compiled = compile_plan(softmax, unfused_plan(softmax), "cpu", cache_dir=cache)
+    inputs = make_inputs(softmax, seed=1)
+    bound = compiled.bind(compiled.prepare(inputs, None))
+    want = [np.array(o) for o in bound.run()]
+    got = bound.run_stamped()
+    assert all(np.array_equal(np.asarray(a), b) for a, b in zip(got, want))
+    n = len(bound.kernels)
+    assert n >= 3
+    st = bound.stamps[:2 * n]
+    assert all(a <= b for a, b in zip(st, st[1:]))         # start <= end <= next start
+    secs, starts = bound.stamp_seconds()
+    assert len(secs) == len(starts) == n and all(s >= 0 for s in secs)
+    assert secs == ((st[1::2] - st[0::2]) * 1e-9).tolist()
+    _outs, secs2, starts2 = bound.run_timed()
+    assert len(secs2) == n and starts2[0] > starts[-1]      # a new call, later on the same clock

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from tests.costmodel.test_calibration import CAL, DEV
@@ -15,6 +16,7 @@ from workbench.costmodel.devices import with_calibration
 from workbench.ir import GraphBuilder, verify
 from workbench.profiler import profile
 from workbench.profiler.accuracy import MISS_RANGE, check_prediction, measured_time, summary
+from workbench.profiler.calibrate import TYPICAL_PERCENTILE
 from workbench.profiler.report import Timing
 
 
@@ -39,8 +41,18 @@ def test_a_prediction_outside_half_to_twice_is_a_miss_with_its_term():
                                                "share_within": pytest.approx(1 / 3), "missed": 2}
 
 
-def test_a_noisy_timing_is_judged_by_its_min():
+def test_a_timing_is_judged_by_its_25th_percentile_the_statistic_the_probe_fits():
+    runs = [4e-6, 1e-6, 2e-6, 3e-6, 9e-6, 5e-6, 6e-6, 7e-6, 8e-6]
+    t = Timing.of(runs)
+    assert t.typical_s == pytest.approx(float(np.percentile(runs, TYPICAL_PERCENTILE)))
+    assert t.typical_s == pytest.approx(3e-6) and t.median_s == pytest.approx(5e-6)
+    assert measured_time(t) == t.typical_s
+    assert measured_time(replace(t, noisy=True)) == t.typical_s
+
+
+def test_a_record_made_before_the_percentile_was_stored_is_judged_as_then():
     t = Timing(9e-6, 1e-6, 5e-6, 9, noisy=True)
+    assert math.isnan(t.typical_s)
     assert measured_time(t) == 1e-6
     assert measured_time(replace(t, noisy=False)) == 9e-6
 

@@ -106,8 +106,8 @@ def _miss_lines(report) -> list[str]:
     if checks:
         lo, hi = MISS_RANGE
         lines.append(f"predictions: {len(checks) - len(missed)} of {len(checks)} kernels within "
-                     f"[{lo:g}, {hi:g}] x their prediction (measured: the median, the min when "
-                     "noisy)")
+                     f"[{lo:g}, {hi:g}] x their prediction (measured: the 25th percentile of "
+                     "the runs, the statistic the calibration fits)")
     return lines
 
 

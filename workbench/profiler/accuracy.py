@@ -25,7 +25,7 @@ class PredictionCheck:
     Attributes
     ----------
     measured_s, predicted_s : float
-        Seconds (measured: median, or min when noisy).
+        Seconds (measured: :func:`measured_time`, the 25th percentile of the runs).
     ratio : float
         ``measured_s / predicted_s`` (NaN when either is unknown).
     missed : bool
@@ -50,7 +50,17 @@ class PredictionCheck:
 
 
 def measured_time(timing) -> float:
-    """The figure a kernel's timing stands behind: its median, or its min when noisy."""
+    """The figure a kernel's timing is compared with its prediction by (seconds).
+
+    The 25th percentile of its runs (``timing.typical_s``): the statistic the CPU probe fits
+    the cost model's terms to (:func:`workbench.profiler.calibrate.typical`), so a prediction
+    and its measurement are the same kind of number. Less disturbed by bursts of other work
+    than the median and steadier than the single fastest run. A timing without it (a record
+    made before it was stored) is judged as it was then: its median, or its min when noisy.
+    """
+    typical = getattr(timing, "typical_s", math.nan)
+    if isinstance(typical, float) and math.isfinite(typical) and typical > 0:
+        return typical
     return timing.min_s if timing.noisy else timing.median_s
 
 

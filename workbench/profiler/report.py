@@ -32,7 +32,10 @@ NOISY_FLOOR_S = 2e-6
 class Timing:
     """Summary of repeated measurements (seconds).
 
-    ``spread_s`` is the interquartile range (75th minus 25th percentile). ``noisy`` is true
+    ``typical_s`` is the 25th percentile of the runs: the statistic the CPU probe fits its
+    terms to (:data:`workbench.profiler.calibrate.TYPICAL_PERCENTILE`), so the one a prediction
+    is compared with (:func:`workbench.profiler.accuracy.measured_time`); NaN in records made
+    before it was stored. ``spread_s`` is the interquartile range (75th minus 25th percentile). ``noisy`` is true
     when ``median_s / min_s > NOISY_MEDIAN_OVER_MIN`` or ``spread_s / median_s >
     NOISY_IQR_OVER_MEDIAN`` (and the difference exceeds ``NOISY_FLOOR_S``): the runs disagree
     too much for the median to be a reliable figure, and ``min_s`` (the run least disturbed
@@ -45,6 +48,7 @@ class Timing:
     samples: int
     max_s: float = math.nan
     noisy: bool = False
+    typical_s: float = math.nan
 
     @staticmethod
     def of(samples) -> "Timing":
@@ -58,7 +62,7 @@ class Timing:
         noisy = bool(s.size >= 3 and (
             (q50 > NOISY_MEDIAN_OVER_MIN * lo and q50 - lo > NOISY_FLOOR_S)
             or (iqr > NOISY_IQR_OVER_MEDIAN * q50 and iqr > NOISY_FLOOR_S)))
-        return Timing(float(q50), lo, iqr, int(s.size), float(s.max()), noisy)
+        return Timing(float(q50), lo, iqr, int(s.size), float(s.max()), noisy, float(q25))
 
 
 @dataclass

@@ -89,6 +89,10 @@ is a measurement of this machine running our kernels, not a datasheet or a sysfs
     the fused kind's when other ops share its kernel. On the 2-core VM the backend's output
     fusions ran slower than the dot and its epilogue as separate kernels (the block's result is a
     scratch array allocated per call): the fused kind measures that.
+    ``dot_batched``: the seconds *per batch* of batched dots whose result is small (one BLAS
+    call per batch, :func:`dot_calls`), interpolated on a batch's FLOPs; a batched dot costs its
+    calls times that (plain and fused alike). Profiles measured before it was probed charge each
+    call as a dot alone (2-3x too much for eight calls of 1 kFLOP on the 2-core VM).
 
 A kernel's time (:func:`cpu_terms`)::
 
@@ -636,10 +640,14 @@ def node_costs(index, cal: Calibration, blocked_min_bytes: int) -> NodeCosts:
             kind = contraction_kind(index, i)
             calls = dot_calls(index, i, blocked_min_bytes)
             flops, out = index.flops[i] / calls, index.nbytes[i] / calls
-            dots[i] = calls * cal.contraction_s(kind, flops, out, blocked_min_bytes)
-            fused[i] = (calls * cal.contraction_s(kind + "_fused", flops, out,
-                                                  blocked_min_bytes)
-                        if cal.contraction.get(kind + "_fused") else dots[i])
+            if calls > 1 and cal.contraction.get("dot_batched"):
+                dots[i] = fused[i] = calls * cal.contraction_s("dot_batched", flops, out,
+                                                               blocked_min_bytes)
+            else:
+                dots[i] = calls * cal.contraction_s(kind, flops, out, blocked_min_bytes)
+                fused[i] = (calls * cal.contraction_s(kind + "_fused", flops, out,
+                                                      blocked_min_bytes)
+                            if cal.contraction.get(kind + "_fused") else dots[i])
             klass[i] = "contraction"
         else:
             klass[i], comp[i] = node_compute_s(index, i, cal)

@@ -65,6 +65,10 @@ STRIDED = ("reduce_col", "reduce_row", "transpose", "broadcast_inner", "broadcas
 #: element than one of 16,384 elements)
 TINY = 1 << 10
 TINY_CLASSES = ("reduce_col", "reduce_row")
+#: batched dots (batch, M, K, N) whose result is under CPU_PARALLEL_MIN_BYTES: the backend runs
+#: one BLAS call per batch, and a call after the first costs less than one alone (on the 2-core
+#: VM eight calls of 1,024 FLOPs took 3.1 us in all, one alone 0.9 us beyond the launch)
+DOT_BATCHES = ((8, 4, 8, 8), (8, 8, 8, 8), (8, 8, 16, 16), (8, 16, 32, 32), (4, 32, 64, 64))
 #: dot shapes (M, K, N) and convolutions (NHWC input, HWIO kernel, groups)
 DOTS = ((4, 8, 8), (8, 16, 16), (16, 32, 32), (32, 64, 64), (64, 64, 64), (128, 128, 128), (128, 512, 256), (256, 256, 256), (256, 512, 512),
         (512, 512, 512), (512, 512, 1024), (1024, 1024, 1024))
@@ -437,8 +441,9 @@ def _with_epilogue(b, c, width: int):
 
 
 def _contraction_graph(kind: str, shape, epilogue: bool):
-    """A dot ``(M, K, N)`` or a convolution ``(input, kernel, groups)``, alone or with a
-    bias + ReLU epilogue in its kernel; and its FLOPs."""
+    """A dot ``(M, K, N)``, a batched dot ``(batch, M, K, N)`` (``dot_batched``) or a
+    convolution ``(input, kernel, groups)``, alone or with a bias + ReLU epilogue in its
+    kernel; and its FLOPs."""
     from workbench.ir.ops import get_op
 
     b = GraphBuilder(f"{kind}{'_fused' if epilogue else ''}")
@@ -447,6 +452,11 @@ def _contraction_graph(kind: str, shape, epilogue: bool):
         x, w = b.parameter("x", (m, kk)), b.parameter("w", (kk, n))
         c = b.op("dot", [x, w], lhs_contracting_dims=(1,), rhs_contracting_dims=(0,),
                  lhs_batch_dims=(), rhs_batch_dims=())
+    elif kind == "dot_batched":
+        bt, m, kk, n = shape
+        x, w = b.parameter("x", (bt, m, kk)), b.parameter("w", (bt, kk, n))
+        c = b.op("dot", [x, w], lhs_contracting_dims=(2,), rhs_contracting_dims=(1,),
+                 lhs_batch_dims=(0,), rhs_batch_dims=(0,))
     else:
         xs, ws, groups = shape
         x, w = b.parameter("x", xs), b.parameter("w", ws)
@@ -463,10 +473,13 @@ def _contractions(warm, cache_dir, progress):
     """``kind -> [[FLOPs, result bytes, seconds]]`` for dots and convolutions alone (``dot``,
     ``conv``, ``conv_grouped``) and with a bias + ReLU epilogue in the same kernel (the same
     kinds with ``_fused``: an output fusion; the backend's row-block epilogue has costs of its
-    own, such as the block's scratch result)."""
+    own, such as the block's scratch result). ``dot_batched``: the batched dots of
+    :data:`DOT_BATCHES`, alone, as ``[FLOPs, result bytes, seconds]`` *per batch* (one BLAS
+    call each)."""
     out: dict[str, list] = {}
     jobs = [("dot", d, e) for d in DOTS for e in (False, True)] + \
-        [("conv", c, e) for c in CONVS for e in (False, True)]
+        [("conv", c, e) for c in CONVS for e in (False, True)] + \
+        [("dot_batched", d, False) for d in DOT_BATCHES]
     for k, (kind, shape, epilogue) in enumerate(jobs):
         _tick(progress, f"{kind} {shape}{' + bias + relu' if epilogue else ''}", k, len(jobs))
         g, flops, out_bytes = _contraction_graph(kind, shape, epilogue)
@@ -475,8 +488,9 @@ def _contractions(warm, cache_dir, progress):
         except FellBack:
             continue
         name = "conv_grouped" if kind == "conv" and shape[2] > 1 else kind
+        calls = shape[0] if kind == "dot_batched" else 1
         out.setdefault(name + ("_fused" if epilogue else ""), []).append(
-            [flops, out_bytes, max(t - warm, 1e-9)])
+            [flops / calls, out_bytes // calls, max(t - warm, 1e-9) / calls])
     return out
 
 

@@ -104,6 +104,30 @@ def test_a_small_batched_dot_is_one_call_per_batch():
     assert op_cost(g, "d", dev).terms["contraction"] == pytest.approx(8 * 1024 / rate)
 
 
+def test_a_small_batched_dot_costs_its_calls_at_the_probes_per_batch_rate():
+    """With the probe's batched points (per batch: one call's FLOPs, result bytes, seconds),
+    a batched dot's calls are charged at that rate, not as dots alone; a dot without batch
+    dimensions still uses the ``dot`` points."""
+    dots = {"dot": [[512, 128, 9e-7], [4096, 512, 1.3e-6], [1e9, 1 << 20, 1e-2]],
+            "dot_batched": [[512, 128, 3.7e-7], [4096, 512, 7.3e-7]]}
+    dev = with_calibration(FIXED_CPU, dict(CAL, contraction=dots))
+    b = GraphBuilder("bdot2")
+    x, y = b.parameter("x", (8, 8, 8)), b.parameter("y", (8, 8, 8))
+    u, v = b.parameter("u", (8, 8)), b.parameter("v", (8, 8))
+    d = b.op("dot", [x, y], lhs_contracting_dims=(2,), rhs_contracting_dims=(1,),
+             lhs_batch_dims=(0,), rhs_batch_dims=(0,), node_id="d")
+    e = b.op("dot", [u, v], lhs_contracting_dims=(1,), rhs_contracting_dims=(0,),
+             lhs_batch_dims=(), rhs_batch_dims=(), node_id="e")
+    g = verify(b.build([d, e]))
+    per_call = 1024 / interp_loglog([(512, 512 / 3.7e-7), (4096, 4096 / 7.3e-7)], 1024,
+                                    extrapolate_linear=False)
+    assert op_cost(g, "d", dev).terms["contraction"] == pytest.approx(8 * per_call)
+    assert 8 * per_call < 8 * 9e-7          # cheaper than eight dots alone
+    alone = 1024 / interp_loglog([(512, 512 / 9e-7), (4096, 4096 / 1.3e-6)], 1024,
+                                 extrapolate_linear=False)
+    assert op_cost(g, "e", dev).terms["contraction"] == pytest.approx(alone)
+
+
 def test_a_plan_whose_footprint_stays_in_cache_launches_as_the_probes_small_plans():
     cal = Calibration.from_json(dict(CAL, launch_s=1e-8,
                                      launch_ctx=[[1, 0, 2e-8], [1, 4 * MiB, 8e-8],

@@ -24,6 +24,7 @@ def probe(tmp_path_factory):
         mp.setattr(calibrate, "LARGE", 1 << 18)
         mp.setattr(calibrate, "DOTS", ((64, 64, 64),))
         mp.setattr(calibrate, "CONVS", (((2, 8, 8, 8), (3, 3, 8, 8), 1),))
+        mp.setattr(calibrate, "DOT_BATCHES", ((8, 8, 8, 8),))
         mp.setattr(calibrate, "RUN_BUDGET_S", 0.02)
         mp.setattr(calibrate, "ROUNDS", 2)
         mp.setattr(calibrate, "CONTEXT_KERNELS", (1, 4))
@@ -57,7 +58,9 @@ def test_the_probe_measures_every_term_with_our_kernels(probe):
     assert all(0 < p[1] < 1e-3 for p in doc["launch_interp"])
     assert all(s > 0 for _, s in doc["per_element"]["exponential"])
     assert {k: len(v) for k, v in doc["contraction"].items()} == {
-        "dot": 1, "dot_fused": 1, "conv": 1, "conv_fused": 1}
+        "dot": 1, "dot_fused": 1, "conv": 1, "conv_fused": 1, "dot_batched": 1}
+    # a batched dot's point is per batch: one call's FLOPs (2 * 8 * 8 * 8) and result bytes
+    assert doc["contraction"]["dot_batched"][0][:2] == [1024, 256]
     bws = [lv["Bps"] for lv in doc["levels"]]
     assert doc["levels"][-1]["name"] == "DRAM" and bws == sorted(bws, reverse=True)
     assert doc["source"].startswith("calibrated on ") and "CPU backend" in doc["source"]

@@ -43,7 +43,9 @@ class FusionKind:
     INPUT = "input"                #: a reduction with what feeds it (XLA kInput)
     OUTPUT = "output"              #: a dot or convolution with its epilogue (XLA kOutput)
     MULTI_OUTPUT = "multi-output"  #: a loop or input fusion that writes several values
-    OPAQUE = "opaque"              #: a lone op the workbench cannot look inside
+    OPAQUE = "opaque"              #: a kernel that is no fusion: a while loop, a conditional,
+    #:                                a sort or top-k, a scatter (XLA runs these as instructions
+    #:                                of their own), or an op the workbench cannot look inside
 
     ALL = (LOOP, INPUT, OUTPUT, MULTI_OUTPUT, OPAQUE)
 
@@ -71,23 +73,36 @@ def is_source(graph: Graph, node_id: str) -> bool:
 def group_kind(graph: Graph, members: Iterable[str], n_outputs: int = 1) -> str:
     """The fusion kind of a group with these members.
 
-    Output if it holds a dot or convolution (its epilogue fused after it); else multi-output if
-    it writes several values; else input if it holds a reduction (or a composite that reduces:
-    softmax, layer norm; an inference batch norm is a per-channel affine map and does not);
-    else loop. A group of one opaque op is opaque.
+    Opaque if it holds an op that is no fusion's (:data:`NOT_FUSED_CATEGORIES`,
+    :data:`NOT_FUSED_OPS`: a while loop, a conditional, a sort, top-k, a scatter, an opaque
+    op); else output if it holds a dot or convolution (its epilogue fused after it); else
+    multi-output if it writes several values; else input if it holds a reduction (or a
+    composite that reduces: softmax, layer norm; an inference batch norm is a per-channel affine
+    map and does not); else loop. The rules of :func:`_kind_ix` (what ``make_plan`` uses).
     """
     from workbench.ir.index import is_reduction
 
     members = list(members)
-    cats = [get_op(graph.node(m).op).category for m in members]
-    if Category.OPAQUE in cats:
+    return _kind_of([graph.node(m).op for m in members],
+                    (is_reduction(graph, m) for m in members), n_outputs)
+
+
+#: categories and ops of kernels that are no fusion (XLA runs them as instructions of their
+#: own; the CPU backend has a native kernel or the numpy reference for each)
+NOT_FUSED_CATEGORIES = frozenset({Category.OPAQUE, Category.SORT, Category.SCATTER})
+NOT_FUSED_OPS = frozenset({"while", "conditional"})
+
+
+def _kind_of(ops, reductions, n_outputs: int) -> str:
+    """The fusion kind of a group whose members have these ``ops`` and reduction flags."""
+    cats = {_category(op) for op in ops}
+    if cats & NOT_FUSED_CATEGORIES or NOT_FUSED_OPS.intersection(ops):
         return FusionKind.OPAQUE
     if Category.CONTRACTION in cats or Category.CONVOLUTION in cats:
         return FusionKind.OUTPUT
     if n_outputs > 1:
         return FusionKind.MULTI_OUTPUT
-    if any(is_reduction(graph, m) for m, c in zip(members, cats)
-           if c in (Category.REDUCTION, Category.NORMALIZATION)):
+    if any(reductions):
         return FusionKind.INPUT
     return FusionKind.LOOP
 
@@ -488,18 +503,10 @@ def _lexicographic_order(succ: list, keys: list) -> list | None:
 
 
 def _kind_ix(ix, idx, n_outputs: int) -> str:
-    """:func:`_kind` of the members numbered ``idx``."""
+    """:func:`group_kind` of the members numbered ``idx`` (the flat index's ops and
+    reduction flags)."""
     ops = ix.ops
-    cats = {_category(ops[i]) for i in idx}
-    if Category.OPAQUE in cats:
-        return FusionKind.OPAQUE
-    if Category.CONTRACTION in cats or Category.CONVOLUTION in cats:
-        return FusionKind.OUTPUT
-    if n_outputs > 1:
-        return FusionKind.MULTI_OUTPUT
-    if any(ix.reduction[i] for i in idx):
-        return FusionKind.INPUT
-    return FusionKind.LOOP
+    return _kind_of([ops[i] for i in idx], (ix.reduction[i] for i in idx), n_outputs)
 
 
 def _role_ix(ix, idx) -> str:
@@ -511,20 +518,6 @@ def _role_ix(ix, idx) -> str:
     if len(idx) == 1 and ix.free[idx[0]]:
         return GroupRole.FREE
     return GroupRole.CALL
-
-
-def _kind(ix, nodes, n_outputs: int) -> str:
-    """:func:`group_kind` from the graph's flat index (the same rules, read from arrays)."""
-    cats = {_category(ix.ops[ix.pos[m]]) for m in nodes}
-    if Category.OPAQUE in cats:
-        return FusionKind.OPAQUE
-    if Category.CONTRACTION in cats or Category.CONVOLUTION in cats:
-        return FusionKind.OUTPUT
-    if n_outputs > 1:
-        return FusionKind.MULTI_OUTPUT
-    if any(ix.reduction[ix.pos[m]] for m in nodes):
-        return FusionKind.INPUT
-    return FusionKind.LOOP
 
 
 _CATEGORIES: dict[str, str] = {}

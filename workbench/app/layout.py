@@ -242,7 +242,7 @@ def plan_tab() -> html.Div:
         html.Div(id=ids.PLAN_SUMMARY, className="summary"),
         html.Div(id=ids.SELECTION_INFO, className="selection"),
         edits, history,
-        html.Div(id=ids.EDIT_MSG, className="msg error", role="alert"),
+        html.Div(id=ids.EDIT_MSG, className="msg info", role="status"),
         html.Div([html.Span("Groups:", className="bar-label wide"), top_choice(ids.GROUP_TOP),
                   html.Span("click a column to sort; top N: the slowest by predicted time",
                             className="hint")], className="edit-bar"),
@@ -302,6 +302,7 @@ def explain_tab() -> html.Div:
         dcc.Slider(id=ids.STEP_SLIDER, min=0, max=0, step=1, value=0, marks=None,
                    tooltip={"placement": "bottom", "always_visible": False},
                    updatemode="mouseup"),
+        html.Div(id=ids.STEP_NOTE, className="hint", role="status"),
         jumps,
         html.Div(id=ids.STEP_TEXT, className="step-text"),
         dcc.Checklist(id=ids.XLA_TOGGLE, options=[], value=[], className="xla-toggle"),
@@ -344,11 +345,16 @@ def profile_tab() -> html.Div:
             ("kind", "kind"), ("measured", "measured", {"sort_by": "measured_s"}),
             ("predicted", "predicted", {"sort_by": "predicted_s"}),
             ("ratio", "measured / predicted", {"sort_by": "ratio_x"}),
-            ("dominant", "dominant term"),
+            # a miss: which term was wrong (the report's PredictionCheck.text), beside the
+            # ratio, wide enough to read and whole in its tooltip
+            ("miss", "which term was wrong", {"tooltipField": "miss", "flex": 3,
+                                              "minWidth": 280}),
+            ("dominant", "dominant term", {"tooltipField": "dominant", "maxWidth": 200}),
             # the kernel's arguments, as the report's ``gbps``; the notes of a miss count the
             # cost model's bytes (workbench.costmodel.text.miss_text): the header says which
             ("gbps", "GB/s (arguments)", {"sort_by": "gbps_x", "headerTooltip": GBPS_TOOLTIP}),
-            ("note", "note", {"tooltipField": "note", "flex": 2})], height="300px",
+            ("note", "note", {"tooltipField": "note", "flex": 1, "minWidth": 120})],
+             height="300px",
              # a kernel outside [0.5, 2] x its prediction is flagged (issue 11)
              getRowStyle={"styleConditions": [{"condition": "params.data.missed",
                                                "style": {"backgroundColor": "#fde8e8"}}]}),

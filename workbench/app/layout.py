@@ -133,7 +133,6 @@ def graph_panel() -> html.Div:
                 "open layer's background, or an op in it)"),
         _button(ids.RELAYOUT, "Re-layout", "Lay the graph out afresh (edits keep every other "
                 "node in place until then)"),
-        html.Span(id=ids.SEARCH_MSG, className="msg"),
     ])
     canvas = cyto.Cytoscape(
         id=ids.CYTO, elements=[], stylesheet=stylesheet(), layout={"name": "preset", "fit": True},
@@ -146,7 +145,10 @@ def graph_panel() -> html.Div:
     return html.Div(className="graph-panel", children=[
         toolbar, html.Div(id=ids.BREADCRUMB, className="breadcrumb"),
         html.Div(id=ids.BANNER, className="banner"),
-        html.Div([canvas, overview], className="canvas"), legend(),
+        # the search's and Close layer's line floats over the canvas's top: in the toolbar it
+        # wrapped to a line of its own when it appeared and pushed the canvas down ~20 px
+        html.Div([canvas, overview, html.Div(id=ids.SEARCH_MSG, className="msg canvas-msg",
+                                             role="status")], className="canvas"), legend(),
         html.Div(id=ids.HOVER_INFO, className="hover-info")])
 
 

@@ -346,7 +346,12 @@
     var e = cy.extent();
     ctx.strokeStyle = "#0969da";
     ctx.lineWidth = 2;
-    ctx.strokeRect(e.x1 * v.s + v.ox, e.y1 * v.s + v.oy, e.w * v.s, e.h * v.s);
+    /* clamped to the map: when the view shows the whole drawing and more (after Collapse
+     * all, Expand all, Fit) the rectangle is the map's edge, not drawn outside it */
+    var x1 = Math.max(1, e.x1 * v.s + v.ox), y1 = Math.max(1, e.y1 * v.s + v.oy);
+    var x2 = Math.min(map.width - 1, e.x2 * v.s + v.ox);
+    var y2 = Math.min(map.height - 1, e.y2 * v.s + v.oy);
+    if (x2 > x1 && y2 > y1) { ctx.strokeRect(x1, y1, x2 - x1, y2 - y1); }
   }
   function attach() {
     var cy = window.workbenchCy(CANVAS);

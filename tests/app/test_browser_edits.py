@@ -3,6 +3,8 @@ the Explain tab's step, the edit message and a one-op group's style after it."""
 
 from __future__ import annotations
 
+import time
+
 from selenium.webdriver.common.keys import Keys
 
 import pytest
@@ -67,3 +69,39 @@ def test_split_then_undo_keeps_the_replay_step_and_says_what_it_did(dash_duo, ma
     click_vertex(dash_duo, vertex_of(dash_duo, other.nodes[0]))
     dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}", f"group {other.id}")
     dash_duo.wait_for_text_to_equal(f"#{ids.EDIT_MSG}", "")
+
+
+#: pixels of the overview map in the view rectangle's blue (#0969da, within a few levels)
+BLUE_PIXELS = """var map = document.getElementById('overview');
+var d = map.getContext('2d').getImageData(0, 0, map.width, map.height).data, k = 0;
+for (var i = 0; i < d.length; i += 4) {
+  if (Math.abs(d[i] - 9) < 24 && Math.abs(d[i + 1] - 105) < 24 && Math.abs(d[i + 2] - 218) < 24) {
+    k++;
+  }
+}
+return k;"""
+
+
+def canvas_top(dash_duo) -> float:
+    return dash_duo.driver.execute_script(
+        f"return document.getElementById('{ids.CYTO}').getBoundingClientRect().top")
+
+
+def test_the_search_line_does_not_move_the_canvas_and_the_map_keeps_its_rectangle(dash_duo,
+                                                                                  make_app):
+    start_drawn(dash_duo, make_app())
+    top = canvas_top(dash_duo)
+    dash_duo.find_element(f"#{ids.SEARCH}").send_keys(
+        "no_such_node_or_scope_anywhere_in_this_graph_at_all\n")
+    dash_duo.wait_for_contains_text(f"#{ids.SEARCH_MSG}", "matches")
+    assert canvas_top(dash_duo) == top
+    wait_for(dash_duo, lambda: dash_duo.driver.execute_script(BLUE_PIXELS) > 100, 10,
+             "the view's rectangle on the map")
+    for button in (ids.COLLAPSE_ALL, ids.EXPAND_ALL):   # the whole drawing in view, and more
+        before = cy_eval(dash_duo, "cy.nodes().length")
+        click(dash_duo, button)
+        wait_for(dash_duo, lambda: cy_eval(dash_duo, "cy.nodes().length") != before, 20,
+                 f"the drawing after {button}")
+        time.sleep(1.0)   # the map is redrawn in the next animation frames
+        wait_for(dash_duo, lambda: dash_duo.driver.execute_script(BLUE_PIXELS) > 100, 10,
+                 f"the view's rectangle on the map after {button}")

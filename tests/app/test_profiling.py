@@ -138,7 +138,7 @@ def test_a_missed_prediction_is_flagged_with_the_term_that_was_wrong(tmp_path):
     cols = [c["field"] for c in _profile_columns()]
     assert cols.index("miss") == cols.index("ratio_x") + 1, cols
     miss = _profile_columns()[cols.index("miss")]
-    assert miss["tooltipField"] == "miss" and miss["minWidth"] >= 240
+    assert miss["tooltipField"] == "miss" and miss["minWidth"] >= 200 and miss["wrapText"]
     assert "predictions: 0 of 1 kernel within [0.5, 2] x their prediction; missed (flagged " \
         "in the table, with the term that was wrong): g0" in profiling.summary_text(doc)
 

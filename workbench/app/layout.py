@@ -344,13 +344,24 @@ def profile_tab() -> html.Div:
         dcc.Graph(id=ids.PROFILE_BARS, config={"displaylogo": False}, className="chart"),
         grid(ids.PROFILE_TABLE, [
             ("group", "kernel", {"comparator": {"function": "groupOrder"}, "width": 80}),
-            ("kind", "kind"), ("measured", "measured", {"sort_by": "measured_s"}),
-            ("predicted", "predicted", {"sort_by": "predicted_s"}),
-            ("ratio", "measured / predicted", {"sort_by": "ratio_x"}),
+            # the times and the ratio at fixed widths (not sized to their headers), so that
+            # the column after them is in view in the side panel
+            ("kind", "kind"),
+            ("measured", "measured", {"sort_by": "measured_s", "width": 90,
+                                      "suppressAutoSize": True}),
+            ("predicted", "predicted", {"sort_by": "predicted_s", "width": 90,
+                                        "suppressAutoSize": True}),
+            ("ratio", "ratio", {"sort_by": "ratio_x", "tooltipField": "miss",
+                                "headerTooltip": "measured / predicted time", "width": 72,
+                                "suppressAutoSize": True}),
             # a miss: which term was wrong (the report's PredictionCheck.text), beside the
-            # ratio, wide enough to read and whole in its tooltip
+            # ratio, in view in the panel's width (wrapped; whole in its tooltip)
             ("miss", "which term was wrong", {"tooltipField": "miss", "flex": 3,
-                                              "minWidth": 280}),
+                                              "minWidth": 200, "wrapText": True,
+                                              "autoHeight": True,
+                                              "cellStyle": {"fontSize": "12px",
+                                                            "lineHeight": "16px",
+                                                            "padding": "4px 8px"}}),
             ("dominant", "dominant term", {"tooltipField": "dominant", "maxWidth": 200}),
             # the kernel's arguments, as the report's ``gbps``; the notes of a miss count the
             # cost model's bytes (workbench.costmodel.text.miss_text): the header says which

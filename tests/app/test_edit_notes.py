@@ -137,3 +137,13 @@ def test_picking_another_group_clears_the_last_edits_message(served):
         (ids.ROW_PICK, "data"): [{"id": plan.groups[-1].id}], (ids.VERSION, "data"): version,
         (ids.SELECTED, "data"): other.nodes[0]}, trigger=f"{ids.ROW_PICK}.data").props()
     assert row[(ids.EDIT_MSG, "children")] == ""
+
+
+def test_an_edit_that_changes_nothing_says_so(transformer):
+    g, ws = transformer
+    single = next(x for x in ws.plan.groups if x.size == 1)
+    same = run_edit(ws, g, ids.SPLIT, [], single.nodes[0], None)
+    assert same.plan == ws.plan
+    assert controller.edit_note("edit", ws.plan, same.plan).startswith("the plan did not change")
+    back = run_edit(same, g, ids.UNDO, [], None, None)
+    assert controller.edit_note("undo", same.plan, back.plan) == "undid a step that changed nothing"

@@ -441,7 +441,9 @@ def edit_note(action: str, old: Plan, new: Plan) -> str:
 
     ``action``: ``edit`` (an edit button), ``undo``, ``redo``, ``reset`` or ``accept``.
     """
-    if action == "undo":
+    if action in ("undo", "redo") and new == old:
+        what = f"{'undid' if action == 'undo' else 'redid'} a step that changed nothing"
+    elif action == "undo":
         d = _last_edit(old)
         what = (f"undid the {EDIT_NAMES.get(d.reason, d.reason)} ({d.message})" if d
                 else "undid the last change")
@@ -454,6 +456,8 @@ def edit_note(action: str, old: Plan, new: Plan) -> str:
     elif action == "accept":
         pinned = sum(1 for g in new.groups if g.pinned) - sum(1 for g in old.groups if g.pinned)
         what = f"accepted the plan: pinned {plural(max(pinned, 0), 'more group')}"
+    elif new == old:
+        what = "the plan did not change (nothing to split, move or merge there)"
     else:
         d = _last_edit(new) if len(new.decisions) > len(old.decisions) else None
         what = d.message if d else "edited the plan"

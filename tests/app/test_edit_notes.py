@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import SAMPLES_DIR
-from workbench.app import controller, ids
+from workbench.app import controller, edit_notes, ids
 from workbench.app.callbacks_plan import run_edit
 from workbench.app.fmt import fmt_ratio
 from workbench.app.graph_figure import (GROUP_PAD, KIND_COLORS, SELECT_COLOR, highlight_rules,
@@ -33,9 +33,9 @@ def test_a_split_says_what_it_did_and_which_groups_were_renumbered(transformer):
     g, ws = transformer
     big = _middle_group(ws.plan)
     split = run_edit(ws, g, ids.SPLIT, [], big.nodes[0], None)
-    note = controller.edit_note("edit", ws.plan, split.plan)
+    note = edit_notes.edit_note("edit", ws.plan, split.plan)
     assert note == f"you split {big.id} into {big.size} single-op kernels"
-    pairs = controller.renamed_groups(ws.plan, split.plan)
+    pairs = edit_notes.renamed_groups(ws.plan, split.plan)
     assert pairs, "a split before other groups shifts their ids"
     for old, new in pairs:   # the same ops under a new id
         assert ws.plan.group(old).nodes == split.plan.group(new).nodes and old != new
@@ -43,13 +43,13 @@ def test_a_split_says_what_it_did_and_which_groups_were_renumbered(transformer):
         frozenset(x.nodes) for x in split.plan.groups}
     assert len(pairs) == sum(1 for x in split.plan.groups if frozenset(x.nodes) in unchanged
                              and ws.plan.group_of(x.nodes[0]).id != x.id)
-    text = controller.renamed_note(ws.plan, split.plan)
+    text = edit_notes.renamed_note(ws.plan, split.plan)
     first, last = pairs[0], pairs[-1]
     assert text.startswith("renumbered (the same ops, new ids): ")
     assert f"{first[0]}..{last[0]} are now {first[1]}..{last[1]}" in text, text
     # undo names the ids back
     back = run_edit(split, g, ids.UNDO, [], None, None)
-    assert controller.renamed_groups(split.plan, back.plan) == [(b, a) for a, b in pairs]
+    assert edit_notes.renamed_groups(split.plan, back.plan) == [(b, a) for a, b in pairs]
 
 
 def test_undoing_a_merge_says_the_merge_was_undone_not_a_split():
@@ -60,14 +60,14 @@ def test_undoing_a_merge_says_the_merge_was_undone_not_a_split():
     a, b = ws.plan.group_of("matmul1"), ws.plan.group_of("bias_add1")
     assert a.id != b.id
     merged = run_edit(ws, g, ids.MERGE, ["matmul1", "bias_add1"], None, None)
-    said = controller.edit_note("edit", ws.plan, merged.plan)
+    said = edit_notes.edit_note("edit", ws.plan, merged.plan)
     assert said.startswith(f"you merged {a.id}, {b.id} into one kernel of "), said
     back = run_edit(merged, g, ids.UNDO, [], None, None)
-    undone = controller.edit_note("undo", merged.plan, back.plan)
+    undone = edit_notes.edit_note("undo", merged.plan, back.plan)
     assert undone.startswith(f"undid the merge (you merged {a.id}, {b.id}"), undone
     assert "split" not in undone
     again = run_edit(back, g, ids.REDO, [], None, None)
-    assert controller.edit_note("redo", back.plan, again.plan).startswith("redid the merge (")
+    assert edit_notes.edit_note("redo", back.plan, again.plan).startswith("redid the merge (")
 
 
 def test_an_edit_or_an_undo_keeps_the_decisions_before_it(transformer):
@@ -77,11 +77,11 @@ def test_an_edit_or_an_undo_keeps_the_decisions_before_it(transformer):
     n = len(ws.plan.decisions)
     split = run_edit(ws, g, ids.SPLIT, [], _middle_group(ws.plan).nodes[0], None)
     assert len(split.plan.decisions) == n + 1
-    assert controller.common_decisions(ws.plan, split.plan) == n
+    assert edit_notes.common_decisions(ws.plan, split.plan) == n
     back = run_edit(split, g, ids.UNDO, [], None, None)
-    assert controller.common_decisions(split.plan, back.plan) == n
+    assert edit_notes.common_decisions(split.plan, back.plan) == n
     other = controller.make_proposal(g, "greedy", "cpu")
-    assert controller.common_decisions(ws.plan, other) < n
+    assert edit_notes.common_decisions(ws.plan, other) < n
 
 
 def test_a_one_op_group_is_drawn_like_a_group_not_like_the_selection():
@@ -144,6 +144,6 @@ def test_an_edit_that_changes_nothing_says_so(transformer):
     single = next(x for x in ws.plan.groups if x.size == 1)
     same = run_edit(ws, g, ids.SPLIT, [], single.nodes[0], None)
     assert same.plan == ws.plan
-    assert controller.edit_note("edit", ws.plan, same.plan).startswith("the plan did not change")
+    assert edit_notes.edit_note("edit", ws.plan, same.plan).startswith("the plan did not change")
     back = run_edit(same, g, ids.UNDO, [], None, None)
-    assert controller.edit_note("undo", same.plan, back.plan) == "undid a step that changed nothing"
+    assert edit_notes.edit_note("undo", same.plan, back.plan) == "undid a step that changed nothing"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dash import ClientsideFunction, Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
-from workbench.app import controller, ids
+from workbench.app import controller, edit_notes, ids
 from workbench.app import view as views
 from workbench.app.callbacks_load import version
 from workbench.app.callbacks_view import canvas_parts
@@ -22,7 +22,7 @@ EDIT_BUTTONS = {ids.MERGE: "merge", ids.SPLIT: "split", ids.MOVE: "move", ids.FO
                 ids.PIN: "pin", ids.REJECT: "reject"}
 HISTORY_BUTTONS = {ids.UNDO: controller.undo, ids.REDO: controller.redo,
                    ids.RESET: controller.reset}
-#: buttons -> what :func:`controller.edit_note` says they did (an edit button: ``edit``)
+#: buttons -> what :func:`edit_notes.edit_note` says they did (an edit button: ``edit``)
 EDIT_ACTIONS = {ids.UNDO: "undo", ids.REDO: "redo", ids.RESET: "reset",
                 ids.ACCEPT_ALL: "accept"}
 #: the plan panel's message: an edit refused (red), or what an edit did (information)
@@ -299,11 +299,11 @@ def register(app, services) -> None:
         keep, note = follow_selection(ws.plan, new.plan, selected)
         chosen = selected if keep else None
         sel_out = no_update if keep else None
-        text = "; ".join(x for x in (controller.edit_note(
+        text = "; ".join(x for x in (edit_notes.edit_note(
             EDIT_ACTIONS.get(ctx.triggered_id, "edit"), ws.plan, new.plan), note,
-            controller.renamed_note(ws.plan, new.plan)) if x)
+            edit_notes.renamed_note(ws.plan, new.plan)) if x)
         # the replay's step stays where it was while the decisions up to it are the same
-        shared = controller.common_decisions(ws.plan, new.plan)
+        shared = edit_notes.common_decisions(ws.plan, new.plan)
         if step is not None or xla_value:
             return (version(sid, False, new, keep=shared), text, MSG_INFO, None, "", no_update,
                     no_update, no_update, summary, sel_out, no_update)

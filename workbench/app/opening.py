@@ -20,7 +20,7 @@ def version(sid: str, graph_changed: bool = False, ws=None, drawn: bool = False,
     inputs is pending). ``drawn``: the callback that wrote it sent the canvas too (an edit:
     one response), and the browser's ``drawGate`` does not ask for it again. ``keep``: how
     many first decisions the new plan shares with the one before it (an edit, an undo:
-    :func:`~workbench.app.controller.common_decisions`); the replay slider's ``stepReset``
+    :func:`~workbench.app.edit_notes.common_decisions`); the replay slider's ``stepReset``
     leaves a step up to it where it is (the same groups), and says so when it must move.
     """
     out = {"sid": sid, "t": time.time_ns(), "graph": graph_changed}

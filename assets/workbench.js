@@ -199,12 +199,28 @@
         }
         return ["", nu, nu];
       },
-      /* The replay slider at its end (the plan itself) for a new plan of n decisions. */
+      /* The replay slider for a new plan of n decisions: at its end (the plan itself), but
+       * a step before the end stays where it is when the new plan's log has the same
+       * decisions up to it (version.keep: an edit adds one, undo takes it away), and says
+       * why when it cannot. */
       stepReset: function (version, max, value) {
         var nu = window.dash_clientside.no_update;
-        if (!version || typeof version.n !== "number") { return [nu, nu]; }
+        if (!version || typeof version.n !== "number") { return [nu, nu, nu]; }
         var n = version.n;
-        return [max === n ? nu : n, value === n ? nu : n];
+        var mid = typeof value === "number" && typeof max === "number" && value < max;
+        if (mid && typeof version.keep === "number" && value <= version.keep) {
+          return [max === n ? nu : n, nu, ""];
+        }
+        var note = "";
+        if (mid) {
+          note = typeof version.keep === "number"
+            ? "The plan changed: step " + value + " is not in its log any more (the log " +
+              "differs from step " + (version.keep + 1) + " on); the slider is at the " +
+              "end, the plan itself (step " + n + ")."
+            : "A new plan: the slider went from step " + value + " to its end (step " + n +
+              ", the plan itself).";
+        }
+        return [max === n ? nu : n, value === n ? nu : n, note];
       },
       /* ids.SEARCH_MSG: Close layer's hint (callbacks_view.CLOSE_HINT) goes at the next
        * click on the canvas; any other message (a search's) stays. */
@@ -330,7 +346,12 @@
     var e = cy.extent();
     ctx.strokeStyle = "#0969da";
     ctx.lineWidth = 2;
-    ctx.strokeRect(e.x1 * v.s + v.ox, e.y1 * v.s + v.oy, e.w * v.s, e.h * v.s);
+    /* clamped to the map: when the view shows the whole drawing and more (after Collapse
+     * all, Expand all, Fit) the rectangle is the map's edge, not drawn outside it */
+    var x1 = Math.max(1, e.x1 * v.s + v.ox), y1 = Math.max(1, e.y1 * v.s + v.oy);
+    var x2 = Math.min(map.width - 1, e.x2 * v.s + v.ox);
+    var y2 = Math.min(map.height - 1, e.y2 * v.s + v.oy);
+    if (x2 > x1 && y2 > y1) { ctx.strokeRect(x1, y1, x2 - x1, y2 - y1); }
   }
   function attach() {
     var cy = window.workbenchCy(CANVAS);

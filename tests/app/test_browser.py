@@ -151,7 +151,7 @@ def test_split_a_group_then_undo(dash_duo, make_app):
     click(dash_duo, ids.UNDO)
     wait_for(dash_duo, lambda: group_count(dash_duo) == n, 20, "the group back")
     dash_duo.wait_for_contains_text(f"#{ids.PLAN_SUMMARY}", f"{ws.plan.num_kernels} kernels")
-    assert text_of(dash_duo, ids.EDIT_MSG) == ""
+    dash_duo.wait_for_contains_text(f"#{ids.EDIT_MSG}", f"undid the split (you split {big.id}")
 
 
 def test_the_step_through_slider_redraws_the_groups(dash_duo, make_app):
@@ -198,7 +198,9 @@ def test_merging_two_nodes_of_a_chain_changes_the_group_count(dash_duo, make_app
     wait_for(dash_duo, lambda: cy_eval(dash_duo, "cy.getElementById(arguments[0]).parent()"
                                                  ".data('gid')", vertex_of(dash_duo, "matmul1"))
              == merged.id, 20, "matmul1 drawn in the merged group")
-    assert text_of(dash_duo, ids.EDIT_MSG) == ""
+    # a merge says what it did (it showed nothing)
+    dash_duo.wait_for_contains_text(f"#{ids.EDIT_MSG}", "you merged ")
+    assert "into one kernel of" in text_of(dash_duo, ids.EDIT_MSG)
 
 
 def test_an_illegal_merge_shows_the_reason_and_changes_nothing(dash_duo, make_app):
@@ -240,6 +242,19 @@ def test_compile_and_profile_on_the_cpu_shows_times_and_the_check(dash_duo, make
                                                       "measured_s"), 20, "the kernel rows")
     assert len(measured) == ws.plan.num_kernels
     assert all(c.endswith("s") and c[0].isdigit() for c in measured)
+    # a missed prediction says which term was wrong (workbench run's words), in a column
+    # beside the ratio that is in view without scrolling the table sideways
+    missed = [k for k in report["kernels"] if (k.get("prediction") or {}).get("missed")]
+    for k in missed:
+        cell = wait_for(dash_duo, lambda: dash_duo.find_element(
+            f'#{ids.PROFILE_TABLE} .ag-row[row-id="{k["group_id"]}"] .ag-cell[col-id="miss"]'),
+            10, "the miss cell, unscrolled")
+        assert cell.text.startswith("MISS: ") and k["prediction"]["text"][:30] in cell.text
+        inside = dash_duo.driver.execute_script(
+            "var c = arguments[0].getBoundingClientRect(), v = document.querySelector("
+            "'#' + arguments[1] + ' .ag-body-viewport').getBoundingClientRect();"
+            "return c.left >= v.left && c.left + 150 <= v.right;", cell, ids.PROFILE_TABLE)
+        assert inside, "the miss column is out of the table's view"
     checks = grid_column(dash_duo, ids.CORRECTNESS, "ok")
     assert len(checks) == len(graph.outputs) and all(c == "yes" for c in checks)
     assert text_of(dash_duo, ids.PROFILE_MSG) == ""

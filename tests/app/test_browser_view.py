@@ -180,4 +180,5 @@ def test_a_split_clears_the_selection_with_a_note_and_never_marks_another_group(
     # the next edit's message replaces the note
     click(dash_duo, ids.UNDO)
     wait_for(dash_duo, lambda: group_count(dash_duo) == n, 20, "the group back")
-    dash_duo.wait_for_text_to_equal(f"#{ids.EDIT_MSG}", "")
+    dash_duo.wait_for_contains_text(f"#{ids.EDIT_MSG}", f"undid the split (you split {big.id}")
+    assert "selection cleared" not in text_of(dash_duo, ids.EDIT_MSG)

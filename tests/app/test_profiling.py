@@ -42,7 +42,7 @@ def test_rows_summary_and_sources(tmp_path):
     assert rows[0] == {"id": "g0", "group": "g0", "kind": "output", "measured_s": 1.5e-3,
                        "predicted_s": 5e-4, "spread_s": None, "noisy": False,
                        "measured": "1.5 ms", "predicted": "500 µs", "ratio": "3.00",
-                       "ratio_x": pytest.approx(3.0), "missed": False, "dominant": "-",
+                       "ratio_x": pytest.approx(3.0), "missed": False, "dominant": "-", "miss": "",
                        "gbps": "1.25", "gbps_x": 1.25, "note": "cached"}
     assert rows[1]["measured"] == "-" and rows[1]["note"] == "numpy fallback"
     assert profiling.correctness_rows(doc) == [{"id": "out0", "output": "out0 relu3",
@@ -132,7 +132,13 @@ def test_a_missed_prediction_is_flagged_with_the_term_that_was_wrong(tmp_path):
     g = load_graph(SAMPLES_DIR / "mlp.json")
     rows = profiling.kernel_rows(doc, plan_graph(g))
     assert rows[0]["missed"] and rows[0]["dominant"] == "reduction (row reduction)"
-    assert rows[0]["note"].startswith("MISS: 3.0x slower than predicted; reduction (row")
+    # its own column beside the ratio (the note, at the table's right edge, was out of view)
+    assert rows[0]["miss"].startswith("MISS: 3.0x slower than predicted; reduction (row")
+    assert "MISS" not in rows[0]["note"] and rows[1]["miss"] == ""
+    cols = [c["field"] for c in _profile_columns()]
+    assert cols.index("miss") == cols.index("ratio_x") + 1, cols
+    miss = _profile_columns()[cols.index("miss")]
+    assert miss["tooltipField"] == "miss" and miss["minWidth"] >= 200 and miss["wrapText"]
     assert "predictions: 0 of 1 kernel within [0.5, 2] x their prediction; missed (flagged " \
         "in the table, with the term that was wrong): g0" in profiling.summary_text(doc)
 
@@ -142,3 +148,21 @@ def test_nan_in_an_output_is_named_in_the_correctness_table(tmp_path):
     doc["outputs"][0].update(nan_count=3, first_nonfinite=[0, 2])
     row = profiling.correctness_rows(doc)[0]
     assert row["nonfinite"] == "NaN in 3 elements, first at [0, 2], where the reference is finite"
+
+
+def _profile_columns() -> list[dict]:
+    """The column definitions of the profile table, as the layout builds them."""
+    from workbench.app import ids
+    from workbench.app.layout import profile_tab
+
+    def find(c):
+        if getattr(c, "id", None) == ids.PROFILE_TABLE:
+            return c
+        kids = getattr(c, "children", None)
+        for k in (kids if isinstance(kids, (list, tuple)) else [kids] if kids else []):
+            got = find(k)
+            if got is not None:
+                return got
+        return None
+
+    return find(profile_tab()).columnDefs

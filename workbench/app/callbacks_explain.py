@@ -42,10 +42,13 @@ def register(app, services) -> None:
         return s
 
     # A new plan: the slider at its end (the plan itself), set in the browser (the version
-    # says how many decisions the plan has); the slider at its end draws the plan, no step,
+    # says how many decisions the plan has), unless the user was on a step before the end
+    # that the new plan's log shares (an edit, an undo: the version's ``keep``); when such a
+    # step must go, ids.STEP_NOTE says why. The slider at its end draws the plan, no step,
     # no marks, also in the browser; a step before the end asks the server (``follow``).
     app.clientside_callback(ClientsideFunction("workbench", "stepReset"),
                             Output(ids.STEP_SLIDER, "max"), Output(ids.STEP_SLIDER, "value"),
+                            Output(ids.STEP_NOTE, "children"),
                             Input(ids.VERSION, "data"), State(ids.STEP_SLIDER, "max"),
                             State(ids.STEP_SLIDER, "value"))
     app.clientside_callback(ClientsideFunction("workbench", "stepGate"),

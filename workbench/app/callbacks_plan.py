@@ -5,12 +5,12 @@ from __future__ import annotations
 from dash import ClientsideFunction, Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
-from workbench.app import controller, ids
+from workbench.app import controller, edit_notes, ids
 from workbench.app import view as views
 from workbench.app.callbacks_load import version
 from workbench.app.callbacks_view import canvas_parts
 from workbench.app.drawing import vertex_ids
-from workbench.app.fmt import fmt_seconds, plural
+from workbench.app.fmt import fmt_ratio, fmt_seconds, plural
 from workbench.app.graph_figure import highlight_targets
 from workbench.app.hierarchy import layers_of
 from workbench.app.scene import group_key
@@ -22,6 +22,11 @@ EDIT_BUTTONS = {ids.MERGE: "merge", ids.SPLIT: "split", ids.MOVE: "move", ids.FO
                 ids.PIN: "pin", ids.REJECT: "reject"}
 HISTORY_BUTTONS = {ids.UNDO: controller.undo, ids.REDO: controller.redo,
                    ids.RESET: controller.reset}
+#: buttons -> what :func:`edit_notes.edit_note` says they did (an edit button: ``edit``)
+EDIT_ACTIONS = {ids.UNDO: "undo", ids.REDO: "redo", ids.RESET: "reset",
+                ids.ACCEPT_ALL: "accept"}
+#: the plan panel's message: an edit refused (red), or what an edit did (information)
+MSG_ERROR, MSG_INFO = "msg error", "msg info"
 
 
 def plan_summary(plan, cost) -> str:
@@ -31,7 +36,7 @@ def plan_summary(plan, cost) -> str:
         ratio = cost.unfused_total.predicted_s / cost.total.predicted_s
         text += (f" · predicted {fmt_seconds(cost.total.predicted_s)} per call vs "
                  f"{fmt_seconds(cost.unfused_total.predicted_s)} unfused "
-                 f"(saves {fmt_seconds(cost.saving_s)}, {ratio:.2f}x)")
+                 f"(saves {fmt_seconds(cost.saving_s)}, {fmt_ratio(ratio)})")
     roles = [g.role for g in plan.groups]
     extra = [f"{roles.count(r)} {r}" for r in ("offline", "dead") if r in roles]
     if extra:
@@ -184,6 +189,7 @@ def register(app, services) -> None:
     @app.callback(Output(ids.SELECTED, "data"),
                   Output(ids.FOUND, "data", allow_duplicate=True),
                   Output(ids.VIEW_STATE, "data", allow_duplicate=True),
+                  Output(ids.EDIT_MSG, "children", allow_duplicate=True),
                   Input(ids.ROW_PICK, "data"), Input(ids.CYTO, "tapNodeData"),
                   State(ids.VERSION, "data"), State(ids.SELECTED, "data"),
                   State(ids.VIEW_STATE, "data"), prevent_initial_call=True)
@@ -192,7 +198,8 @@ def register(app, services) -> None:
         row the app selected for the current selection (after an edit renumbered the groups)
         changes nothing. A row picked in the table also brings its group into view: the
         layers that hold it open (the group expanded, as search does) and the canvas centres
-        on its box (ids.FOUND), or on its op for a one-op kernel."""
+        on its box (ids.FOUND), or on its op for a one-op kernel. A group picked clears the
+        last edit's message (it was about the group selected then)."""
         ws, graph = session(version_)
         if ctx.triggered_id == ids.ROW_PICK:
             chosen = selected_ids(rows)
@@ -203,12 +210,13 @@ def register(app, services) -> None:
             if now is not None and now["id"] == gid:
                 raise PreventUpdate
             group = ws.plan.group(gid)
-            return (group.nodes[0],) + reveal_group(ws, graph, group.nodes, record)
+            return (group.nodes[0],) + reveal_group(ws, graph, group.nodes, record) + ("",)
         if not tapped or not tapped.get("gid"):
             if tapped and tapped.get("layer"):
                 raise PreventUpdate  # a layer: the view opens it, the selection stays
-            return None, no_update, no_update  # a parameter or constant: nothing to select
-        return tapped.get("node") or tapped.get("rep"), no_update, no_update
+            # a parameter or constant: nothing to select
+            return None, no_update, no_update, no_update
+        return tapped.get("node") or tapped.get("rep"), no_update, no_update, ""
 
     def reveal_group(ws, graph, members, record):
         """(the drawing id to centre on, the view record with the group shown) for a group of
@@ -244,6 +252,7 @@ def register(app, services) -> None:
 
     @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
                   Output(ids.EDIT_MSG, "children"),
+                  Output(ids.EDIT_MSG, "className"),
                   Output(ids.MARKS, "data", allow_duplicate=True),
                   Output(ids.HOVER_INFO, "children", allow_duplicate=True),
                   Output(ids.CYTO, "elements", allow_duplicate=True),
@@ -283,19 +292,24 @@ def register(app, services) -> None:
                 new = run_edit(ws, graph, ctx.triggered_id, nodes, selected, target)
             except WorkbenchError as exc:
                 marks = controller.refusal_marks(graph, ws.plan, nodes, exc)
-                return (no_update, controller.error_text(exc), marks, no_update, no_update,
-                        no_update, no_update, no_update, no_update, no_update)
+                return (no_update, controller.error_text(exc), MSG_ERROR, marks, no_update,
+                        no_update, no_update, no_update, no_update, no_update, no_update)
             services.store.put_workspace(sid, new)
         summary = plan_summary(new.plan, services.plan_costs(new, graph))
         keep, note = follow_selection(ws.plan, new.plan, selected)
         chosen = selected if keep else None
         sel_out = no_update if keep else None
+        text = "; ".join(x for x in (edit_notes.edit_note(
+            EDIT_ACTIONS.get(ctx.triggered_id, "edit"), ws.plan, new.plan), note,
+            edit_notes.renamed_note(ws.plan, new.plan)) if x)
+        # the replay's step stays where it was while the decisions up to it are the same
+        shared = edit_notes.common_decisions(ws.plan, new.plan)
         if step is not None or xla_value:
-            return (version(sid, False, new), note, None, "", no_update, no_update, no_update,
-                    summary, sel_out, no_update)
+            return (version(sid, False, new, keep=shared), text, MSG_INFO, None, "", no_update,
+                    no_update, no_update, summary, sel_out, no_update)
         view = controller.current_view(new, graph, None, False, None, False, None)
         elements, min_zoom, banner = canvas_parts(services, sid, new, graph, view, record)
         group = controller.group_of_node(view.groups, chosen)
         hl = highlight_targets(group["id"] if group else None, found, ())
-        return (version(sid, False, new, drawn=True), note, None, "", elements, min_zoom,
-                banner, summary, sel_out, hl)
+        return (version(sid, False, new, drawn=True, keep=shared), text, MSG_INFO, None, "",
+                elements, min_zoom, banner, summary, sel_out, hl)

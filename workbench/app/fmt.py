@@ -12,7 +12,7 @@ from workbench.fmt import fmt_rate as _rate
 from workbench.fmt import fmt_seconds, plural
 from workbench.fmt import is_missing as _missing
 
-__all__ = ["fmt_bytes", "fmt_count", "fmt_seconds", "plural"]
+__all__ = ["fmt_bytes", "fmt_count", "fmt_ratio", "fmt_seconds", "plural"]
 
 
 def fmt_bytes(n: float | None) -> str:
@@ -25,3 +25,18 @@ def fmt_count(n: float | None, unit: str = "") -> str:
     if _missing(n):
         return "-"
     return _rate(float(n), unit).rstrip()
+
+
+def fmt_ratio(x: float | None) -> str:
+    """A ratio with the precision it deserves: ``1.25x``, ``12.5x``, ``447x``, ``44,691x``
+    (``44691.30x`` said nothing its first digits did not); ``-`` if unknown or not finite."""
+    import math
+
+    if _missing(x) or not math.isfinite(float(x)):
+        return "-"
+    x = float(x)
+    if abs(x) < 10:
+        return f"{x:.2f}x"
+    if abs(x) < 100:
+        return f"{x:.1f}x"
+    return f"{x:,.0f}x"

@@ -59,6 +59,16 @@ LABEL_CHARS = 20
 #: the selected group's colour and the colour of the node found by search (neither is a
 #: fusion kind's colour, nor the red of a duplicated producer)
 SELECT_COLOR = "#0969da"
+#: a one-op group's border (pixels; a group's box has 2, the selection 4) and the share of its
+#: kind's colour in its fill (a group's box: 0.12 of it over the canvas)
+SINGLE_BORDER, SINGLE_TINT = 2, 0.12
+
+
+def tint(color: str, share: float) -> str:
+    """``color`` (``#rrggbb``) mixed with white, ``share`` of it kept: an opaque fill that
+    looks like a group box's translucent one."""
+    rgb = [int(color[i:i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(255 - (255 - c) * share):02x}" for c in rgb)
 FOUND_COLOR = "#bf8700"
 
 
@@ -465,8 +475,11 @@ def stylesheet() -> list[dict]:
         rules.append({"selector": f"node.group.kind-{kind}",
                       "style": {"background-color": color, "border-color": color,
                                 "color": color}})
+        # a one-op group looks like a group's box (the kind's colour, a thin border and a
+        # light fill), not like the selected group's thick solid border (hl-sel)
         rules.append({"selector": f"node.single.kind-{kind}",
-                      "style": {"border-color": color, "border-width": 3}})
+                      "style": {"border-color": color, "border-width": SINGLE_BORDER,
+                                "background-color": tint(color, SINGLE_TINT)}})
         rules.append({"selector": f"node.title.kind-{kind}", "style": {"color": color}})
     for status, color in XLA_COLORS.items():
         rules.append({"selector": f"node.group.xla-{status}",

@@ -98,6 +98,7 @@ CALIBRATION_STATE = "calibration-state"  #: {"state", "generation"}: costs drawn
 # ----- explain panel --------------------------------------------------------------------------
 STEP_SLIDER = "step-slider"
 STEP_TEXT = "step-decision"      #: the decision at the slider's step, its reason and numbers
+STEP_NOTE = "step-note"          #: why the slider moved when the plan changed (an undo)
 STEP_JUMPS = "step-jumps"        #: pattern-matching id type of the jump buttons
 REASON_FILTER = "reason-filter"  #: dropdown: decisions of one reason (jumps and the log)
 DECISION_LOG = "decision-log"    #: dash_ag_grid.AgGrid: the decisions around the step

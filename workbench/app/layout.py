@@ -133,7 +133,6 @@ def graph_panel() -> html.Div:
                 "open layer's background, or an op in it)"),
         _button(ids.RELAYOUT, "Re-layout", "Lay the graph out afresh (edits keep every other "
                 "node in place until then)"),
-        html.Span(id=ids.SEARCH_MSG, className="msg"),
     ])
     canvas = cyto.Cytoscape(
         id=ids.CYTO, elements=[], stylesheet=stylesheet(), layout={"name": "preset", "fit": True},
@@ -146,7 +145,10 @@ def graph_panel() -> html.Div:
     return html.Div(className="graph-panel", children=[
         toolbar, html.Div(id=ids.BREADCRUMB, className="breadcrumb"),
         html.Div(id=ids.BANNER, className="banner"),
-        html.Div([canvas, overview], className="canvas"), legend(),
+        # the search's and Close layer's line floats over the canvas's top: in the toolbar it
+        # wrapped to a line of its own when it appeared and pushed the canvas down ~20 px
+        html.Div([canvas, overview, html.Div(id=ids.SEARCH_MSG, className="msg canvas-msg",
+                                             role="status")], className="canvas"), legend(),
         html.Div(id=ids.HOVER_INFO, className="hover-info")])
 
 
@@ -242,7 +244,7 @@ def plan_tab() -> html.Div:
         html.Div(id=ids.PLAN_SUMMARY, className="summary"),
         html.Div(id=ids.SELECTION_INFO, className="selection"),
         edits, history,
-        html.Div(id=ids.EDIT_MSG, className="msg error", role="alert"),
+        html.Div(id=ids.EDIT_MSG, className="msg info", role="status"),
         html.Div([html.Span("Groups:", className="bar-label wide"), top_choice(ids.GROUP_TOP),
                   html.Span("click a column to sort; top N: the slowest by predicted time",
                             className="hint")], className="edit-bar"),
@@ -302,6 +304,7 @@ def explain_tab() -> html.Div:
         dcc.Slider(id=ids.STEP_SLIDER, min=0, max=0, step=1, value=0, marks=None,
                    tooltip={"placement": "bottom", "always_visible": False},
                    updatemode="mouseup"),
+        html.Div(id=ids.STEP_NOTE, className="hint", role="status"),
         jumps,
         html.Div(id=ids.STEP_TEXT, className="step-text"),
         dcc.Checklist(id=ids.XLA_TOGGLE, options=[], value=[], className="xla-toggle"),
@@ -341,14 +344,30 @@ def profile_tab() -> html.Div:
         dcc.Graph(id=ids.PROFILE_BARS, config={"displaylogo": False}, className="chart"),
         grid(ids.PROFILE_TABLE, [
             ("group", "kernel", {"comparator": {"function": "groupOrder"}, "width": 80}),
-            ("kind", "kind"), ("measured", "measured", {"sort_by": "measured_s"}),
-            ("predicted", "predicted", {"sort_by": "predicted_s"}),
-            ("ratio", "measured / predicted", {"sort_by": "ratio_x"}),
-            ("dominant", "dominant term"),
+            # the times and the ratio at fixed widths (not sized to their headers), so that
+            # the column after them is in view in the side panel
+            ("kind", "kind"),
+            ("measured", "measured", {"sort_by": "measured_s", "width": 90,
+                                      "suppressAutoSize": True}),
+            ("predicted", "predicted", {"sort_by": "predicted_s", "width": 90,
+                                        "suppressAutoSize": True}),
+            ("ratio", "ratio", {"sort_by": "ratio_x", "tooltipField": "miss",
+                                "headerTooltip": "measured / predicted time", "width": 72,
+                                "suppressAutoSize": True}),
+            # a miss: which term was wrong (the report's PredictionCheck.text), beside the
+            # ratio, in view in the panel's width (wrapped; whole in its tooltip)
+            ("miss", "which term was wrong", {"tooltipField": "miss", "flex": 3,
+                                              "minWidth": 200, "wrapText": True,
+                                              "autoHeight": True,
+                                              "cellStyle": {"fontSize": "12px",
+                                                            "lineHeight": "16px",
+                                                            "padding": "4px 8px"}}),
+            ("dominant", "dominant term", {"tooltipField": "dominant", "maxWidth": 200}),
             # the kernel's arguments, as the report's ``gbps``; the notes of a miss count the
             # cost model's bytes (workbench.costmodel.text.miss_text): the header says which
             ("gbps", "GB/s (arguments)", {"sort_by": "gbps_x", "headerTooltip": GBPS_TOOLTIP}),
-            ("note", "note", {"tooltipField": "note", "flex": 2})], height="300px",
+            ("note", "note", {"tooltipField": "note", "flex": 1, "minWidth": 120})],
+             height="300px",
              # a kernel outside [0.5, 2] x its prediction is flagged (issue 11)
              getRowStyle={"styleConditions": [{"condition": "params.data.missed",
                                                "style": {"backgroundColor": "#fde8e8"}}]}),

@@ -8,7 +8,8 @@ import time
 from workbench.app import controller
 
 
-def version(sid: str, graph_changed: bool = False, ws=None, drawn: bool = False) -> dict:
+def version(sid: str, graph_changed: bool = False, ws=None, drawn: bool = False,
+            keep: int | None = None) -> dict:
     """The value written to ``ids.VERSION``: whose state changed, when, and whether the graph did.
 
     With the session's workspace ``ws`` it also carries what the browser needs without asking
@@ -17,13 +18,18 @@ def version(sid: str, graph_changed: bool = False, ws=None, drawn: bool = False)
     an edit the canvas is drawn in one round trip: no server callback that could change the
     canvas's inputs runs before it (Dash holds a callback back while one upstream of its
     inputs is pending). ``drawn``: the callback that wrote it sent the canvas too (an edit:
-    one response), and the browser's ``drawGate`` does not ask for it again.
+    one response), and the browser's ``drawGate`` does not ask for it again. ``keep``: how
+    many first decisions the new plan shares with the one before it (an edit, an undo:
+    :func:`~workbench.app.edit_notes.common_decisions`); the replay slider's ``stepReset``
+    leaves a step up to it where it is (the same groups), and says so when it must move.
     """
     out = {"sid": sid, "t": time.time_ns(), "graph": graph_changed}
     if drawn:
         out["drawn"] = True
     if ws is not None:
         out.update(n=len(ws.plan.decisions), policy=str(ws.policy), device=str(ws.device))
+    if keep is not None:
+        out["keep"] = int(keep)
     return out
 
 

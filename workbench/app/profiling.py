@@ -11,7 +11,7 @@ import hashlib
 import json
 import os
 
-from workbench.app.fmt import fmt_seconds, plural
+from workbench.app.fmt import fmt_ratio, fmt_seconds, plural
 from workbench.exporters import trace_events
 
 
@@ -116,7 +116,10 @@ def kernel_rows(report: dict, plan) -> list[dict]:
     """Rows of the profile table and chart: one per kernel of the fused plan.
 
     A noisy kernel (:func:`noisy`) says so in its note, with its spread; ``spread_s`` and
-    ``noisy`` are kept for the chart.
+    ``noisy`` are kept for the chart. A kernel outside [0.5, 2] x its prediction has ``miss``:
+    how far, and which term of the cost model was wrong (the report's
+    :class:`~workbench.profiler.accuracy.PredictionCheck` ``text``, what ``workbench run``
+    prints).
     """
     rows = []
     for k in report.get("kernels", ()):
@@ -129,8 +132,6 @@ def kernel_rows(report: dict, plan) -> list[dict]:
         if noisy(k):
             note = " · ".join(x for x in (f"noisy: spread {fmt_seconds(k['spread_s'])}, "
                                           f"min {fmt_seconds(k['min_s'])}", note) if x)
-        if check.get("missed"):
-            note = " · ".join(x for x in (f"MISS: {check.get('text')}", note) if x)
         rows.append({"id": k.get("group_id"), "group": k.get("group_id"),
                      "kind": k.get("kind", "?"),
                      "measured_s": measured, "predicted_s": predicted,
@@ -139,6 +140,8 @@ def kernel_rows(report: dict, plan) -> list[dict]:
                      "ratio": f"{ratio:.2f}" if ratio else "-", "ratio_x": ratio,
                      "missed": bool(check.get("missed")),
                      "dominant": k.get("dominant") or "-",
+                     # which term was wrong, as `workbench run` prints it (PredictionCheck.text)
+                     "miss": (f"MISS: {check.get('text')}" if check.get("missed") else ""),
                      "gbps": f"{k['gbps']:.2f}" if _num(k.get("gbps")) else "-",
                      "gbps_x": _num(k.get("gbps")),
                      "note": note})
@@ -205,10 +208,10 @@ def summary_text(report: dict, requested: str = "auto") -> str:
     text = backend_text(report, requested)
     if fused and unfused:
         text += (f" · measured fused {fmt_seconds(fused)} vs unfused {fmt_seconds(unfused)}: "
-                 f"{unfused / fused:.2f}x speedup")
+                 f"{fmt_ratio(unfused / fused)} speedup")
     pf, pu = _num(totals.get("predicted_s")), _num(totals.get("predicted_unfused_s"))
     if pf and pu:
-        text += f" · predicted {fmt_seconds(pf)} vs {fmt_seconds(pu)} ({pu / pf:.2f}x)"
+        text += f" · predicted {fmt_seconds(pf)} vs {fmt_seconds(pu)} ({fmt_ratio(pu / pf)})"
     shaky = [k.get("group_id") for k in report.get("kernels", ()) if noisy(k)]
     what = [f"{plural(len(shaky), 'kernel')} (marked in the table)"] if shaky else []
     if noisy(totals.get("fused", {})) or noisy(totals.get("unfused", {})):

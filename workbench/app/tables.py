@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from workbench.app.fmt import fmt_bytes, fmt_count, fmt_seconds
+from workbench.app.fmt import fmt_bytes, fmt_count, fmt_ratio, fmt_seconds
 
 
 def as_dict(obj) -> dict:
@@ -125,7 +125,7 @@ def cost_rows(fused, unfused=None) -> list[tuple[str, str, str]]:
         saving = u["predicted_s"] - f["predicted_s"]
         ratio = u["predicted_s"] / f["predicted_s"] if f["predicted_s"] else float("inf")
         rows.append(("saving", fmt_seconds(saving), ""))
-        rows.append(("speedup (unfused / fused)", f"{ratio:.2f}x", ""))
+        rows.append(("speedup (unfused / fused)", fmt_ratio(ratio), ""))
     return rows
 
 

@@ -147,7 +147,7 @@ def schemas(upload_max_bytes: int) -> dict:
     version_record = opt(record({"sid": opt(string(64)), "t": integer(0)},
                                 {"graph": one_of(True, False), "n": integer(0),
                                  "policy": string(64), "device": string(200),
-                                 "drawn": one_of(True, False)}))
+                                 "drawn": one_of(True, False), "keep": integer(0)}))
     return {
         (ids.SESSION, "data"): opt(string(43, r"[A-Za-z0-9_-]{43}")),
         (ids.SESSION, "modified_timestamp"): opt(integer(-1)),
@@ -157,7 +157,8 @@ def schemas(upload_max_bytes: int) -> dict:
         **{(i, "data"): opt(record({"sid": opt(string(64)), "t": integer(0)},
                                    {"graph": one_of(True, False), "n": integer(0),
                                     "policy": string(64), "device": string(200),
-                                    "drawn": one_of(True, False), "sel": opt(string())}))
+                                    "drawn": one_of(True, False), "keep": integer(0),
+                                    "sel": opt(string())}))
            for i in ids.TAB_STORES},
         (ids.STEP_SHOWN, "data"): opt(record({"t": integer(0)},
                                              {"step": opt(integer(0, 10_000_000))})),

@@ -172,13 +172,25 @@ def kernel_timer(device: DeviceProfile):
     # calibration with its launch and memory terms remembered by their arguments: the planner
     # asks for the same (bytes, traffic) many times, and each is an interpolation
     memo = _RememberedTerms(cal)
+    # cpu_time(memo, ...) written out, term by term in the same order (speedup's two cases,
+    # combine's formula), its remembered launch and memory terms looked up here
+    min_work, par, overlap = cal.parallel_min_work, max(cal.parallel_speedup, 1.0), cal.overlap
+    launches, memories = memo._launch, memo._memory
+    launch_of, memory_of = memo.launch, memo.memory
 
     def calibrated_time(flops, trans, nbytes, written=None, contraction=False,
                         calibrated=None):
         if calibrated is None:
             return plain(flops, trans, nbytes, written, contraction)
         cs, ds, work, traffic = calibrated
-        return cpu_time(memo, cs, ds, nbytes, work, traffic)
+        compute = cs / (par if work >= min_work else 1.0) + ds
+        launch = launches.get(traffic)
+        if launch is None:
+            launch = launch_of(traffic)
+        m = memories.get((nbytes, traffic))
+        if m is None:
+            m = memory_of(nbytes, traffic)
+        return launch + (compute + m - overlap * min(compute, m))
 
     return calibrated_time
 

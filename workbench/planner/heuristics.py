@@ -151,6 +151,8 @@ class PriorityRun(PlannerRun):
         self.live: dict[int, tuple] = {}
         #: producer gid -> its table of consumers (see :meth:`_current`)
         self._tables: dict[int, list] = {}
+        #: producer gid -> the version :meth:`_structural` refused with several consumers
+        self._refused: dict[int, object] = {}
         self.heap: list = []
         # the pop order is that of the keys alone (each is unique: it holds the group id), so
         # the first entries are pushed in any order and heapified once
@@ -208,9 +210,16 @@ class PriorityRun(PlannerRun):
             if tab is None or tab[_VER] is not g.ver or tab[_CONSUMERS][0] is not c or \
                     tab[_PAIRS][0][0] is not c.ver:
                 tab = self._current1(g, c)
+        elif len(succ) > 1 and self._refused.get(gid) is g.ver:
+            # refused as a producer of several consumers before, and unchanged since: every
+            # such refusal of _structural holds for any number of consumers over one
+            self.live.pop(gid, None)
+            return
         elif succ and self._structural(g, succ) is None:
             tab = self._current(g, succ)
         else:
+            if len(succ) > 1 and not self.cons.pinned:
+                self._refused[gid] = g.ver
             self.live.pop(gid, None)
             return
         benefit = tab[_UNFUSED] - tab[_FUSED]

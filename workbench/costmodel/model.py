@@ -174,23 +174,27 @@ def kernel_timer(device: DeviceProfile):
     memo = _RememberedTerms(cal)
     # cpu_time(memo, ...) written out, term by term in the same order (speedup's two cases,
     # combine's formula), its remembered launch and memory terms looked up here
+    # (a plan asks with one traffic object throughout: its launch and its memory terms by
+    # bytes are kept for the last traffic seen, without hashing it)
     min_work, par, overlap = cal.parallel_min_work, max(cal.parallel_speedup, 1.0), cal.overlap
-    launches, memories = memo._launch, memo._memory
-    launch_of, memory_of = memo.launch, memo.memory
+    launch_of, memory_of = memo.launch, cal.memory
+    by_traffic: dict = {}
+    last, last_launch, last_memory = None, 0.0, {}
 
     def calibrated_time(flops, trans, nbytes, written=None, contraction=False,
                         calibrated=None):
+        nonlocal last, last_launch, last_memory
         if calibrated is None:
             return plain(flops, trans, nbytes, written, contraction)
         cs, ds, work, traffic = calibrated
         compute = cs / (par if work >= min_work else 1.0) + ds
-        launch = launches.get(traffic)
-        if launch is None:
-            launch = launch_of(traffic)
-        m = memories.get((nbytes, traffic))
+        if traffic is not last:
+            last, last_launch = traffic, launch_of(traffic)
+            last_memory = by_traffic.setdefault(traffic, {})
+        m = last_memory.get(nbytes)
         if m is None:
-            m = memory_of(nbytes, traffic)
-        return launch + (compute + m - overlap * min(compute, m))
+            m = last_memory[nbytes] = memory_of(nbytes, traffic)
+        return last_launch + (compute + m - overlap * min(compute, m))
 
     return calibrated_time
 

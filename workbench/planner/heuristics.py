@@ -164,7 +164,7 @@ class PriorityRun(PlannerRun):
         heap, live, groups, pop = self.heap, self.live, self.state.groups, heapq.heappop
         tables, output, forbidden = self._tables, self.ix.output, self.cons.forbidden
         dev = self.dev
-        cap = dev.max_registers_per_thread if dev.is_gpu else None
+        cap = self._cap = dev.max_registers_per_thread if dev.is_gpu else None
         while heap:
             entry = pop(heap)
             gid = entry[2]
@@ -348,8 +348,13 @@ class PriorityRun(PlannerRun):
         nbytes = nb + written
         dot = ((bool(p.special) and any(ix.contraction[m] for m in p.special))
                or (bool(c.special) and any(ix.contraction[m] for m in c.special)))
-        t = st.ktime(flops, trans, nbytes, written, dot,
-                     None if st.costs is None else st.calibrated(c, p, minus=shared))
+        if st.costs is None:
+            t = st.ktime(flops, trans, nbytes, written, dot, None)
+        elif shared:
+            t = st.ktime(flops, trans, nbytes, written, dot, st.calibrated(c, p, minus=shared))
+        else:                    # st.calibrated(c, p): two groups, nothing counted twice
+            t = st.ktime(flops, trans, nbytes, written, dot,
+                         (c.cs + p.cs, c.dsf + p.dsf, c.work + p.work, st.traffic))
         ct = c.t if c.t is not None else st.time(c)
         e = (c.ver, t, (flops, trans, nbytes, written, dot), n_in, ct)
         pt = p.t if p.t is not None else st.time(p)
@@ -480,8 +485,7 @@ class PriorityRun(PlannerRun):
                       for g in (p, *consumers)]
             consumers = st.fuse_into_consumers(p, consumers)
         del self._tables[p.gid]
-        dev = self.dev
-        cap = dev.max_registers_per_thread if dev.is_gpu else None
+        dev, cap = self.dev, self._cap
         for c in consumers:                      # tighten(c)
             if cap is not None and c.live + BASE_REGISTERS > cap:
                 st.exact_live(c)

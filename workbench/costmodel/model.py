@@ -173,9 +173,8 @@ def kernel_timer(device: DeviceProfile):
     # asks for the same (bytes, traffic) many times, and each is an interpolation
     memo = _RememberedTerms(cal)
     # cpu_time(memo, ...) written out, term by term in the same order (speedup's two cases,
-    # combine's formula), its remembered launch and memory terms looked up here
-    # (a plan asks with one traffic object throughout: its launch and its memory terms by
-    # bytes are kept for the last traffic seen, without hashing it)
+    # combine's formula); a plan asks with one traffic object throughout, so the launch term
+    # and the memory terms by bytes of the last traffic seen are kept without hashing it
     min_work, par, overlap = cal.parallel_min_work, max(cal.parallel_speedup, 1.0), cal.overlap
     launch_of, memory_of = memo.launch, cal.memory
     by_traffic: dict = {}

@@ -583,8 +583,8 @@ def _count(n: int) -> str:
     return fmt_count(n)
 
 
-def _rank(g: Group) -> int:
-    return g.rank
+#: a group's rank (the sort key of a producer's consumers)
+_rank = attrgetter("rank")
 
 
 #: the fields of a producer's table (:meth:`PriorityRun._current`); a table of several

@@ -172,13 +172,28 @@ def kernel_timer(device: DeviceProfile):
     # calibration with its launch and memory terms remembered by their arguments: the planner
     # asks for the same (bytes, traffic) many times, and each is an interpolation
     memo = _RememberedTerms(cal)
+    # cpu_time(memo, ...) written out, term by term in the same order (speedup's two cases,
+    # combine's formula); a plan asks with one traffic object throughout, so the launch term
+    # and the memory terms by bytes of the last traffic seen are kept without hashing it
+    min_work, par, overlap = cal.parallel_min_work, max(cal.parallel_speedup, 1.0), cal.overlap
+    launch_of, memory_of = memo.launch, cal.memory
+    by_traffic: dict = {}
+    last, last_launch, last_memory = None, 0.0, {}
 
     def calibrated_time(flops, trans, nbytes, written=None, contraction=False,
                         calibrated=None):
+        nonlocal last, last_launch, last_memory
         if calibrated is None:
             return plain(flops, trans, nbytes, written, contraction)
         cs, ds, work, traffic = calibrated
-        return cpu_time(memo, cs, ds, nbytes, work, traffic)
+        compute = cs / (par if work >= min_work else 1.0) + ds
+        if traffic is not last:
+            last, last_launch = traffic, launch_of(traffic)
+            last_memory = by_traffic.setdefault(traffic, {})
+        m = last_memory.get(nbytes)
+        if m is None:
+            m = last_memory[nbytes] = memory_of(nbytes, traffic)
+        return last_launch + (compute + m - overlap * min(compute, m))
 
     return calibrated_time
 

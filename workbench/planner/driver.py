@@ -133,8 +133,7 @@ class PlannerRun:
             return Refusal("cycle", f"a path runs from {self.desc(a)} to {self.desc(b)} through "
                            "other kernels: as one kernel they would depend on themselves")
         if ranks is None:
-            return Refusal("cycle", "the reachability search between the two groups exceeded "
-                           "its budget; refused to stay safe")
+            return BUDGET_REFUSAL
         g = self.state.union(a, b, ranks)
         self.tighten(g)
         return g
@@ -273,6 +272,12 @@ class PlannerRun:
         return plan_of_index_sets(self.graph, sets, policy=self.policy, device=self.dev.name,
                                   decisions=self.decisions, constraints=self.cons,
                                   patterns=patterns, pinned=pinned)
+
+
+#: :meth:`PlannerRun.unite`'s refusal when the reachability search ran out of budget (one
+#: object, so that a caller can tell it from a path, which no later union removes)
+BUDGET_REFUSAL = Refusal("cycle", "the reachability search between the two groups exceeded "
+                         "its budget; refused to stay safe")
 
 
 class _Roots:

@@ -151,6 +151,8 @@ class PriorityRun(PlannerRun):
         self.live: dict[int, tuple] = {}
         #: producer gid -> its table of consumers (see :meth:`_current`)
         self._tables: dict[int, list] = {}
+        #: producer gid -> the version :meth:`_structural` refused with several consumers
+        self._refused: dict[int, object] = {}
         self.heap: list = []
         # the pop order is that of the keys alone (each is unique: it holds the group id), so
         # the first entries are pushed in any order and heapified once
@@ -162,7 +164,7 @@ class PriorityRun(PlannerRun):
         heap, live, groups, pop = self.heap, self.live, self.state.groups, heapq.heappop
         tables, output, forbidden = self._tables, self.ix.output, self.cons.forbidden
         dev = self.dev
-        cap = dev.max_registers_per_thread if dev.is_gpu else None
+        cap = self._cap = dev.max_registers_per_thread if dev.is_gpu else None
         while heap:
             entry = pop(heap)
             gid = entry[2]
@@ -208,9 +210,16 @@ class PriorityRun(PlannerRun):
             if tab is None or tab[_VER] is not g.ver or tab[_CONSUMERS][0] is not c or \
                     tab[_PAIRS][0][0] is not c.ver:
                 tab = self._current1(g, c)
+        elif len(succ) > 1 and self._refused.get(gid) is g.ver:
+            # refused as a producer of several consumers before, and unchanged since: every
+            # such refusal of _structural holds for any number of consumers over one
+            self.live.pop(gid, None)
+            return
         elif succ and self._structural(g, succ) is None:
             tab = self._current(g, succ)
         else:
+            if len(succ) > 1 and not self.cons.pinned:
+                self._refused[gid] = g.ver
             self.live.pop(gid, None)
             return
         benefit = tab[_UNFUSED] - tab[_FUSED]
@@ -339,8 +348,13 @@ class PriorityRun(PlannerRun):
         nbytes = nb + written
         dot = ((bool(p.special) and any(ix.contraction[m] for m in p.special))
                or (bool(c.special) and any(ix.contraction[m] for m in c.special)))
-        t = st.ktime(flops, trans, nbytes, written, dot,
-                     None if st.costs is None else st.calibrated(c, p, minus=shared))
+        if st.costs is None:
+            t = st.ktime(flops, trans, nbytes, written, dot, None)
+        elif shared:
+            t = st.ktime(flops, trans, nbytes, written, dot, st.calibrated(c, p, minus=shared))
+        else:                    # st.calibrated(c, p): two groups, nothing counted twice
+            t = st.ktime(flops, trans, nbytes, written, dot,
+                         (c.cs + p.cs, c.dsf + p.dsf, c.work + p.work, st.traffic))
         ct = c.t if c.t is not None else st.time(c)
         e = (c.ver, t, (flops, trans, nbytes, written, dot), n_in, ct)
         pt = p.t if p.t is not None else st.time(p)
@@ -471,8 +485,7 @@ class PriorityRun(PlannerRun):
                       for g in (p, *consumers)]
             consumers = st.fuse_into_consumers(p, consumers)
         del self._tables[p.gid]
-        dev = self.dev
-        cap = dev.max_registers_per_thread if dev.is_gpu else None
+        dev, cap = self.dev, self._cap
         for c in consumers:                      # tighten(c)
             if cap is not None and c.live + BASE_REGISTERS > cap:
                 st.exact_live(c)
@@ -570,8 +583,8 @@ def _count(n: int) -> str:
     return fmt_count(n)
 
 
-def _rank(g: Group) -> int:
-    return g.rank
+#: a group's rank (the sort key of a producer's consumers)
+_rank = attrgetter("rank")
 
 
 #: the fields of a producer's table (:meth:`PriorityRun._current`); a table of several

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import math
 
-from workbench.codegen.emitters import (HELPERS, NUMBA_TYPES, EmitContext, buffer_type,
+import numpy as np
+
+from workbench.codegen.emitters import (NARROW, NUMBA_TYPES, EmitContext, buffer_type,
                                         literal_text, load_expr, render_let, store_value)
 from workbench.codegen.kernel_ir import IndexLet, Ix, KernelIR, Let, Lit, Load, Reduce, Ref, Store
 
@@ -105,8 +107,21 @@ def module_hash(name: str) -> str:
 
 
 def module_constants(w: Writer, kir: KernelIR):
+    """Each literal as a module constant; a bf16/f16 one also as its bits (``K0_BITS``), which
+    a store of the literal writes as it is instead of encoding it per element."""
     for c in kir.consts:
         w.line(f"{c.name} = {literal_text(c.value, c.dtype)}")
+        if c.dtype in NARROW:
+            w.line(f"{c.name}_BITS = np.uint16({narrow_bits(c.value, c.dtype)})")
+
+
+def narrow_bits(value, dtype: str) -> int:
+    """The bf16/f16 bits of a literal (its value is exact in ``dtype``: the IR's constants are
+    validated numbers of their type; ml_dtypes' bfloat16, numpy's float16)."""
+    import ml_dtypes
+
+    np_dtype = ml_dtypes.bfloat16 if dtype == "bf16" else np.float16
+    return int(np.array(float(value), dtype=np_dtype).view(np.uint16))
 
 
 def module_helpers(w: Writer, cx: EmitContext, decorator: str):
@@ -114,7 +129,7 @@ def module_helpers(w: Writer, cx: EmitContext, decorator: str):
     for name in sorted(cx.helpers):
         w.line("")
         w.line(decorator)
-        for ln in HELPERS[name].rstrip().split("\n"):
+        for ln in cx.helper_source(name).rstrip().split("\n"):
             w.line(ln)
 
 
@@ -148,8 +163,9 @@ def emit_stmts(w: Writer, stmts, table, cx: EmitContext, reduce_hook=None):
             w.line(f"{s.name} = {load_expr(s.buffer, address(s.addr, cx), s.dtype, cx)}")
         elif isinstance(s, Store):
             dtype = getattr(s.value, "dtype", None)
-            w.line(f"{s.buffer}[{address(s.addr, cx)}] = "
-                   f"{store_value(operand(s.value), dtype, cx)}")
+            value = (f"{s.value.name}_BITS" if isinstance(s.value, Lit) and dtype in NARROW
+                     else store_value(operand(s.value), dtype, cx))
+            w.line(f"{s.buffer}[{address(s.addr, cx)}] = {value}")
         elif isinstance(s, IndexLet):
             w.line(f"{s.name} = {index_expr(s)}")
         elif isinstance(s, Reduce):

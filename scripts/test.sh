@@ -33,8 +33,8 @@ export DASH_TEST_CHROMEPATH="${DASH_TEST_CHROMEPATH:-/usr/bin/chromium}"
 export WORKBENCH_CACHE_DIR="${WORKBENCH_CACHE_DIR:-$PWD/.cache/workbench}"
 # the suite keeps the quick probe's cpu profile: no calibration on first use (minutes)
 export WORKBENCH_NO_CALIBRATE=1
-# two pytest-xdist workers (WORKBENCH_TEST_WORKERS=0 runs in one process); the browser tests and
-# the local Ray cluster each stay on one worker (tests/conftest.py groups them)
+# two pytest-xdist workers (WORKBENCH_TEST_WORKERS=0 runs in one process); the local Ray cluster's
+# tests and each file with an expensive module fixture stay on one worker (tests/conftest.py)
 workers="${WORKBENCH_TEST_WORKERS:-2}"
 xdist=()
 [ "$workers" != "0" ] && xdist=(-n "$workers" --dist loadgroup)

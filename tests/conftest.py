@@ -36,23 +36,44 @@ def sample_paths():
     return sorted(SAMPLES_DIR.glob("*.json"))
 
 
-#: test files whose tests share one process-wide resource, so pytest-xdist keeps each group on
-#: one worker (``--dist loadgroup``, as scripts/test.sh runs it): a local Ray cluster (the
-#: session's ``ray_executor``, shared by the sweep tests and the app's Ray executor test)
+#: test files whose tests pytest-xdist keeps together on one worker (``--dist loadgroup``, as
+#: scripts/test.sh runs it), file -> group: the two files that share one local Ray cluster (the
+#: session's ``ray_executor``: the sweep tests and the app's Ray executor test), and the files
+#: whose tests share an expensive module-scoped fixture, which each worker that runs one of the
+#: file's tests would otherwise make again (the CUDA simulator runs of test_cuda_sim*.py, about a
+#: minute each; the cut-down calibration probe; the profiled softmax report). Browser tests are
+#: not grouped: ``dash_duo`` serves each worker's apps on ports of its own (tests/app/conftest.py)
+#: and each test drives a Chromium of its own.
 _SERIAL_FILES = {"tests/tuning/test_ray.py": "ray", "tests/app/test_ray_app.py": "ray"}
+_SERIAL_FILES.update({f: f for f in (
+    "tests/codegen/test_cuda_sim.py", "tests/codegen/test_cuda_sim_corpus.py",
+    "tests/profiler/test_calibrate.py", "tests/profiler/test_profile.py",
+    "tests/tuning/test_executors_store.py", "tests/test_bad_inputs.py")})
 
 
-def pytest_collection_modifyitems(config, items):
-    """Group the tests that cannot run beside each other under pytest-xdist: every browser test
-    (dash[testing]'s ``dash_duo`` serves the app on port 8050 and drives one Chromium) in the
-    ``browser`` group, and the files of :data:`_SERIAL_FILES` in theirs. Without xdist the
-    marker does nothing."""
-    for item in items:
-        group = _SERIAL_FILES.get(item.nodeid.split("::")[0])
-        if "dash_duo" in getattr(item, "fixturenames", ()):
-            group = "browser"
-        if group:
-            item.add_marker(pytest.mark.xdist_group(group))
+def xdist_group_of(nodeid: str) -> str | None:
+    """The xdist group of the test ``nodeid`` (see :data:`_SERIAL_FILES`), or None."""
+    return _SERIAL_FILES.get(nodeid.split("::")[0].split("@")[0])
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup`` with the groups of :func:`xdist_group_of`, read from the test ids.
+
+    pytest-xdist's own loadgroup reads ``xdist_group`` markers by appending the group to each
+    item's ``_nodeid`` on the workers, which pytest 9.2 no longer reads (node ids are
+    ``Node._id`` there): with pytest 9.2 and pytest-xdist 3.8 no group took effect and every
+    grouped file was split between the workers (two Ray clusters, each simulator fixture made
+    twice). The controller groups by file here instead, whatever the versions."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class FileGroupScheduling(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_group_of(nodeid) or super()._split_scope(nodeid)
+
+    return FileGroupScheduling(config, log)
 
 
 @pytest.fixture(scope="session")

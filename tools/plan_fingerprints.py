@@ -46,9 +46,25 @@ def graph_files() -> list[Path]:
     return files
 
 
-def graphs():
-    """(key, graph) of every graph fingerprinted; the key names the file relative to its
+def graph_keys() -> list[str]:
+    """The key of every graph fingerprinted, without loading one: the file relative to its
     folder's parent (``hlo/mlp.before.hlo``) or the synthetic graph (``layered/1000``)."""
+    return [f"{f.parent.name}/{f.name}" for f in graph_files()] + [f"layered/{n}" for n in LAYERED]
+
+
+def load(key: str):
+    """The graph of ``key`` (see :func:`graph_keys`)."""
+    from workbench.importers import load_graph
+    from workbench.ir.synthetic import layered_graph
+
+    folder, name = key.split("/", 1)
+    if folder == "layered":
+        return layered_graph(int(name))
+    return load_graph(next(f for f in graph_files() if f"{f.parent.name}/{f.name}" == key))
+
+
+def graphs():
+    """(key, graph) of every graph fingerprinted (see :func:`graph_keys`)."""
     from workbench.importers import load_graph
     from workbench.ir.synthetic import layered_graph
 
@@ -61,6 +77,14 @@ def graphs():
 def plan_hash(plan) -> str:
     """SHA-256 (16 hex digits) of the plan's JSON text: groups and the full decision log."""
     return hashlib.sha256(plan.dumps().encode()).hexdigest()[:16]
+
+
+def graph_fingerprints(key: str, graph) -> dict:
+    """``{"key|policy|device": hash}`` of one graph under every policy and device."""
+    from workbench.planner import plan_graph
+
+    return {f"{key}|{policy}|{dname}": plan_hash(plan_graph(graph, policy, dev))
+            for policy in POLICIES for dname, dev in devices().items()}
 
 
 def fingerprints(only=None) -> dict:

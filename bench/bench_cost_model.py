@@ -6,7 +6,7 @@
 
 1. Calibrates the ``cpu`` profile with the CPU backend's own micro-kernels
    (:func:`workbench.profiler.calibrate.refresh_cpu_profile`, what ``workbench devices
-   --refresh`` does), unless ``--no-calibrate``, into ``$WORKBENCH_CACHE_DIR`` (default
+   --refresh`` does, in a process of its own as that command and the app run it), unless ``--no-calibrate``, into ``$WORKBENCH_CACHE_DIR`` (default
    ``bench/.cache``, so that other checkouts' probes on the same machine do not overwrite it).
 2. Profiles the fused (``priority``) and unfused plans of every model (``workbench run``'s
    :func:`~workbench.profiler.profile`, ``--repeat`` rounds): the seven ``../shared/hlo`` models
@@ -39,6 +39,7 @@ import json
 import math
 import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -349,11 +350,15 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} CPUs, load average "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; cache {os.environ['WORKBENCH_CACHE_DIR']}")
     if not args.no_calibrate and not args.load:
-        from workbench.profiler.calibrate import refresh_cpu_profile
-
+        # in a process of its own, as `workbench devices --refresh` and the app's background
+        # calibration run it: the kernels are then measured in a process that has only
+        # profiled, as `workbench run` and the app's profile workers do
         t0 = time.perf_counter()
-        refresh_cpu_profile()
-        print(f"calibrated in {time.perf_counter() - t0:.0f} s")
+        subprocess.run([sys.executable, "-c", "from workbench.profiler.calibrate import "
+                        "refresh_cpu_profile; refresh_cpu_profile()"], check=True,
+                       env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                           [str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p])))
+        print(f"calibrated in {time.perf_counter() - t0:.0f} s (in a process of its own)")
     device = cpu_profile()
     if args.load and (args.load / "cpu_profile.json").exists():
         from workbench.costmodel.devices import DeviceProfile

@@ -32,28 +32,19 @@ def portable():
     return {n: _compile(HELPERS, n) for n in ("_dec_bf16", "_enc_bf16", "_rnd_bf16")}
 
 
-@njit
-def _map_dec(f, bits):
-    out = np.empty(bits.size, np.float32)
-    for i in range(bits.size):
-        out[i] = f(bits[i])
-    return out
+def _mapper(out_dtype):
+    """A compiled loop applying a compiled helper to every element, into ``out_dtype``."""
+    @njit
+    def run(f, xs):
+        out = np.empty(xs.size, out_dtype)
+        for i in range(xs.size):
+            out[i] = f(xs[i])
+        return out
+    return run
 
 
-@njit
-def _map_enc(f, xs):
-    out = np.empty(xs.size, np.uint16)
-    for i in range(xs.size):
-        out[i] = f(xs[i])
-    return out
-
-
-@njit
-def _map_rnd(f, xs):
-    out = np.empty(xs.size, np.float32)
-    for i in range(xs.size):
-        out[i] = f(xs[i])
-    return out
+_map_dec = _map_rnd = _mapper(np.float32)
+_map_enc = _mapper(np.uint16)
 
 
 ALL_BITS = np.arange(1 << 16, dtype=np.uint16)

@@ -170,7 +170,7 @@ def test_a_profile_cached_by_the_previous_probe_version_is_measured_again(tmp_pa
                                 "profile": old}))
     assert cpu_profile() == CACHED and len(probes) == 1       # not read as a DRAM-only profile
     doc = json.loads(path.read_text())
-    assert doc["probe_version"] == 5 and doc["profile"]["llc_bytes"] == 8 * MiB
+    assert doc["probe_version"] == 6 and doc["profile"]["llc_bytes"] == 8 * MiB
     assert cpu_profile() == CACHED and len(probes) == 1       # the new one is read back
 
 

@@ -28,6 +28,12 @@ KIND_TOOLTIPS = {
 UPLOAD_MAX_BYTES = 16 << 20
 
 
+
+#: the profile table's ratio: the figure the prediction check compares (the measured column
+#: shows the median; workbench.profiler.accuracy.measured_time)
+RATIO_TIP = ("the 25th percentile of the kernel's runs (what the cost model is calibrated to) "
+             "/ predicted time; the measured column is the median")
+
 def _button(id_, label, title="", kind="", disabled=False) -> html.Button:
     return html.Button(label, id=id_, n_clicks=0, title=title, className=f"btn {kind}".strip(),
                        disabled=disabled)
@@ -352,7 +358,7 @@ def profile_tab() -> html.Div:
             ("predicted", "predicted", {"sort_by": "predicted_s", "width": 90,
                                         "suppressAutoSize": True}),
             ("ratio", "ratio", {"sort_by": "ratio_x", "tooltipField": "miss",
-                                "headerTooltip": "measured / predicted time", "width": 72,
+                                "headerTooltip": RATIO_TIP, "width": 72,
                                 "suppressAutoSize": True}),
             # a miss: which term was wrong (the report's PredictionCheck.text), beside the
             # ratio, in view in the panel's width (wrapped; whole in its tooltip)

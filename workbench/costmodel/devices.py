@@ -228,7 +228,9 @@ DEVICES = ("cpu", "h100", "h200", "a100")
 
 #: the probe's format; a cached profile of another version is measured again, not misread
 #: (version 3 added the cache sizes and bandwidths and the measured transcendental cost)
-_PROBE_VERSION = 5  # 4: core_flops and parallel_min_bytes; 5: levels measured, calibration
+_PROBE_VERSION = 6  # 4: core_flops and parallel_min_bytes; 5: levels measured, calibration
+#: 6: the CPU backend's bf16 code (bit operations, ~70x faster) and the batched-dot points:
+#: a profile measured on the older backend would charge bf16 kernels 20-30x too much
 
 #: contraction kernels writing less than this run on one core in the cpu profile (bytes): the
 #: cpu backend's threshold for splitting a dot or convolution into blocks across the cores

@@ -237,10 +237,12 @@ class BoundPlan:
         :attr:`stamps` (``[2k]`` and ``[2k + 1]`` for kernel ``k``); returns the outputs.
         :meth:`stamp_seconds` turns them into seconds afterwards, so that a caller timing the
         call from outside counts the clock reads but not that conversion."""
+        from workbench.codegen.native import run_kernels_timed
+
         st = self.stamps
         for native, lo, hi in self.steps:
             if native:
-                _run_kernels_timed(self.addresses, self.table_addresses, lo, hi, st)
+                run_kernels_timed(self.addresses, self.table_addresses, lo, hi, st)
             else:
                 t0 = time.perf_counter()
                 self.kernels[lo].launch(self.arrays[lo])
@@ -270,14 +272,3 @@ def _steps(kernels) -> list[tuple[bool, int, int]]:
         else:
             steps.append((native, k, k + 1))
     return steps
-
-
-def _run_kernels_timed(addresses, tables, lo, hi, stamps):
-    """:func:`workbench.codegen.native.run_kernels_timed`, imported on first use (numba
-    compiles it then) and kept here, so that the instrumented call looks nothing up."""
-    global _run_kernels_timed
-    from workbench.codegen.native import run_kernels_timed
-
-    _run_kernels_timed = run_kernels_timed
-    run_kernels_timed(addresses, tables, lo, hi, stamps)
-

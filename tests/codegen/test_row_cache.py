@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from conftest import assert_matches, one_group_plan
 
 from workbench.codegen import compile_plan
@@ -108,20 +109,41 @@ def test_no_row_cache_on_cuda():
     assert all(n.rows == [] for n in kir.nests)
 
 
-def test_short_float_max_reduction_propagates_nan(kernel_cache):
-    b = GraphBuilder("rowmax")
-    x = b.parameter("x", (6, 64))
+@pytest.mark.parametrize("row, form", [(32, "flag"), (64, "fmaximum")])
+def test_float_max_reduction_form_by_row_length_propagates_nan(kernel_cache, row, form):
+    # rows up to SHORT_MINMAX_REDUCTION (48): plain max + a NaN flag; longer: llvm.maximum
+    b = GraphBuilder(f"rowmax{row}")
+    x = b.parameter("x", (6, row))
     g = verify(b.build([b.reduce(x, (1,), "maximum", -math.inf),
                         b.reduce(x, (1,), "minimum", math.inf)]))
-    x0 = np.random.default_rng(1).standard_normal((6, 64)).astype(np.float32)
-    x0[0, 63] = np.nan
+    x0 = np.random.default_rng(1).standard_normal((6, row)).astype(np.float32)
+    x0[0, row - 1] = np.nan
     x0[1, 0] = np.nan
     x0[2, :] = -np.inf
     x0[3, 10] = np.inf
     compiled, (mx, mn) = _run(g, kernel_cache, [x0])
-    assert "fmaximum" not in compiled.kernels[0].source          # the short form
+    assert ("fmaximum" in compiled.kernels[0].source) == (form == "fmaximum")
+    assert ("_nan |=" in compiled.kernels[0].source) == (form == "flag")
     np.testing.assert_array_equal(mx, x0.max(1))
     np.testing.assert_array_equal(mn, x0.min(1))
+    assert np.isnan(mx[:2]).all() and mx[2] == -np.inf and mx[3] == np.inf
+
+
+@pytest.mark.parametrize("row, hidden", [(16, False), (64, True), (96, True), (256, False)])
+def test_short_float_sum_runs_to_a_hidden_extent(kernel_cache, row, hidden):
+    # OPAQUE_EXTENTS (32..127): the trip count is hidden from LLVM so that it vectorises the
+    # loop instead of unrolling it; the sum is the same
+    b = GraphBuilder(f"rowsum{row}")
+    x = b.parameter("x", (5, row))
+    g = verify(b.build([b.reduce(x, (1,), "add", 0.0),
+                        b.reduce(x, (1,), "multiply", 1.0)]))
+    x0 = (1 + 0.01 * np.random.default_rng(2).standard_normal((5, row))).astype(np.float32)
+    x0[4, 3] = np.nan
+    compiled, (sm, pr) = _run(g, kernel_cache, [x0])
+    assert (f"opaque_extent({row})" in compiled.kernels[0].source) == hidden
+    np.testing.assert_allclose(sm, x0.astype(np.float64).sum(1), rtol=1e-5)
+    np.testing.assert_allclose(pr, x0.astype(np.float64).prod(1), rtol=1e-4)
+    assert np.isnan(sm[4]) and np.isnan(pr[4])
 
 
 def test_merge_address_folds_only_whole_proportional_groups():

@@ -237,7 +237,10 @@ def combine(table, s: Reduce, acc: str, val: str, cx) -> str:
 #: CPU float max/min reductions over at most this many elements use the plain max/min and a
 #: NaN flag instead of the NaN-propagating ``llvm.maximum``/``llvm.minimum`` (see
 #: :func:`emit_reduce_serial`)
-SHORT_MINMAX_REDUCTION = 128
+SHORT_MINMAX_REDUCTION = 48
+#: CPU float sums and products whose innermost reduced loop has a constant extent in this
+#: range run it to an extent LLVM cannot see (:func:`~workbench.codegen.cpu_intrinsics.opaque_extent`)
+OPAQUE_EXTENTS = range(32, 128)
 
 
 def emit_reduce_serial(w: Writer, s: Reduce, table, cx, reduce_hook=None):
@@ -245,23 +248,34 @@ def emit_reduce_serial(w: Writer, s: Reduce, table, cx, reduce_hook=None):
 
     Reductions nested in the body are always serial (``reduce_hook`` is not passed down).
 
-    On the CPU a float ``maximum``/``minimum`` reduction over at most
-    :data:`SHORT_MINMAX_REDUCTION` elements is written ``acc = max(acc, v)`` with a flag
-    ``nan |= v != v`` and ``acc = nan`` after the loop when it is set (the same result as
-    numpy's NaN-propagating max). LLVM fully unrolls such short loops before its loop
-    vectoriser runs, and its SLP vectoriser turns an unrolled chain of plain max into vector
-    code but not a chain of ``llvm.maximum`` (NaN-propagating): a row-wise max over
-    [512, 64] float32 took 137 us as the intrinsic chain and 11-25 us in this form. Longer
-    loops are not unrolled, and the loop vectoriser vectorises ``llvm.maximum`` and not the
-    plain form (over [256, 1024]: 24 us against 136 us), so they keep the intrinsic.
+    Two CPU rules decide how LLVM vectorises a reduction over a short row (measured on the
+    2-core development VM, numba 0.68 / llvmlite 0.50, row-wise over 32,768 float32 elements;
+    ``bench/bench_reductions.py`` prints the table):
+
+    - A float ``maximum``/``minimum`` over at most :data:`SHORT_MINMAX_REDUCTION` elements is
+      written ``acc = max(acc, v)`` with a flag ``nan |= v != v`` and ``acc = nan`` after the
+      loop when it is set (numpy's NaN-propagating max). Longer ones use ``llvm.maximum``,
+      which LLVM's loop vectoriser handles and the flag form defeats: rows of 64 took 37 us
+      in the flag form and 11 us as the intrinsic, rows of 256 31 and 8.3 us; rows of 32-48
+      7.3 us in the flag form, 10.2-10.5 as the intrinsic.
+    - A float ``add``/``multiply`` whose innermost loop has a constant extent in
+      :data:`OPAQUE_EXTENTS` runs to ``opaque_extent(n)``: LLVM fully unrolls a short
+      constant-count loop before its loop vectoriser runs, and the unrolled chain stays
+      mostly scalar (rows of 64: 8.6 us, 3.4 us with the extent hidden; rows of 96: 11.9 and
+      2.9 us). Below 32 hiding it does not help (rows of 8-16 ran 30 % slower).
     """
     w.line(f"{s.name} = {operand(s.init)}", f"reduce-{s.reducer}", s.node)
-    short = (cx.backend == "cpu" and s.reducer in ("maximum", "minimum")
-             and s.dtype in ("f32", "f64")
+    floats = cx.backend == "cpu" and s.dtype in ("f32", "f64")
+    short = (floats and s.reducer in ("maximum", "minimum")
              and prod(n for _, n in s.loops) <= SHORT_MINMAX_REDUCTION)
+    hide = floats and s.reducer in ("add", "multiply") and s.loops \
+        and s.loops[-1][1] in OPAQUE_EXTENTS
     if short:
         w.line(f"{s.name}_nan = {s.name} != {s.name}")
-    for v, n in s.loops:
+    for k, (v, n) in enumerate(s.loops):
+        if hide and k == len(s.loops) - 1:
+            cx.intrinsics.add("opaque_extent")
+            n = f"opaque_extent({n})"
         w.line(f"for {v} in range({n}):")
         w.indent()
     emit_stmts(w, s.body, table, cx)

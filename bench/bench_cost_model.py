@@ -254,6 +254,12 @@ def print_report(records, device, quick) -> None:
     print(accuracy_line("all models, against the median", by_median, by_ratio=True))
     print(accuracy_line("tune models", tune))
     print(accuracy_line("holdout models", hold))
+    # the issue's own set: the ../shared/hlo models (which the tune split holds) plus the
+    # real models kept out of tuning
+    shared = {p.name.split(".")[0] for p in SHARED.glob("*.before.hlo")}
+    print(accuracy_line("shared models + holdout", [r for r in rows if r["model"] in shared
+                                                     or r["split"] == "holdout"]))
+    print(accuracy_line("shared models alone", [r for r in rows if r["model"] in shared]))
     for label, sel in (("fused plans' kernels, tune", [r for r in tune if r["plan"] == "plan"]),
                        ("fused plans' kernels, holdout",
                         [r for r in hold if r["plan"] == "plan"]),

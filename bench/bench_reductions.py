@@ -7,7 +7,9 @@ the forms :func:`workbench.codegen.source.emit_reduce_serial` chooses between:
 - ``max``: the NaN flag form (``acc = max(acc, v)``, ``nan |= v != v``) against the
   ``llvm.maximum`` intrinsic (``fmaximum``);
 - ``add``: the constant trip count against the trip count hidden from LLVM
-  (``opaque_extent``).
+  (``opaque_extent``);
+- ``softmax`` (one fused kernel: the row max, the sum of ``exp(x - max)``, the division): the
+  sum's loop with its extent hidden below 32 (``OPAQUE_MIN_EXTENT_TRANSCENDENTAL``) or not;
 
 and numpy's ``x.max(1)`` / ``x.sum(1)`` on the same array for reference. The numbers in the
 module notes of ``emit_reduce_serial`` come from this script.
@@ -34,12 +36,29 @@ ELEMENTS = 1 << 15
 ROWS = (8, 16, 32, 48, 64, 96, 128, 256, 1024)
 
 
-def kernel_time(reducer: str, n: int, repeat: int, cache: str) -> float:
-    """The 25th percentile (seconds) of the one-kernel plan reducing rows of ``n``."""
+def _graph(reducer: str, n: int):
     b = GraphBuilder(f"reduce_{reducer}_{n}")
-    x = b.parameter("x", (ELEMENTS // n, n))
-    g = b.build([b.reduce(x, (1,), reducer, 0.0 if reducer == "add" else float("-inf"))])
-    bound = compile_plan(g, unfused_plan(g, "cpu"), "cpu", cache_dir=cache)
+    rows = ELEMENTS // n
+    x = b.parameter("x", (rows, n))
+    if reducer != "softmax":
+        return b.build([b.reduce(x, (1,), reducer, 0.0 if reducer == "add" else float("-inf"))])
+    m = b.op("broadcast", [b.reduce(x, (1,), "maximum", float("-inf"))], shape=(rows, n),
+             dimensions=(0,))
+    e = b.op("exponential", [b.op("subtract", [x, m])])
+    s = b.op("broadcast", [b.reduce(e, (1,), "add", 0.0)], shape=(rows, n), dimensions=(0,))
+    return b.build([b.op("divide", [e, s])])
+
+
+def kernel_time(reducer: str, n: int, repeat: int, cache: str) -> float:
+    """The 25th percentile (seconds) of the one-kernel plan of ``reducer`` (``add``,
+    ``maximum``, ``softmax``) over rows of ``n``."""
+    from workbench.planner.plan import make_plan
+
+    g = _graph(reducer, n)
+    members = [m for m in g.topo_order if g.node(m).op not in ("parameter", "constant")]
+    plan = make_plan(g, [members], policy="bench") if reducer == "softmax" else \
+        unfused_plan(g, "cpu")
+    bound = compile_plan(g, plan, "cpu", cache_dir=cache)
     bound = bound.bind(bound.prepare(make_inputs(g, 0)))
     for _ in range(20):
         bound.run_timed()
@@ -69,8 +88,11 @@ def main() -> None:
                     ("fmaximum", {"SHORT_MINMAX_REDUCTION": 0})],
         "add": [("today", {}), ("constant extent", {"OPAQUE_EXTENTS": range(0)}),
                 ("opaque_extent", {"OPAQUE_EXTENTS": range(1, 1 << 30)})],
+        "softmax": [("today", {}),
+                    ("exp sum unrolled", {"OPAQUE_MIN_EXTENT_TRANSCENDENTAL": 1 << 30})],
     }
-    saved = {k: getattr(src, k) for k in ("SHORT_MINMAX_REDUCTION", "OPAQUE_EXTENTS")}
+    saved = {k: getattr(src, k) for k in ("SHORT_MINMAX_REDUCTION", "OPAQUE_EXTENTS",
+                                          "OPAQUE_MIN_EXTENT_TRANSCENDENTAL")}
     for reducer, variants in forms.items():
         print(f"\n{reducer:8s} row " + " ".join(f"{n:>7d}" for n in ROWS))
         for label, patch in variants:
@@ -83,8 +105,9 @@ def main() -> None:
                     for k, v in saved.items():
                         setattr(src, k, v)
             print(f"  {label:15s} " + " ".join(f"{t * 1e6:7.1f}" for t in row))
-        print(f"  {'numpy':15s} " + " ".join(f"{numpy_time(reducer, n, args.repeat) * 1e6:7.1f}"
-                                           for n in ROWS))
+        if reducer != "softmax":
+            print(f"  {'numpy':15s} " + " ".join(
+                f"{numpy_time(reducer, n, args.repeat) * 1e6:7.1f}" for n in ROWS))
     print(f"\nload average at the end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
 
 

@@ -146,6 +146,25 @@ def test_short_float_sum_runs_to_a_hidden_extent(kernel_cache, row, hidden):
     assert np.isnan(sm[4]) and np.isnan(pr[4])
 
 
+def test_a_short_sum_of_exponentials_runs_to_a_hidden_extent(kernel_cache):
+    # a softmax over rows of 8: the sum of exp(x - max) calls the float32 approximation, so its
+    # loop's extent is hidden from LLVM even below OPAQUE_EXTENTS; the max's (plain) is not
+    b = GraphBuilder("softmax8")
+    x = b.parameter("x", (64, 8))
+    m = b.reduce(x, (1,), "maximum", -math.inf)
+    e = b.op("exponential", [b.op("subtract", [x, b.op("broadcast", [m], shape=(64, 8),
+                                                           dimensions=(0,))])])
+    s = b.reduce(e, (1,), "add", 0.0)
+    g = verify(b.build([b.op("divide", [e, b.op("broadcast", [s], shape=(64, 8),
+                                                  dimensions=(0,))])]))
+    x0 = (4 * np.random.default_rng(3).standard_normal((64, 8))).astype(np.float32)
+    compiled, (y,) = _run(g, kernel_cache, [x0])
+    src = compiled.kernels[0].source
+    assert len(compiled.kernels) == 1 and src.count("opaque_extent(8)") == 1
+    ref = np.exp(x0 - x0.max(1, keepdims=True))
+    np.testing.assert_allclose(y, ref / ref.sum(1, keepdims=True), rtol=2e-6, atol=1e-7)
+
+
 def test_merge_address_folds_only_whole_proportional_groups():
     merged = [("l1", {"i1": 256, "i2": 64, "i3": 1})]
     a = Ix.var("i1") * 16384 + Ix.var("i2") * 4096 + Ix.var("i3") * 64 + Ix.var("r") + 3

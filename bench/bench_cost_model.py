@@ -268,6 +268,13 @@ def print_report(records, device, quick) -> None:
         print(accuracy_line(label, sel))
     print(accuracy_line("all models, uncalibrated roofline", quick_rows))
     print(f"  holdout: {', '.join(holdout_models) or '-'}")
+    drifts = [(rec["report"].get("machine") or {}).get("drift") or {} for rec, _ in records]
+    for k in ("stream", "dot"):
+        vals = [d[k] for d in drifts if isinstance(d.get(k), float)]
+        if vals:
+            print(f"  the probe's {k} kernel timed again after each model (profile's drift "
+                  f"check): median {statistics.median(vals):.2f}x its calibrated time, "
+                  f"{min(vals):.2f}-{max(vals):.2f}x over {len(vals)} models")
     print("\nworst ten kernels (|log measured/predicted|):")
     for r in sorted(rows, key=lambda r: -abs(math.log(r["measured"] / r["predicted"])))[:10]:
         c = r["check"]

@@ -139,6 +139,16 @@ def _best(graph, cache_dir):
 
 # ----- the measurements ---------------------------------------------------------------------------
 
+def _stream_graph(n: int):
+    """The streaming kernel ``y = 2 x`` over ``n`` float32 elements and a one-element kernel
+    after it, and their groups."""
+    b = GraphBuilder(f"stream{n}")
+    x, s = b.parameter("x", (n,)), b.parameter("s", (16,))
+    y = b.op("multiply", [x, b.splat(2.0, (n,))], node_id="y")
+    g = verify(b.build([y, b.op("negate", [s], node_id="tiny")]))
+    return g, [[m for m in g.topo_order if g.node(m).op == "broadcast"] + ["y"], ["tiny"]]
+
+
 def _stream_and_cold(cache_dir, progress):
     """(warm launch, [[bytes, seconds]] of the stream kernel, [[bytes between, seconds]] of a
     tiny kernel's launch after it)."""
@@ -149,11 +159,7 @@ def _stream_and_cold(cache_dir, progress):
     warm = typical(time_plan(g, [["tiny"]], _inputs(g), cache_dir)[0][:, 0])
     for k, n in enumerate(STREAM_ELEMENTS):
         _tick(progress, f"streaming kernel, {8 * n >> 10} KiB moved", k, len(STREAM_ELEMENTS))
-        b = GraphBuilder(f"stream{n}")
-        x, s = b.parameter("x", (n,)), b.parameter("s", (16,))
-        y = b.op("multiply", [x, b.splat(2.0, (n,))], node_id="y")
-        g = verify(b.build([y, b.op("negate", [s], node_id="tiny")]))
-        groups = [[m for m in g.topo_order if g.node(m).op == "broadcast"] + ["y"], ["tiny"]]
+        g, groups = _stream_graph(n)
         times, _ = time_plan(g, groups, _inputs(g), cache_dir)
         stream.append([8 * n, max(typical(times[:, 0]) - warm, 1e-9)])
         if n in COLD_ELEMENTS:
@@ -611,6 +617,55 @@ def calibrate_cpu(progress=None, cache_dir=None) -> dict:
             "parallel_min_work": int(PARALLEL_MIN_WORK), "contraction": contraction,
             "loop": loops, "half": halves, "launch_interp": interp, "native": native,
             "source": source, "measured_at": start, "load_avg": load}
+
+
+#: what :func:`drift` times again: the streaming kernel at 1 MiB moved and the 256^3 dot
+DRIFT_STREAM_ELEMENTS = 1 << 17
+DRIFT_DOT = (256, 256, 256)
+
+
+def drift(calibration: dict, cache_dir=None) -> dict:
+    """Two of the probe's kernels timed again, against what the calibration measured.
+
+    The machine a calibration measured may not be the machine that runs the plan hours later:
+    on the 2-core development VM the probe's 256^3 dot took 0.72 ms at 14:04 and 1.4-2.3 ms in
+    every process two hours later, and the cost model's dots were 2-3x too fast from then on.
+    ``profile`` runs this after its timings and says so when a kernel runs
+    :data:`~workbench.profiler.report.DRIFT_FACTOR` times slower or faster
+    (:func:`~workbench.profiler.report.drift_note`).
+
+    Parameters
+    ----------
+    calibration : dict
+        A CPU profile's ``calibration`` (:func:`calibrate_cpu`).
+    cache_dir : path, optional
+        The kernel cache (the probe's kernels are in it after a calibration).
+
+    Returns
+    -------
+    dict
+        ``{"stream": now / then, "dot": now / then}`` for the kernels the calibration holds
+        (the typical run, launch taken off, as the probe measures them), and ``measured_at``.
+    """
+    warm = float(calibration.get("launch_s") or 0.0)
+    out: dict = {"measured_at": calibration.get("measured_at")}
+    n = DRIFT_STREAM_ELEMENTS
+    then = [t for b, t in calibration.get("stream") or () if b == 8 * n]
+    if then:
+        g, groups = _stream_graph(n)
+        times, kernels = time_plan(g, groups, _inputs(g), cache_dir)
+        if not kernels[0].fallback:
+            out["stream"] = max(typical(times[:, 0]) - warm, 1e-9) / then[0]
+    g, flops, out_bytes = _contraction_graph("dot", DRIFT_DOT, False)
+    then = [t for f, b, t in (calibration.get("contraction") or {}).get("dot", ())
+            if f == flops and b == out_bytes]
+    if then:
+        try:
+            now = _best(g, cache_dir)[0]
+        except FellBack:
+            return out
+        out["dot"] = max(now - warm, 1e-9) / then[0]
+    return out
 
 
 def refresh_cpu_profile(progress=None, cache_dir=None):

@@ -39,7 +39,7 @@ from workbench.errors import MismatchError, WorkbenchError
 from workbench.ir import DEFAULT_MAX_BYTES, evaluate, make_inputs, peak_live_bytes
 from workbench.planner.plan import unfused_plan
 from workbench.profiler.accuracy import check_prediction
-from workbench.profiler.report import Cancelled, KernelReport, Report, Timing, busy_note
+from workbench.profiler.report import Cancelled, KernelReport, Report, Timing, busy_note, drift_note
 
 #: default repetitions and the time budget of each measured set (seconds)
 REPEAT, WARMUP, BUDGET_S = 20, 2, 10.0
@@ -125,6 +125,9 @@ def profile(graph, plan, inputs=None, *, backend="auto", repeat=REPEAT, warmup=W
                                                         warmup, budget_s, progress, poll)
     np_times = _time_numpy(graph, inputs, repeat, budget_s, progress, poll)
     machine = probe.finish()
+    drift = _drift(fused.backend, device, cache_dir)
+    if drift:
+        machine["drift"] = drift
     # the compiled kernels run among the fallbacks' interpretation: part of their context
     with interpreted_context(graph, max(_interpreted_s(fused, f_runs),
                                         _interpreted_s(base, u_runs))):
@@ -143,9 +146,8 @@ def profile(graph, plan, inputs=None, *, backend="auto", repeat=REPEAT, warmup=W
         errors=_errors(fused, checks), trace=trace,
         compile_s=fused.compile_s + base.compile_s, machine=machine,
         fused_wall=Timing.of(f_wall), unfused_wall=Timing.of(u_wall))
-    busy = busy_note(report)
-    if busy:  # last of the notes: the table's footer, and the app shows notes
-        report.notes.append(busy)
+    # the busy note last of the notes: the table's footer, and the app shows notes
+    report.notes += [n for n in (drift_note(machine), busy_note(report)) if n]
     return report
 
 
@@ -386,6 +388,23 @@ def _kernel_reports(graph, compiled, runs, pred):
 
 def _rate(amount, seconds):
     return amount / seconds / 1e9 if seconds and seconds > 0 else 0.0
+
+
+def _drift(backend, device, cache_dir) -> dict:
+    """:func:`~workbench.profiler.calibrate.drift` on a calibrated CPU profile ({} otherwise,
+    and when the profile cannot be read)."""
+    if backend != "cpu":
+        return {}
+    from workbench.costmodel.devices import get_device
+    from workbench.profiler.calibrate import drift
+
+    try:
+        d = get_device(device or "cpu")
+    except WorkbenchError:
+        return {}
+    if d.kind != "cpu" or not d.calibration:
+        return {}
+    return drift(d.calibration, cache_dir)
 
 
 def _calibration_note(device) -> list[str]:

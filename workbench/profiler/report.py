@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from dataclasses import asdict, dataclass, field
 
 from workbench.errors import WorkbenchError
@@ -249,6 +250,30 @@ def finite(obj):
     if isinstance(obj, (list, tuple)):
         return [finite(v) for v in obj]
     return obj
+
+
+#: a probe kernel running this many times slower (or faster) than its calibration says
+#: predictions can no longer be taken as they stand
+DRIFT_FACTOR = 1.5
+_DRIFT_WORDS = {"stream": "streaming kernel (1 MiB)", "dot": "256^3 dot"}
+
+
+def drift_note(machine: dict) -> str:
+    """A sentence when :func:`~workbench.profiler.calibrate.drift` found the machine running
+    the probe's kernels :data:`DRIFT_FACTOR` times slower or faster than when the profile was
+    calibrated ('' otherwise); ``profile`` appends it to the report's notes."""
+    d = (machine or {}).get("drift") or {}
+    off = [(k, d[k]) for k in ("stream", "dot")
+           if isinstance(d.get(k), float) and not 1 / DRIFT_FACTOR <= d[k] <= DRIFT_FACTOR]
+    if not off:
+        return ""
+    when = d.get("measured_at")
+    at = f" ({time.strftime('%Y-%m-%d %H:%M', time.localtime(when))})" if when else ""
+    what = " and ".join(f"the probe's {_DRIFT_WORDS[k]} {r:.1f}x "
+                        f"{'slower' if r > 1 else 'faster'}" for k, r in off)
+    return (f"this machine now runs {what} than when its profile was calibrated{at}: "
+            "predictions of such kernels are off by about as much; `workbench devices "
+            "--refresh` measures the machine again")
 
 
 def busy_note(report) -> str:

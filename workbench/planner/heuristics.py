@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+from bisect import bisect_left
 from functools import reduce
 from itertools import compress
 from operator import add, attrgetter, is_not
@@ -153,6 +154,8 @@ class PriorityRun(PlannerRun):
         self._tables: dict[int, list] = {}
         #: producer gid -> the version :meth:`_structural` refused with several consumers
         self._refused: dict[int, object] = {}
+        #: producer gid -> what legality refused it with for good (see :meth:`_remember`)
+        self._never: dict[int, tuple[set[int], list[tuple[int, ...]]]] = {}
         self.heap: list = []
         # the pop order is that of the keys alone (each is unique: it holds the group id), so
         # the first entries are pushed in any order and heapified once
@@ -191,6 +194,8 @@ class PriorityRun(PlannerRun):
             refused = self.legality(cand)
             if refused is None:
                 self.take(cand)
+            elif refused.refusal.code in GROWING_REFUSALS:
+                self._remember(p, refused)
         self.log_leftovers()
         from workbench.planner.sibling import SiblingFusion
 
@@ -202,6 +207,10 @@ class PriorityRun(PlannerRun):
         :class:`Candidate` is built from the producer's table only when its entry is popped."""
         gid = g.gid
         succ = self.state.succ[gid]
+        if gid in self._never and self._known_refused(g, succ):
+            # legality refuses it (when popped) whatever the costs: no estimate, no entry
+            self.live.pop(gid, None)
+            return
         # one consumer, one output and nothing pinned: _structural has nothing to refuse
         if len(succ) == 1 and len(g.outs) <= 1 and not self.cons.pinned:
             for c in succ:
@@ -234,6 +243,36 @@ class PriorityRun(PlannerRun):
                     heapq.heappush(self.heap, key)
             return
         self.live.pop(gid, None)
+
+    def _remember(self, p: Group, cand: "Candidate") -> None:
+        """Remember that legality refused producer ``p`` into ``cand.consumer`` for a reason
+        that stays (:data:`GROWING_REFUSALS`): by the refusal's nodes when any group holding
+        them all is refused (:data:`PAIR_REFUSALS`; those of ``p`` stay in it), else by the
+        consumer's id."""
+        r = cand.refusal
+        gids, needs = self._never.setdefault(p.gid, (set(), []))
+        if r.code in PAIR_REFUSALS and r.nodes:
+            pos, pm = self.ix.pos, p.members
+            needs.append(tuple(i for i in map(pos.__getitem__, r.nodes) if i not in pm))
+        else:
+            gids.add(cand.consumer.gid)
+
+    def _known_refused(self, p: Group, succ) -> bool:
+        """Whether legality refuses fusing ``p`` into its consumers ``succ`` by what
+        :meth:`_remember` kept: a consumer refused before, or one holding a refusal's nodes."""
+        gids, needs = self._never[p.gid]
+        if not gids.isdisjoint(succ):
+            return True
+        groups = self.state.groups
+        for c in succ:
+            cm = groups[c].members
+            for need in needs:
+                for i in need:
+                    if i not in cm:
+                        break
+                else:
+                    return True
+        return False
 
     def evaluate(self, p: Group, full: bool = False):
         """A :class:`Candidate` for fusing ``p`` into all its consumers, or None when it has no
@@ -280,13 +319,15 @@ class PriorityRun(PlannerRun):
         # a table of several consumers also keeps their ids, and per pair its consumer's
         # version, own seconds and fused seconds (parallel lists, compared and summed by C
         # loops: a producer of a hundred consumers is re-estimated after each of them changes)
-        if tab is None or tab[_VER] is not p.ver or len(tab[_CONSUMERS]) != k or \
-                tab[_GIDS] != succ:
+        if tab is None or tab[_VER] is not p.ver or len(tab) <= _GIDS:
             tab = self._tables[p.gid] = self._table(p, succ, tab)
         else:
+            patched = len(tab[_CONSUMERS]) != k or tab[_GIDS] != succ
+            if patched:
+                self._patch(p, succ, tab)
             consumers, pvers = tab[_CONSUMERS], tab[_PVERS]
             flags = list(map(is_not, pvers, map(_ver, consumers)))
-            if not any(flags):
+            if not patched and not any(flags):
                 return tab
             ctx = self._producer_terms(p)
             pairs, own, fused = tab[_PAIRS], tab[_OWN], tab[_FUSEDS]
@@ -360,6 +401,32 @@ class PriorityRun(PlannerRun):
         pt = p.t if p.t is not None else st.time(p)
         tab = self._tables[p.gid] = [p.ver, [c], [e], pt + ct, 0.0 + t]
         return tab
+
+    def _patch(self, p: Group, succ, tab: list) -> None:
+        """Bring the consumers of ``p``'s table of several consumers to ``succ`` in place: a
+        consumer that is gone (fused into its own consumers) is taken out, a new one put in at
+        its rank with its pair estimated (ranks do not change while producers are fused), so
+        the table is the one :meth:`_table` would build, without walking every consumer in
+        Python (a producer of 150 consumers loses and gains one at a time)."""
+        old = tab[_GIDS]
+        lists = (tab[_CONSUMERS], tab[_PAIRS], tab[_PVERS], tab[_OWN], tab[_FUSEDS])
+        consumers = lists[0]
+        gone = old - succ
+        if gone:
+            gids = list(map(_gid, consumers))
+            for i in sorted(map(gids.index, gone), reverse=True):
+                for col in lists:
+                    del col[i]
+        new = succ - old
+        if new:
+            groups, ctx = self.state.groups, self._producer_terms(p)
+            for gid in new:
+                c = groups[gid]
+                i = bisect_left(consumers, c.rank, key=_rank)
+                e = self._pair(p, c, *ctx)
+                for col, x in zip(lists, (c, e, e[0], e[4], e[1])):
+                    col.insert(i, x)
+        tab[_GIDS] = frozenset(succ)
 
     def _table(self, p: Group, succ, old) -> list:
         """A new table of ``p``'s consumers ``succ`` (``old``: the previous one, whose pairs
@@ -583,6 +650,23 @@ def _count(n: int) -> str:
     return fmt_count(n)
 
 
+#: legality's reasons that hold for every union of two groups holding these: in priority
+#: fusion a group keeps its id and only grows (a consumer absorbs its producers), and each of
+#: these predicates refuses a superset of a refused union too (an opaque, offline or forbidden
+#: member stays, reductions and contractions only add up, a contraction's operand or a path
+#: from it to a reshaping op stays inside). A producer refused into a consumer for one of them
+#: is refused for as long as that consumer exists, so it is not estimated again
+#: (operand-budget, shape-mismatch, registers and the reduction-structure checks can change
+#: either way and are asked again).
+GROWING_REFUSALS = frozenset({"opaque", "unfusible", "dead-code", "offline", "forbidden",
+                              "reduction-budget", "two-contractions", "contraction-prologue",
+                              "epilogue-shape"})
+#: the reasons of :data:`GROWING_REFUSALS` that refuse every group holding the refusal's nodes
+#: (an opaque op with anything; two contractions; a contraction and its operand; an offline
+#: and a per-call op; a forbidden pair), whichever groups they came from
+PAIR_REFUSALS = frozenset({"opaque", "unfusible", "dead-code", "offline", "forbidden",
+                           "two-contractions", "contraction-prologue"})
+
 #: a group's rank (the sort key of a producer's consumers)
 _rank = attrgetter("rank")
 
@@ -592,6 +676,7 @@ _rank = attrgetter("rank")
 #: and the fused seconds
 _VER, _CONSUMERS, _PAIRS, _UNFUSED, _FUSED, _GIDS, _PVERS, _OWN, _FUSEDS = range(9)
 _ver = attrgetter("ver")
+_gid = attrgetter("gid")
 
 
 class Candidate:

@@ -219,6 +219,27 @@ class Constraints:
                            tuple(tuple(sorted(p)) for p in d.get("pinned", ())))
 
 
+class _GraphFingerprint:
+    """The field :attr:`Plan.graph_fingerprint`: set to the fingerprint, or to the
+    :class:`Graph` itself, whose :attr:`~Graph.fingerprint` is then taken when the field is
+    first read (the planner's plan of a large graph does not hash the whole graph unless
+    someone asks: 0.6 s of a 100,000-node plan)."""
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.key = "_" + name
+
+    def __get__(self, obj, owner=None) -> str:
+        if obj is None:              # the class's own access: the dataclass field has no default
+            raise AttributeError(self.key)
+        v = obj.__dict__[self.key]
+        if v.__class__ is not str:
+            v = obj.__dict__[self.key] = v.fingerprint
+        return v
+
+    def __set__(self, obj, value) -> None:
+        obj.__dict__[self.key] = value
+
+
 @dataclass(frozen=True)
 class Plan:
     """A fusion plan for one graph: groups in launch order, the decision log, constraints.
@@ -228,7 +249,8 @@ class Plan:
     Parameters
     ----------
     graph_name, graph_fingerprint : str
-        The graph the plan is for (:attr:`Graph.fingerprint`).
+        The graph the plan is for (:attr:`Graph.fingerprint`; the graph itself may be given
+        for the fingerprint, which is then taken when first read).
     policy : str
         The planner policy that made it (``priority``, ``xla-cpu``, ``greedy``, ``unfused``,
         ``xla`` for XLA's own grouping, ``edited``).
@@ -242,7 +264,7 @@ class Plan:
     """
 
     graph_name: str
-    graph_fingerprint: str
+    graph_fingerprint: str = _GraphFingerprint()   # type: ignore[assignment]
     policy: str
     device: str
     groups: tuple[FusionGroup, ...]
@@ -305,8 +327,13 @@ class Plan:
         """Kernels launched: one per group."""
         return len(self.groups)
 
+    def __getstate__(self) -> dict:
+        self.graph_fingerprint           # a pickled plan carries the string, not the graph
+        return self.__dict__
+
     def replace(self, **changes) -> "Plan":
-        d = dict(graph_name=self.graph_name, graph_fingerprint=self.graph_fingerprint,
+        d = dict(graph_name=self.graph_name,
+                 graph_fingerprint=self.__dict__["_graph_fingerprint"],
                  policy=self.policy, device=self.device, groups=self.groups,
                  decisions=self.decisions, constraints=self.constraints)
         d.update(changes)
@@ -468,7 +495,8 @@ def plan_of_index_sets(graph: Graph, member_sets, *, policy: str, device: str = 
         dup = tuple([ids[i] for i in idx if len(computing[i]) > 1])
         groups.append(FusionGroup(f"g{k}", nodes, _kind_ix(ix, idx, len(outs)), outs, dup,
                                   patterns.get(s), s in pinned_sets, _role_ix(ix, idx)))
-    return Plan(graph.name, graph.fingerprint, policy, device, tuple(groups),
+    # the graph, whose fingerprint the plan takes when it is first asked for
+    return Plan(graph.name, graph, policy, device, tuple(groups),
                 tuple(decisions), constraints or Constraints())
 
 

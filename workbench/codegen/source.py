@@ -237,7 +237,7 @@ def combine(table, s: Reduce, acc: str, val: str, cx) -> str:
 #: CPU float max/min reductions over at most this many elements use the plain max/min and a
 #: NaN flag instead of the NaN-propagating ``llvm.maximum``/``llvm.minimum`` (see
 #: :func:`emit_reduce_serial`)
-SHORT_MINMAX_REDUCTION = 128
+SHORT_MINMAX_REDUCTION = 32
 
 
 def emit_reduce_serial(w: Writer, s: Reduce, table, cx, reduce_hook=None):
@@ -254,6 +254,11 @@ def emit_reduce_serial(w: Writer, s: Reduce, table, cx, reduce_hook=None):
     [512, 64] float32 took 137 us as the intrinsic chain and 11-25 us in this form. Longer
     loops are not unrolled, and the loop vectoriser vectorises ``llvm.maximum`` and not the
     plain form (over [256, 1024]: 24 us against 136 us), so they keep the intrinsic.
+    With numba 0.68 / LLVM 22 (znver1 host) the plain form is unrolled and vectorised only
+    up to 32 elements: a max over rows of 64 and 128 float32 was a scalar ``vmaxss`` chain
+    (1.17 and 1.04 ms of CPU time per 2**20 elements, one core) and the intrinsic 0.71 and
+    0.32 ms (rows of 32: plain 0.32, intrinsic 0.43 ms), hence the limit of 32; in the
+    softmax over [8, 8, 128, 128] the kernel's CPU time went from 3.4 to 2.5 ms.
     """
     w.line(f"{s.name} = {operand(s.init)}", f"reduce-{s.reducer}", s.node)
     short = (cx.backend == "cpu" and s.reducer in ("maximum", "minimum")

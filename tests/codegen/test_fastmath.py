@@ -79,6 +79,11 @@ def _ref_log(x):
 
 
 @njit
+def _ref_log1p(x):
+    return math.log1p(np.float64(x))  # the C library's float64 log1p, as numpy's
+
+
+@njit
 def _ref_tanh(x):
     return math.tanh(np.float64(x))
 
@@ -96,6 +101,7 @@ def _ref_erf(x):
 REF = {
     "exponential": _ref_exp,
     "log": _ref_log,
+    "log-plus-one": _ref_log1p,
     "tanh": _ref_tanh,
     "logistic": _ref_logistic,
     "erf": _ref_erf,
@@ -166,14 +172,18 @@ def strided_all_floats(stride=131):
     return np.arange(0, 1 << 32, stride, dtype=np.uint64).astype(np.uint32).view(np.float32)
 
 
-# measured exhaustive maxima (see fastmath module docstring) + 1 ulp slack
-BOUND = {"exponential": 2, "log": 2, "tanh": 8, "logistic": 3, "erf": 8}
+# measured exhaustive maxima (see fastmath module docstring) + 1 ulp slack; log1p's is the
+# exhaustive maximum itself (tools/exhaustive_ulp.py measured it against this very reference,
+# the float64 C-library log1p that numpy's float64 log1p also calls)
+BOUND = {"exponential": 2, "log": 2, "log-plus-one": 1, "tanh": 8, "logistic": 3, "erf": 8}
 TANH_ACCURATE_BOUND = 2
 
 # the ranges where each function is not a constant or a trivial select
 DENSE = {
     "exponential": [(-104.0, 89.0), (-1e-3, 1e-3), (-104.0, -87.0), (-200.0, -103.0)],
     "log": [(0.0, 1e-37), (0.5, 2.0), (1.0 - 2**-10, 1.0 + 2**-10), (1e-3, 1e6)],
+    "log-plus-one": [(-1.0, 1.0), (-1e-3, 1e-3), (-1.0, -0.5), (0.4, 4.0), (1.0, 3e38),
+                     (-2**-23, 2**-23)],
     "tanh": [(-9.0, 9.0), (-2e-3, 2e-3), (-1.0, 1.0)],
     "logistic": [(-105.0, 18.0), (-1e-3, 1e-3), (-104.0, -87.0)],
     "erf": [(-4.0, 4.0), (-2e-3, 2e-3), (1.5, 3.9)],
@@ -286,6 +296,13 @@ SPECIAL = {
         (0.0, -INF), (-0.0, -INF), (INF, INF), (-INF, NAN), (NAN, NAN), (-1.0, NAN),
         (-TINY_DENORM, NAN), (-FLT_MAX, NAN), (1.0, 0.0),
     ],
+    "log-plus-one": [
+        (0.0, 0.0), (-0.0, -0.0), (INF, INF), (-INF, NAN), (NAN, NAN), (-1.0, -INF),
+        (_after(-1.0, -INF), NAN), (-2.0, NAN), (-FLT_MAX, NAN), (TINY_DENORM, TINY_DENORM),
+        (-TINY_DENORM, -TINY_DENORM), (MAX_DENORM, MAX_DENORM), (-MAX_DENORM, -MAX_DENORM),
+        (MIN_NORMAL, MIN_NORMAL), (F32(2**-25), F32(2**-25)), (1.0, F32(math.log(2.0))),
+        (FLT_MAX, F32(math.log(float(FLT_MAX)))),
+    ],
     "tanh": [
         (0.0, 0.0), (-0.0, -0.0), (INF, 1.0), (-INF, -1.0), (NAN, NAN),
         (FLT_MAX, 1.0), (-FLT_MAX, -1.0), (TINY_DENORM, TINY_DENORM),
@@ -340,7 +357,8 @@ def test_exp_thresholds():
 
 
 def test_tables_have_the_same_ops():
-    assert set(fm.EXACT) == set(fm.FAST) == {"exponential", "log", "tanh", "logistic", "erf"}
+    assert set(fm.EXACT) == set(fm.FAST) == {"exponential", "log", "log-plus-one", "tanh",
+                                             "logistic", "erf"}
 
 
 # ---------------------------------------------------------------------------
@@ -360,7 +378,7 @@ def _loop_ir(fn, **jit_options):
     return apply.inspect_llvm(apply.signatures[0])
 
 
-@pytest.mark.parametrize("name", ["exp_f32", "log_f32", "tanh_f32", "tanh_accurate_f32", "logistic_f32", "erf_f32"])
+@pytest.mark.parametrize("name", ["exp_f32", "log_f32", "log1p_f32", "tanh_f32", "tanh_accurate_f32", "logistic_f32", "erf_f32"])
 def test_fast_loop_vectorises_in_float32(name):
     ir = _loop_ir(getattr(fm, name))
     assert VECTOR_FLOAT.search(ir), f"{name}: loop not vectorised"

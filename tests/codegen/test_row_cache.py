@@ -111,7 +111,7 @@ def test_no_row_cache_on_cuda():
 
 @pytest.mark.parametrize("row, form", [(32, "flag"), (64, "fmaximum")])
 def test_float_max_reduction_form_by_row_length_propagates_nan(kernel_cache, row, form):
-    # rows up to SHORT_MINMAX_REDUCTION (48): plain max + a NaN flag; longer: llvm.maximum
+    # rows up to SHORT_MINMAX_REDUCTION (32): plain max + a NaN flag; longer: llvm.maximum
     b = GraphBuilder(f"rowmax{row}")
     x = b.parameter("x", (6, row))
     g = verify(b.build([b.reduce(x, (1,), "maximum", -math.inf),

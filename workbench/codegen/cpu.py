@@ -36,10 +36,10 @@ FASTMATH_FLAGS = "{'reassoc', 'contract'}"
 #: the flags of a kernel that adds or subtracts a recomputed product (see the module notes)
 STRICT_FLAGS = "{'reassoc'}"
 #: ops for which workbench.codegen.fastmath has float32 functions ...
-FASTMATH_OPS = ("exponential", "log", "tanh", "logistic", "erf")
+FASTMATH_OPS = ("exponential", "log", "log-plus-one", "tanh", "logistic", "erf")
 #: ... and workbench.codegen.fastmath_f64 (computed in float64 inside); sine and cosine are
 #: called in two stages (``fastmath_f64.STAGED``: the reduction, then the polynomial)
-FASTMATH_F64_OPS = ("sine", "cosine", "power", "log-plus-one", "exponential-minus-one")
+FASTMATH_F64_OPS = ("sine", "cosine", "power", "exponential-minus-one")
 STAGED_OPS = ("sine", "cosine")
 
 

@@ -1,4 +1,4 @@
-"""Branch-free float32 sin, cos, pow, log1p and expm1 that LLVM can vectorise, computed in
+"""Branch-free float32 sin, cos, pow and expm1 that LLVM can vectorise, computed in
 float64 inside.
 
 Like :mod:`workbench.codegen.fastmath` (read its notes on how these functions are compiled
@@ -12,7 +12,7 @@ Accuracy (ulp = distance in the integer-ordered float32 representation, against 
 float64 function rounded to float32), as ``tests/codegen/test_fastmath_f64.py`` asserts it:
 over every 131st float32 bit pattern (33 million values across the whole range, NaNs and
 infinities among them), dense sweeps of [-100, 100] (sin, cos), of |x| from 4e8 to 3e38 (the
-large-argument reduction), of [-1, 1] (log1p, expm1), pow over 2**20-value grids (positive
+large-argument reduction), of [-1, 1] (expm1), pow over 2**20-value grids (positive
 x over 60 decades with |y| <= 3.5, x in [0, 8] with |y| <= 40, negative x with integer y),
 and every pair of special values:
 
@@ -23,13 +23,12 @@ sin_f32     |x| < 2**28 pi/2: Cody-Waite x - n pi/2 in float64 (musl            
 cos_f32     ``__rem_pio2f``); larger: Payne-Hanek with 96 bits of 2/pi            1
             (table below); musl ``__sindf``/``__cosdf`` polynomials
 pow_f32     2**(y log2 x) in float64: log by ``atanh`` series, exp2 by Taylor       1
-log1p_f32   log(1 + x) in float64 (1 + x exact for |x| < 2**29), same series       1
 expm1_f32   |x| < 0.5: Taylor series in float64; else exp in float64, minus 1      1
 ==========  =================================================================  =======
 
 Special values follow C99 (``sin(+-inf) = NaN``, ``pow(x, 0) = 1`` even for NaN x,
 ``pow(1, y) = 1``, ``pow(-1, +-inf) = 1``, ``pow(x<0, non-integer) = NaN``, ``pow(-0, odd
-y<0) = -inf``, ``log1p(-1) = -inf``, ``log1p(x < -1) = NaN``, ``expm1(-inf) = -1``, NaN in ->
+y<0) = -inf``, ``expm1(-inf) = -1``, NaN in ->
 NaN out, signed zeros kept).
 
 Sources: S. L. Moshier's Cephes and musl libc (``src/math/__rem_pio2f.c``,
@@ -52,7 +51,7 @@ from numba.extending import intrinsic
 
 from workbench.codegen.fastmath import _as_i32
 
-__all__ = ["sin_f32", "cos_f32", "sin_reduced", "cos_reduced", "STAGED", "MEDIUM_LIMIT", "pow_f32", "log1p_f32", "expm1_f32", "FAST", "EXACT"]
+__all__ = ["sin_f32", "cos_f32", "sin_reduced", "cos_reduced", "STAGED", "MEDIUM_LIMIT", "pow_f32", "expm1_f32", "FAST", "EXACT"]
 
 _JIT = dict(cache=True, error_model="numpy")
 _D, _F, _L = np.float64, np.float32, np.int64
@@ -291,22 +290,6 @@ def pow_f32(x, y):
 
 
 @njit("float32(float32)", **_JIT)
-def log1p_f32(x):
-    """``log(1 + x)`` for float32, vectorisable (max 1 ulp): in float64, where ``1 + x`` is
-    exact for ``|x| < 2**29`` (and within 2**-53 beyond); ``x`` itself for ``|x| < 2**-30``
-    (where the series' first term is exact to float32). ``log1p(-1) = -inf``,
-    ``log1p(x < -1) = NaN``, ``log1p(inf) = inf``, NaN -> NaN."""
-    u = 1.0 + _D(x)
-    lg = _log_pos(u if (u > 0) & (u < np.inf) else 1.0)
-    v = lg if abs(x) >= 9.313225746154785e-10 else _D(x)
-    v = -np.inf if u == 0 else v
-    v = np.nan if u < 0 else v
-    v = np.inf if x == np.inf else v
-    v = _D(x) if x != x else v
-    return _F(v)
-
-
-@njit("float32(float32)", **_JIT)
 def expm1_f32(x):
     """``e**x - 1`` for float32, vectorisable (max 1 ulp): for ``|x| < 1/2`` the Taylor
     series to degree 13 in float64 (no cancellation), else ``e**x`` in float64
@@ -343,12 +326,6 @@ def _exact_pow(x, y):
 
 
 @njit("float32(float32)", **_JIT)
-def _exact_log1p(x):
-    """``log1pf`` from the C library."""
-    return math.log1p(x)
-
-
-@njit("float32(float32)", **_JIT)
 def _exact_expm1(x):
     """``expm1f`` from the C library."""
     return math.expm1(x)
@@ -362,8 +339,6 @@ def _exact_expm1(x):
 STAGED = {"sine": (_reduce_medium, sin_reduced, _reduce_pio2),
           "cosine": (_reduce_medium, cos_reduced, _reduce_pio2)}
 #: HLO op name -> the vectorisable float32 function
-FAST = {"sine": sin_f32, "cosine": cos_f32, "power": pow_f32, "log-plus-one": log1p_f32,
-        "exponential-minus-one": expm1_f32}
+FAST = {"sine": sin_f32, "cosine": cos_f32, "power": pow_f32, "exponential-minus-one": expm1_f32}
 #: HLO op name -> the C library's float32 function (not vectorisable)
-EXACT = {"sine": _exact_sin, "cosine": _exact_cos, "power": _exact_pow,
-         "log-plus-one": _exact_log1p, "exponential-minus-one": _exact_expm1}
+EXACT = {"sine": _exact_sin, "cosine": _exact_cos, "power": _exact_pow, "exponential-minus-one": _exact_expm1}

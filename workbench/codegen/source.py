@@ -237,7 +237,7 @@ def combine(table, s: Reduce, acc: str, val: str, cx) -> str:
 #: CPU float max/min reductions over at most this many elements use the plain max/min and a
 #: NaN flag instead of the NaN-propagating ``llvm.maximum``/``llvm.minimum`` (see
 #: :func:`emit_reduce_serial`)
-SHORT_MINMAX_REDUCTION = 48
+SHORT_MINMAX_REDUCTION = 32
 #: CPU float sums and products whose innermost reduced loop has a constant extent in this
 #: range run it to an extent LLVM cannot see (:func:`~workbench.codegen.cpu_intrinsics.opaque_extent`)
 OPAQUE_EXTENTS = range(32, 128)
@@ -265,9 +265,12 @@ def emit_reduce_serial(w: Writer, s: Reduce, table, cx, reduce_hook=None):
     - A float ``maximum``/``minimum`` over at most :data:`SHORT_MINMAX_REDUCTION` elements is
       written ``acc = max(acc, v)`` with a flag ``nan |= v != v`` and ``acc = nan`` after the
       loop when it is set (numpy's NaN-propagating max). Longer ones use ``llvm.maximum``,
-      which LLVM's loop vectoriser handles and the flag form defeats: rows of 64 took 37 us
-      in the flag form and 11 us as the intrinsic, rows of 256 31 and 8.3 us; rows of 32-48
-      7.3 us in the flag form, 10.2-10.5 as the intrinsic.
+      which LLVM's loop vectoriser handles and the flag form defeats (with this LLVM the
+      flag form is unrolled and vectorised only up to 32 elements): rows of 64 took 37 us in
+      the flag form and 11 us as the intrinsic, rows of 256 31 and 8.3 us; rows of 32 7.3 and
+      10.2 us. By CPU time on one core, per 2**20 elements: rows of 64 and 128 1.17 and 1.04
+      ms in the flag form (a scalar ``vmaxss`` chain), 0.71 and 0.32 ms as the intrinsic; rows
+      of 32 0.32 and 0.43 ms. The softmax over [8, 8, 128, 128] went from 3.4 to 2.5 ms.
     - A float ``add``/``multiply`` whose innermost loop has a constant extent in
       :data:`OPAQUE_EXTENTS` runs to ``opaque_extent(n)``: LLVM fully unrolls a short
       constant-count loop before its loop vectoriser runs, and the unrolled chain stays

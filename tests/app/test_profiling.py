@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import pytest
 
@@ -20,7 +21,7 @@ def report(tmp_path, ok=True):
         "totals": {"fused": {"median_s": 2e-3}, "unfused": {"median_s": 3e-3},
                    "numpy": {"median_s": 1e-3}, "predicted_s": 1e-3,
                    "predicted_unfused_s": 2e-3},
-        "kernels": [{"group_id": "g0", "kind": "output", "median_s": 1.5e-3,
+        "kernels": [{"group_id": "g0", "kind": "output", "median_s": 1.5e-3, "min_s": 1.2e-3,
                      "predicted_s": 5e-4, "gbps": 1.25, "fallback": False, "cached": True,
                      "source_path": str(src)},
                     {"group_id": "g1", "kind": "loop", "median_s": "nan",
@@ -40,11 +41,13 @@ def test_rows_summary_and_sources(tmp_path):
     plan = plan_graph(g)
     rows = profiling.kernel_rows(doc, plan)
     assert rows[0] == {"id": "g0", "group": "g0", "kind": "output", "measured_s": 1.5e-3,
-                       "predicted_s": 5e-4, "spread_s": None, "noisy": False,
+                       "predicted_s": 5e-4, "min_s": 1.2e-3, "min": "1.2 ms",
+                       "spread_s": None, "noisy": False,
                        "measured": "1.5 ms", "predicted": "500 µs", "ratio": "3.00",
                        "ratio_x": pytest.approx(3.0), "missed": False, "dominant": "-", "miss": "",
                        "gbps": "1.25", "gbps_x": 1.25, "note": "cached"}
     assert rows[1]["measured"] == "-" and rows[1]["note"] == "numpy fallback"
+    assert rows[1]["min"] == "-" and rows[1]["min_s"] is None
     assert profiling.correctness_rows(doc) == [{"id": "out0", "output": "out0 relu3",
                                                 "max_abs_error": "0", "max_rel_error": "0",
                                                 "nonfinite": "none", "ok": "yes"}]
@@ -166,3 +169,30 @@ def _profile_columns() -> list[dict]:
         return None
 
     return find(profile_tab()).columnDefs
+
+
+def test_the_busy_note_points_to_a_min_column_the_table_has():
+    """The busy machine's note says to compare the min column: the app's profile table has
+    one (the fastest run, beside the median), as ``workbench run``'s table has."""
+    from workbench.app import ids
+    from workbench.app.layout import profile_tab
+    from workbench.profiler.report import Timing, busy_note
+
+    def find(node):
+        if getattr(node, "id", None) == ids.PROFILE_TABLE:
+            return node
+        for child in getattr(node, "children", None) or ():
+            if not isinstance(child, str) and (hit := find(child)) is not None:
+                return hit
+        return None
+
+    heads = [(c["headerName"], c["field"]) for c in find(profile_tab()).columnDefs]
+    assert ("min", "min_s") in heads and heads.index(("min", "min_s")) == \
+        heads.index(("measured", "measured_s")) + 1
+
+    steady = Timing.of([1e-3] * 5)
+    busy = SimpleNamespace(machine={"busy": True, "load_avg": 3.0, "cpus": 2}, kernels=(),
+                           fused=steady, unfused=steady)
+    assert busy_note(busy) == ("the machine looks busy (load average 3.00): medians may be "
+                               "inflated; compare the min column (each kernel's fastest run), "
+                               "or run again on a quieter machine")

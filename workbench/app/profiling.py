@@ -135,6 +135,7 @@ def kernel_rows(report: dict, plan) -> list[dict]:
         rows.append({"id": k.get("group_id"), "group": k.get("group_id"),
                      "kind": k.get("kind", "?"),
                      "measured_s": measured, "predicted_s": predicted,
+                     "min_s": _num(k.get("min_s")), "min": fmt_seconds(_num(k.get("min_s"))),
                      "spread_s": _num(k.get("spread_s")), "noisy": noisy(k),
                      "measured": fmt_seconds(measured), "predicted": fmt_seconds(predicted),
                      "ratio": f"{ratio:.2f}" if ratio else "-", "ratio_x": ratio,

@@ -257,8 +257,10 @@ def plan_tab() -> html.Div:
         edits, history,
         html.Div(id=ids.EDIT_MSG, className="msg info", role="status"),
         html.Div([html.Span("Groups:", className="bar-label wide"), top_choice(ids.GROUP_TOP),
-                  html.Span("click a column to sort; top N: the slowest by predicted time",
-                            className="hint")], className="edit-bar"),
+                  html.Span("click a row to select its group, ctrl- or shift-click to add "
+                            "rows (Merge merges them); click a column to sort; top N: the "
+                            "slowest by predicted time", className="hint")],
+                 className="edit-bar"),
         grid(ids.GROUP_TABLE, [
             ("id", "group", {"comparator": {"function": "groupOrder"}, "width": 80}),
             ("kind", "kind", {"headerTooltip": KIND_TOOLTIPS["kind"]}),
@@ -268,7 +270,9 @@ def plan_tab() -> html.Div:
             ("bound", "bound", {"width": 90, "headerTooltip": KIND_TOOLTIPS["bound"]}),
             ("saving", "saving", {"sort_by": "saving_s"}),
             ("ops", "members", {"tooltipField": "ops"})],
-            height="420px", options={"rowSelection": {"mode": "singleRow", "checkboxes": False,
+            # a click selects a group; ctrl-click adds a row, shift-click a range (for Merge)
+            height="420px", options={"rowSelection": {"mode": "multiRow", "checkboxes": False,
+                                                      "headerCheckbox": False,
                                                       "enableClickSelection": True}}),
     ])
 

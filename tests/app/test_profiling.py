@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from types import SimpleNamespace
 
 import pytest
 
@@ -171,28 +170,19 @@ def _profile_columns() -> list[dict]:
     return find(profile_tab()).columnDefs
 
 
-def test_the_busy_note_points_to_a_min_column_the_table_has():
-    """The busy machine's note says to compare the min column: the app's profile table has
-    one (the fastest run, beside the median), as ``workbench run``'s table has."""
-    from workbench.app import ids
-    from workbench.app.layout import profile_tab
-    from workbench.profiler.report import Timing, busy_note
 
-    def find(node):
-        if getattr(node, "id", None) == ids.PROFILE_TABLE:
-            return node
-        for child in getattr(node, "children", None) or ():
-            if not isinstance(child, str) and (hit := find(child)) is not None:
-                return hit
-        return None
+def test_each_missed_prediction_is_listed_whole_under_the_table(tmp_path):
+    """The table's "which term was wrong" column is cut at the panel's edge: the app lists
+    each miss, whole, under it."""
+    from workbench.app.callbacks_profile import misses_list
 
-    heads = [(c["headerName"], c["field"]) for c in find(profile_tab()).columnDefs]
-    assert ("min", "min_s") in heads and heads.index(("min", "min_s")) == \
-        heads.index(("measured", "measured_s")) + 1
-
-    steady = Timing.of([1e-3] * 5)
-    busy = SimpleNamespace(machine={"busy": True, "load_avg": 3.0, "cpus": 2}, kernels=(),
-                           fused=steady, unfused=steady)
-    assert busy_note(busy) == ("the machine looks busy (load average 3.00): medians may be "
-                               "inflated; compare the min column (each kernel's fastest run), "
-                               "or run again on a quieter machine")
+    doc = report(tmp_path)
+    text = "5.00x slower than predicted; launch: the model charges 2 µs, ... (a long sentence)"
+    doc["kernels"][0]["prediction"] = {"ratio": 5.0, "missed": True, "text": text}
+    rows = profiling.kernel_rows(doc, plan_graph(load_graph(SAMPLES_DIR / "mlp.json")))
+    assert rows[0]["miss"] == f"MISS: {text}"
+    assert profiling.miss_lines(rows) == [f"g0 (ratio 5.00): {text}"]
+    head, items = misses_list(profiling.miss_lines(rows))
+    assert head.children == "Missed predictions, and which term was wrong:"
+    assert [li.children for li in items.children] == [f"g0 (ratio 5.00): {text}"]
+    assert misses_list([]) == []

@@ -101,7 +101,7 @@ def test_dangling_and_duplicate_ids():
 
 
 def test_structural_problems():
-    with pytest.raises(InputError, match="'nodes' must be"):
+    with pytest.raises(InputError, match="nodes: expected a non-empty list"):
         parse_json('{"nodes": {}, "outputs": []}', "s.json")
     with pytest.raises(InputError, match="unsupported version 7"):
         parse_json('{"version": 7, "nodes": [], "outputs": []}', "s.json")

@@ -149,6 +149,14 @@ def kernel_rows(report: dict, plan) -> list[dict]:
     return rows
 
 
+def miss_lines(rows: list[dict]) -> list[str]:
+    """Each missed prediction of :func:`kernel_rows`'s rows as a line with its kernel and
+    the whole text of which term was wrong (the table's column is cut at the panel's
+    edge; the app shows these lines, wrapped, under it)."""
+    return [f"{r['group']} (ratio {r['ratio']}): {r['miss'].removeprefix('MISS: ')}"
+            for r in rows if r.get("miss")]
+
+
 def accuracy_text(report: dict) -> str:
     """How many of the fused plan's kernels ran within [0.5, 2] x their prediction, and which
     missed (``""`` without predictions)."""

@@ -247,3 +247,22 @@ def test_merge_takes_the_rows_selected_in_the_group_table(served):
     assert new.group_of(b.nodes[0]).id == gid and new.num_kernels == plan.num_kernels - 1
     assert text.startswith(f"you merged {a.id}, {b.id} into one kernel of "
                            f"{a.size + b.size} ops, now group {gid}")
+
+
+def test_a_refused_merge_of_table_rows_marks_the_path_that_makes_it_a_cycle(served):
+    """ln1's and ln2's groups (rows of the table): the attention between them would leave and
+    re-enter the kernel; the canvas marks that path, as for nodes picked on the graph."""
+    app, s, client = served()
+    sid = client.new_session()
+    plan = app.services.session(sid)[0].plan
+    a, b = plan.group_of("ln1"), plan.group_of("ln2")
+    answer = client.call(f"{ids.EDIT_MSG}.children", {
+        (ids.MERGE, "n_clicks"): 1, (ids.SESSION, "data"): sid,
+        (ids.GROUP_TABLE, "selectedRows"): [{"id": a.id}, {"id": b.id}]},
+        trigger=f"{ids.MERGE}.n_clicks").props()
+    assert "[cycle]" in answer[(ids.EDIT_MSG, "children")]
+    assert answer[(ids.EDIT_MSG, "className")] == "msg error"
+    marks = answer[(ids.MARKS, "data")]
+    path = marks["path"]
+    assert path[0] in a.nodes + b.nodes and path[-1] in a.nodes + b.nodes and len(path) > 2
+    assert app.services.session(sid)[0].plan == plan

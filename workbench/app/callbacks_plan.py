@@ -334,14 +334,15 @@ def register(app, services) -> None:
             if s is None or not ctx.triggered_id:
                 raise PreventUpdate
             ws, graph = s
-            nodes = controller.selection_nodes(selected_data)
+            nodes, rows = controller.selection_nodes(selected_data), selected_ids(table)
             try:
-                new = run_edit(ws, graph, ctx.triggered_id, nodes, selected, target,
-                               selected_ids(table))
+                new = run_edit(ws, graph, ctx.triggered_id, nodes, selected, target, rows)
             except WorkbenchError as exc:
                 if ctx.triggered_id in NOTHING_TO_DO:
                     return (no_update, controller.error_text(exc), MSG_INFO, None,
                             *[no_update] * 7)
+                if ctx.triggered_id == ids.MERGE:
+                    nodes = controller.merge_nodes(ws.plan, nodes, rows)
                 marks = controller.refusal_marks(graph, ws.plan, nodes, exc)
                 return (no_update, controller.error_text(exc), MSG_ERROR, marks,
                         *[no_update] * 7)

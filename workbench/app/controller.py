@@ -328,6 +328,15 @@ def group_of_node(groups, node: str | None) -> dict | None:
     return next((g for g in groups if node in g["nodes"]), None)
 
 
+def merge_nodes(plan: Plan, nodes: list[str], rows=()) -> list[str]:
+    """The nodes whose groups *Merge* merges: a member of each group of ``rows`` (group ids
+    selected in the group table; ids the plan does not have are left out) when that makes
+    two or more, else ``nodes`` (the canvas selection)."""
+    known = {g.id: g for g in plan.groups}
+    picked = [known[r].nodes[0] for r in rows if r in known]
+    return picked if len(picked) > 1 else list(nodes)
+
+
 def make_edit(action: str, plan: Plan, nodes: list[str], selected: str | None,
               target: str | None = None, rows=()):
     """The edit record for a button press, from the selection.
@@ -346,8 +355,7 @@ def make_edit(action: str, plan: Plan, nodes: list[str], selected: str | None,
         For ``move``: the id of the group to move into.
     rows : sequence of str
         The group ids selected in the group table; for ``merge``, two or more of them are
-        merged (instead of the canvas selection's groups). Ids the plan does not have are
-        left out.
+        merged instead of the canvas selection's groups (:func:`merge_nodes`).
 
     Raises
     ------
@@ -357,10 +365,7 @@ def make_edit(action: str, plan: Plan, nodes: list[str], selected: str | None,
     from workbench import editing
 
     if action == "merge":
-        known = {g.id: g for g in plan.groups}
-        picked = [known[r].nodes[0] for r in rows if r in known]
-        if len(picked) > 1:
-            nodes = picked
+        nodes = merge_nodes(plan, nodes, rows)
         if len({plan.group_of(n).id for n in nodes}) < 2:
             raise PlanError("select nodes of two or more groups to merge (shift-click them on "
                             "the graph, or drag a box with shift held), or two or more rows "

@@ -236,7 +236,8 @@ def plan_tab() -> html.Div:
     """Groups, selection, and the edit controls."""
     edits = html.Div(className="edit-bar", children=[
         html.Span("Edit", className="bar-label"),
-        _button(ids.MERGE, "Merge", "Merge the selected nodes' groups into one"),
+        _button(ids.MERGE, "Merge", "Merge into one group the groups of the rows selected in "
+                "the table (ctrl- or shift-click), or of the nodes selected on the graph"),
         _button(ids.SPLIT, "Split", "Split the selected group: its ops become one-op kernels"),
         _button(ids.MOVE, "Move to", "Move the selected node into the chosen group"),
         dcc.Dropdown(id=ids.MOVE_TARGET, placeholder="group (select one node)",

@@ -188,6 +188,14 @@
         }
         return [seen ? {display: "none"} : {}, window.dash_clientside.no_update];
       },
+      /* The plan panel's edit message is about the plan it was said of: a version that is
+       * not an edit's (another graph, a new proposal, an uploaded plan: no version.keep)
+       * clears it, and its style goes back to information. */
+      clearEdit: function (version) {
+        var nu = window.dash_clientside.no_update;
+        if (!version || typeof version.keep === "number") { return [nu, nu]; }
+        return ["", "msg info"];
+      },
       /* Compile & profile's message is about the last run: another plan or backend clears
        * it (another graph the status line and the progress bar too). */
       clearProfile: function (version, backend) {

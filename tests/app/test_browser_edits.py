@@ -107,3 +107,46 @@ def test_the_search_line_does_not_move_the_canvas_and_the_map_keeps_its_rectangl
         time.sleep(1.0)   # the map is redrawn in the next animation frames
         wait_for(dash_duo, lambda: dash_duo.driver.execute_script(BLUE_PIXELS) > 100, 10,
                  f"the view's rectangle on the map after {button}")
+
+
+def test_ctrl_click_adds_table_rows_merge_merges_them_and_another_graph_clears_the_message(
+        dash_duo, make_app, tmp_path):
+    """The group table's hint says ctrl- or shift-click adds rows: two rows of XLA:CPU's mlp
+    (each matmul alone) merge into one group, the message names it, and choosing another
+    graph clears that message (it was about the mlp)."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    from tests.app.conftest import choose
+    from tests.app.test_browser import multi_groups
+    from tests.conftest import SAMPLES_DIR
+
+    services, _, _ = start_drawn(dash_duo, make_app(SAMPLES_DIR / "mlp.json"))
+    choose(dash_duo, ids.POLICY, "xla-cpu")
+    wait_for(dash_duo, lambda: session_state(dash_duo, services)[0].policy == "xla-cpu", 20,
+             "the xla-cpu plan")
+    ws, _ = session_state(dash_duo, services)
+    a, b = ws.plan.group_of("matmul1"), ws.plan.group_of("bias_add1")
+    dash_duo.wait_for_contains_text(f"#{ids.PLAN_SUMMARY}", f"{ws.plan.num_kernels} kernels")
+    grid_cell(dash_duo, ids.GROUP_TABLE, a.id, "kind").click()
+    dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}", f"Selected group {a.id}")
+    ActionChains(dash_duo.driver).key_down(Keys.CONTROL).click(
+        grid_cell(dash_duo, ids.GROUP_TABLE, b.id, "kind")).key_up(Keys.CONTROL).perform()
+    dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}", f"2 rows selected in the table: "
+                                    f"{a.id}, {b.id} (Merge merges them)")
+    save_screenshot(dash_duo, tmp_path, "app-two-rows.png")
+    click(dash_duo, ids.MERGE)
+    dash_duo.wait_for_contains_text(f"#{ids.PLAN_SUMMARY}", f"{ws.plan.num_kernels - 1} kernels")
+    new = session_state(dash_duo, services)[0].plan
+    gid = new.group_of("matmul1").id
+    assert new.group_of("bias_add1").id == gid
+    dash_duo.wait_for_contains_text(f"#{ids.EDIT_MSG}", f"you merged {a.id}, {b.id} into one "
+                                    f"kernel of {a.size + b.size} ops, now group {gid}")
+    # the rows selected before the edit are let go: the merged group's row alone
+    dash_duo.wait_for_contains_text(f"#{ids.SELECTION_INFO}", f"Selected group {gid}")
+    assert "rows selected" not in text_of(dash_duo, ids.SELECTION_INFO)
+    wait_for(dash_duo, lambda: group_count(dash_duo) == multi_groups(new), 20, "merged drawn")
+    save_screenshot(dash_duo, tmp_path, "app-merged-rows.png")
+    choose(dash_duo, ids.GRAPH_CHOICE, "sample: transformer_block")
+    wait_for(dash_duo, lambda: session_state(dash_duo, services)[1].name != "mlp", 20,
+             "the other graph")
+    dash_duo.wait_for_text_to_equal(f"#{ids.EDIT_MSG}", "")

@@ -14,6 +14,7 @@ from workbench.app.fmt import fmt_ratio
 from workbench.app.graph_figure import (GROUP_PAD, KIND_COLORS, SELECT_COLOR, highlight_rules,
                                         stylesheet)
 from workbench.app.state import graph_key
+from workbench.errors import PlanError
 from workbench.importers import load_graph
 
 
@@ -139,11 +140,129 @@ def test_picking_another_group_clears_the_last_edits_message(served):
     assert row[(ids.EDIT_MSG, "children")] == ""
 
 
-def test_an_edit_that_changes_nothing_says_so(transformer):
+def test_an_edit_that_changes_nothing_adds_no_step_and_says_so(transformer):
+    """A split of a one-op group: no history step (undo then did nothing visible)."""
     g, ws = transformer
     single = next(x for x in ws.plan.groups if x.size == 1)
     same = run_edit(ws, g, ids.SPLIT, [], single.nodes[0], None)
-    assert same.plan == ws.plan
-    assert edit_notes.edit_note("edit", ws.plan, same.plan).startswith("the plan did not change")
-    back = run_edit(same, g, ids.UNDO, [], None, None)
-    assert edit_notes.edit_note("undo", same.plan, back.plan) == "undid a step that changed nothing"
+    assert same is ws and len(same.history) == 1 and same.position == 0
+    assert edit_notes.edit_note("edit", ws.plan, same.plan) == (
+        "the plan did not change (nothing to split, move or merge there); no step was added "
+        "to undo")
+    with pytest.raises(PlanError, match="nothing to undo"):
+        run_edit(same, g, ids.UNDO, [], None, None)
+    # an undo/redo between equal plans (an uploaded plan equal to one before) still says so
+    assert edit_notes.edit_note("undo", ws.plan, ws.plan) == "undid a step that changed nothing"
+
+
+def test_a_merge_names_the_group_it_made_and_the_table_rows_can_be_merged():
+    """XLA:CPU's mlp: each matmul alone. The merge's words end with the merged group's id
+    (ids follow the kernels' order); two rows of the group table merge as two canvas nodes
+    do; one row is not enough (the canvas selection is used, and says what to select)."""
+    g = load_graph(SAMPLES_DIR / "mlp.json")
+    ws = controller.open_workspace(graph_key(g), g, "sample mlp", policy="xla-cpu")
+    a, b = ws.plan.group_of("matmul1"), ws.plan.group_of("bias_add1")
+    merged = run_edit(ws, g, ids.MERGE, [], None, None, [a.id, b.id])
+    gid = merged.plan.group_of("matmul1").id
+    assert merged.plan.group_of("bias_add1").id == gid
+    assert edit_notes.edit_note("edit", ws.plan, merged.plan) == (
+        f"you merged {a.id}, {b.id} into one kernel of {a.size + b.size} ops, now group {gid}")
+    by_nodes = run_edit(ws, g, ids.MERGE, ["matmul1", "bias_add1"], None, None)
+    assert by_nodes.plan == merged.plan
+    back = run_edit(merged, g, ids.UNDO, [], None, None)
+    assert edit_notes.edit_note("redo", back.plan, merged.plan) == (
+        f"redid the merge (you merged {a.id}, {b.id} into one kernel of "
+        f"{a.size + b.size} ops, now group {gid})")
+    with pytest.raises(PlanError, match="two or more rows of the group table"):
+        run_edit(ws, g, ids.MERGE, [], None, None, [a.id, "g999"])
+    # a move names the group moved into, under its id after the edit
+    moved = run_edit(ws, g, "move-node", ["bias_add1"], None, "matmul1")
+    assert edit_notes.edit_note("edit", ws.plan, moved.plan) == (
+        f"you moved bias_add1 from {b.id} to {a.id}, now group "
+        f"{moved.plan.group_of('matmul1').id}")
+
+
+def test_several_table_rows_stay_selected_until_an_edit_or_the_graph_selection():
+    from workbench.app.callbacks_plan import table_rows
+
+    picked = {f"{ids.ROW_PICK}.data": ids.ROW_PICK}
+    assert table_rows(["g3"], ["g3", "g5"], picked) == ["g3", "g5"]
+    assert table_rows(["g3"], ["g3", "g5"], {f"{ids.SELECTED}.data": 1}) == ["g3", "g5"]
+    # new rows (an edit renumbers: g5 may be another group now), a pick on the graph
+    assert table_rows(["g3"], ["g3", "g5"], {f"{ids.GROUP_TABLE}.rowData": 1}) == ["g3"]
+    assert table_rows(["g3"], ["g3", "g5"], {f"{ids.CYTO}.selectedNodeData": 1}) == ["g3"]
+    # the selected group is not among them, or there is none
+    assert table_rows(["g7"], ["g3", "g5"], picked) == ["g7"]
+    assert table_rows([], ["g3", "g5"], picked) == []
+
+
+def test_the_selection_line_names_the_rows_for_merge(transformer):
+    from workbench.app.callbacks_plan import SELECT_HINT, selection_text
+
+    _, ws = transformer
+    first, second = ws.plan.groups[0], ws.plan.groups[1]
+    text = selection_text(ws.plan, first.nodes[0], [], [first.id, second.id])
+    assert text == (f"Selected group {first.id} ({first.kind}, "
+                    f"{first.size} op{'s' if first.size > 1 else ''}); 2 rows selected in the "
+                    f"table: {first.id}, {second.id} (Merge merges them)")
+    assert "rows selected" not in selection_text(ws.plan, first.nodes[0], [], [first.id])
+    assert selection_text(ws.plan, None, []) == SELECT_HINT
+    assert "ctrl- or shift-click rows of the table" in SELECT_HINT
+
+
+def test_nothing_to_do_is_information_and_a_no_change_split_adds_no_step(served):
+    """"nothing to undo" was red; a split of a one-op group added an empty history step."""
+    app, s, client = served()
+    sid = client.new_session()
+    ws = app.services.session(sid)[0]
+    undo = client.edit(sid, ids.UNDO).props()
+    assert undo[(ids.EDIT_MSG, "children")] == "nothing to undo"
+    assert undo[(ids.EDIT_MSG, "className")] == "msg info"
+    single = next(x for x in ws.plan.groups if x.size == 1)
+    same = client.edit(sid, ids.SPLIT, single.nodes[0]).props()
+    assert same[(ids.EDIT_MSG, "children")].endswith("no step was added to undo")
+    assert same[(ids.EDIT_MSG, "className")] == "msg info"
+    assert (ids.VERSION, "data") not in same   # nothing to redraw
+    assert len(app.services.session(sid)[0].history) == 1
+
+
+def test_merge_takes_the_rows_selected_in_the_group_table(served):
+    """XLA:CPU's mlp (each matmul alone): the rows of matmul1's and bias_add1's groups."""
+    app, s, client = served(SAMPLES_DIR / "mlp.json")
+    sid = client.new_session()
+    assert client.call(f"{ids.REPLAN_MSG}.children", {
+        (ids.POLICY, "value"): "xla-cpu", (ids.DEVICE, "value"): "cpu",
+        (ids.SESSION, "data"): sid}, trigger=f"{ids.POLICY}.value").status == 200
+    plan = app.services.session(sid)[0].plan
+    a, b = plan.group_of("matmul1"), plan.group_of("bias_add1")
+    assert plan.policy == "xla-cpu" and a.id != b.id
+    answer = client.call(f"{ids.EDIT_MSG}.children", {
+        (ids.MERGE, "n_clicks"): 1, (ids.SESSION, "data"): sid,
+        (ids.GROUP_TABLE, "selectedRows"): [{"id": a.id}, {"id": b.id}]},
+        trigger=f"{ids.MERGE}.n_clicks").props()
+    text = answer[(ids.EDIT_MSG, "children")]
+    assert answer[(ids.EDIT_MSG, "className")] == "msg info", text
+    new = app.services.session(sid)[0].plan
+    gid = new.group_of(a.nodes[0]).id
+    assert new.group_of(b.nodes[0]).id == gid and new.num_kernels == plan.num_kernels - 1
+    assert text.startswith(f"you merged {a.id}, {b.id} into one kernel of "
+                           f"{a.size + b.size} ops, now group {gid}")
+
+
+def test_a_refused_merge_of_table_rows_marks_the_path_that_makes_it_a_cycle(served):
+    """ln1's and ln2's groups (rows of the table): the attention between them would leave and
+    re-enter the kernel; the canvas marks that path, as for nodes picked on the graph."""
+    app, s, client = served()
+    sid = client.new_session()
+    plan = app.services.session(sid)[0].plan
+    a, b = plan.group_of("ln1"), plan.group_of("ln2")
+    answer = client.call(f"{ids.EDIT_MSG}.children", {
+        (ids.MERGE, "n_clicks"): 1, (ids.SESSION, "data"): sid,
+        (ids.GROUP_TABLE, "selectedRows"): [{"id": a.id}, {"id": b.id}]},
+        trigger=f"{ids.MERGE}.n_clicks").props()
+    assert "[cycle]" in answer[(ids.EDIT_MSG, "children")]
+    assert answer[(ids.EDIT_MSG, "className")] == "msg error"
+    marks = answer[(ids.MARKS, "data")]
+    path = marks["path"]
+    assert path[0] in a.nodes + b.nodes and path[-1] in a.nodes + b.nodes and len(path) > 2
+    assert app.services.session(sid)[0].plan == plan

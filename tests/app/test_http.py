@@ -616,3 +616,23 @@ def test_a_running_tune_is_cancelled_with_its_measuring_worker(served, private_c
     assert a[(ids.TUNE_STATUS, "children")].startswith("cancelled: stopped")
     assert a[(ids.TUNE_RUN, "disabled")] is False and task.state == "cancelled"
     assert not _alive(hung), "the hung measuring worker outlived its tune"
+
+
+def test_an_uploaded_bad_json_graph_names_file_line_node_and_key_and_the_server_runs_on(
+        served):
+    """In the app: the upload's message has the key path too, and the session keeps its graph
+    and answers the next upload."""
+    app, _, client = served()
+    sid = client.new_session()
+    before = app.services.session(sid)[0].source
+    from tests.importers.test_json import X, doc
+
+    bad = doc([X, {"id": "y", "op": "negate", "operands": ["x"],
+                   "type": {"shape": [4, "x"], "dtype": "f32"}}]).encode()
+    msg = client.upload(sid, bad, "graph.json").props()[(ids.LOAD_MSG, "children")]
+    assert msg.startswith("graph.json:") and "node 'y': nodes[1].type.shape[1]: bad dimension" \
+        in msg, msg
+    assert app.services.session(sid)[0].source == before
+    good = client.upload(sid, doc([X, {"id": "y", "op": "negate", "operands": ["x"]}]).encode(),
+                         "good.json").props()
+    assert good[(ids.LOAD_MSG, "children")] == ""

@@ -30,6 +30,24 @@ def test_the_profile_tables_rate_column_says_it_counts_the_kernels_arguments():
     assert "MISS note's rate counts the cost model's bytes" in col["headerTooltip"]
 
 
+def test_the_busy_note_points_to_a_min_column_the_table_has():
+    """The busy machine's note says to compare the min column: the app's profile table has
+    one (the fastest run, beside the median), as ``workbench run``'s table has."""
+    from types import SimpleNamespace
+
+    from workbench.app.layout import profile_tab
+    from workbench.profiler.report import Timing, busy_note
+
+    heads = [(c["headerName"], c["field"]) for c in _columns(profile_tab(), ids.PROFILE_TABLE)]
+    assert heads.index(("min", "min_s")) == heads.index(("measured", "measured_s")) + 1
+    steady = Timing.of([1e-3] * 5)
+    busy = SimpleNamespace(machine={"busy": True, "load_avg": 3.0, "cpus": 2}, kernels=(),
+                           fused=steady, unfused=steady)
+    assert busy_note(busy) == ("the machine looks busy (load average 3.00): medians may be "
+                               "inflated; compare the min column (each kernel's fastest run), "
+                               "or run again on a quieter machine")
+
+
 def test_the_cost_card_shows_flop_equivalents_beside_the_flops_and_its_intensity_says_so():
     fused = {"flops": 1000, "transcendentals": 10, "flop_equivalents": 1100.0,
              "arithmetic_intensity": 1100.0 / 400, "bytes_read": 200, "bytes_written": 200}

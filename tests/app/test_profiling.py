@@ -20,7 +20,7 @@ def report(tmp_path, ok=True):
         "totals": {"fused": {"median_s": 2e-3}, "unfused": {"median_s": 3e-3},
                    "numpy": {"median_s": 1e-3}, "predicted_s": 1e-3,
                    "predicted_unfused_s": 2e-3},
-        "kernels": [{"group_id": "g0", "kind": "output", "median_s": 1.5e-3,
+        "kernels": [{"group_id": "g0", "kind": "output", "median_s": 1.5e-3, "min_s": 1.2e-3,
                      "predicted_s": 5e-4, "gbps": 1.25, "fallback": False, "cached": True,
                      "source_path": str(src)},
                     {"group_id": "g1", "kind": "loop", "median_s": "nan",
@@ -40,11 +40,13 @@ def test_rows_summary_and_sources(tmp_path):
     plan = plan_graph(g)
     rows = profiling.kernel_rows(doc, plan)
     assert rows[0] == {"id": "g0", "group": "g0", "kind": "output", "measured_s": 1.5e-3,
-                       "predicted_s": 5e-4, "spread_s": None, "noisy": False,
+                       "predicted_s": 5e-4, "min_s": 1.2e-3, "min": "1.2 ms",
+                       "spread_s": None, "noisy": False,
                        "measured": "1.5 ms", "predicted": "500 µs", "ratio": "3.00",
                        "ratio_x": pytest.approx(3.0), "missed": False, "dominant": "-", "miss": "",
                        "gbps": "1.25", "gbps_x": 1.25, "note": "cached"}
     assert rows[1]["measured"] == "-" and rows[1]["note"] == "numpy fallback"
+    assert rows[1]["min"] == "-" and rows[1]["min_s"] is None
     assert profiling.correctness_rows(doc) == [{"id": "out0", "output": "out0 relu3",
                                                 "max_abs_error": "0", "max_rel_error": "0",
                                                 "nonfinite": "none", "ok": "yes"}]
@@ -137,8 +139,11 @@ def test_a_missed_prediction_is_flagged_with_the_term_that_was_wrong(tmp_path):
     assert "MISS" not in rows[0]["note"] and rows[1]["miss"] == ""
     cols = [c["field"] for c in _profile_columns()]
     assert cols.index("miss") == cols.index("ratio_x") + 1, cols
+    # one line (it runs past the side panel's edge): whole in its tooltip and in the list
+    # under the table (test_each_missed_prediction_is_listed_whole_under_the_table)
     miss = _profile_columns()[cols.index("miss")]
-    assert miss["tooltipField"] == "miss" and miss["minWidth"] >= 200 and miss["wrapText"]
+    assert miss["tooltipField"] == "miss" and miss["minWidth"] >= 200
+    assert "wrapText" not in miss and "autoHeight" not in miss
     assert "predictions: 0 of 1 kernel within [0.5, 2] x their prediction; missed (flagged " \
         "in the table, with the term that was wrong): g0" in profiling.summary_text(doc)
 
@@ -166,3 +171,21 @@ def _profile_columns() -> list[dict]:
         return None
 
     return find(profile_tab()).columnDefs
+
+
+
+def test_each_missed_prediction_is_listed_whole_under_the_table(tmp_path):
+    """The table's "which term was wrong" column is cut at the panel's edge: the app lists
+    each miss, whole, under it."""
+    from workbench.app.callbacks_profile import misses_list
+
+    doc = report(tmp_path)
+    text = "5.00x slower than predicted; launch: the model charges 2 µs, ... (a long sentence)"
+    doc["kernels"][0]["prediction"] = {"ratio": 5.0, "missed": True, "text": text}
+    rows = profiling.kernel_rows(doc, plan_graph(load_graph(SAMPLES_DIR / "mlp.json")))
+    assert rows[0]["miss"] == f"MISS: {text}"
+    assert profiling.miss_lines(rows) == [f"g0 (ratio 5.00): {text}"]
+    head, items = misses_list(profiling.miss_lines(rows))
+    assert head.children == "Missed predictions, and which term was wrong:"
+    assert [li.children for li in items.children] == [f"g0 (ratio 5.00): {text}"]
+    assert misses_list([]) == []

@@ -102,6 +102,33 @@ def test_python_dash_m_and_help():
     assert r.returncode == 0 and "inspect" in r.stdout and "eval" in r.stdout
 
 
+def test_every_commands_help_says_its_defaults(capsys):
+    """``workbench run --help`` showed no defaults: every option of every command with a
+    default says it (argparse's own, or its help's words), never ``(default: None)``."""
+    import argparse
+
+    from workbench.cli import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, sub in commands.choices.items():
+        formatter = sub._get_formatter()
+        text = sub.format_help()
+        assert "(default: None)" not in text and "(default: False)" not in text, name
+        for action in sub._actions:
+            shown = action.default not in (None, False, "", (), [], argparse.SUPPRESS)
+            if action.option_strings and shown:
+                assert "default" in formatter._get_help_string(action), (name, action.dest)
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    for said in ("for tests; slow) (default: auto)", "once; >= 1) (default: 20)",
+                 "(>= 0) (default: 2)", "random inputs (default: 0)", "(default: 4096)",
+                 "'unfused' (default: priority)", "(default: $WORKBENCH_CACHE_DIR, else "
+                 "~/.cache/fusion-workbench/kernels)"):
+        assert said in out, said
+
+
 @pytest.mark.parametrize("argv, message", [
     (("frob",), "invalid choice: 'frob'"),
     (("inspect",), "the following arguments are required: file"),

@@ -7,10 +7,10 @@ import json
 import numpy as np
 import pytest
 
-from tests.conftest import sample_paths
+from tests.conftest import REPO_ROOT, sample_paths
 from workbench.errors import (ArityError, CycleError, DanglingReferenceError, DuplicateIdError,
                               InputError, ParseError, ResourceLimitError, ShapeError,
-                              UnknownOpError)
+                              UnknownOpError, WorkbenchError)
 from workbench.importers import dumps, load_graph, parse_json
 from workbench.ir import GraphBuilder, evaluate
 
@@ -101,7 +101,7 @@ def test_dangling_and_duplicate_ids():
 
 
 def test_structural_problems():
-    with pytest.raises(InputError, match="'nodes' must be"):
+    with pytest.raises(InputError, match="nodes: expected a non-empty list"):
         parse_json('{"nodes": {}, "outputs": []}', "s.json")
     with pytest.raises(InputError, match="unsupported version 7"):
         parse_json('{"version": 7, "nodes": [], "outputs": []}', "s.json")
@@ -118,3 +118,48 @@ def test_over_memory_cap_when_evaluated():
     with pytest.raises(ResourceLimitError, match="8192.0 MiB") as e:
         evaluate(g, [], max_bytes=1 << 30)      # refused before inputs are even looked at
     assert e.value.node in ("x", "y")
+
+
+@pytest.mark.parametrize("node, path, says", [
+    ({"type": {"shape": "4", "dtype": "f32"}}, "nodes[1].type.shape",
+     "expected a list of integers, got '4'"),
+    ({"type": {"shape": [4, "x"], "dtype": "f32"}}, "nodes[1].type.shape[1]",
+     "bad dimension 'x' in shape [4, 'x'] (expected an integer >= 0)"),
+    ({"type": {"shape": [4], "dtype": "f99"}}, "nodes[1].type.dtype", "unknown dtype 'f99'"),
+    ({"type": {"shape": [4]}}, "nodes[1].type", "a type needs 'shape' and 'dtype'"),
+    ({"type": {"tuple": [{"shape": [4], "dtype": "f32"}, {"shape": [-1], "dtype": "f32"}]}},
+     "nodes[1].type.tuple[1].shape[0]", "bad dimension -1"),
+    ({"operands": "x"}, "nodes[1].operands", "expected a list of node ids"),
+    ({"op": 7}, "nodes[1].op", "expected a string, got int"),
+    ({"op": "frob"}, "nodes[1].op", "unknown op 'frob'"),
+    ({"attrs": [1]}, "nodes[1].attrs", "expected an object, got list"),
+    ({"bogus": 1}, "nodes[1]", "unknown key(s) ['bogus']"),
+    ({"operands": ["x", "w"], "op": "add"}, "nodes[1]", "operand 'w' names no node"),
+])
+def test_a_bad_value_is_named_by_its_key_path_after_file_line_and_node(node, path, says):
+    """The newcomer review: an error said the file and the node but not which key was wrong."""
+    y = {"id": "y", "op": "negate", "operands": ["x"], **node}
+    text = doc([X, y])
+    with pytest.raises(WorkbenchError) as e:
+        parse_json(text, "graph.json")
+    err = e.value
+    assert (err.file, err.node) == ("graph.json", "y")
+    assert text.splitlines()[err.line - 1].strip() == '"id": "y",'
+    assert str(err).startswith(f"graph.json:{err.line}: node 'y': {path}: {says}"), str(err)
+
+
+def test_a_node_without_an_id_and_a_nested_computation_name_their_path():
+    with pytest.raises(InputError) as e:
+        parse_json(doc([X, {"op": "negate", "operands": ["x"]}]), "graph.json")
+    assert str(e.value) == "graph.json: nodes[1].id: expected a non-empty string, got None"
+    # newton_while's body is a nested computation: its node's path starts at it
+    d = json.loads(dumps(load_graph(REPO_ROOT / "corpus" / "newton_while.before.hlo")))
+    body = d["computations"]["region_0.1"]["nodes"]
+    k = next(k for k, n in enumerate(body) if n["op"] == "divide")
+    body[k]["type"]["dtype"] = "f3"
+    with pytest.raises(ShapeError) as e:
+        parse_json(json.dumps(d, indent=1), "graph.json")
+    assert f"node '{body[k]['id']}': computations.region_0.1.nodes[{k}].type.dtype: unknown " \
+           "dtype 'f3'" in str(e.value)
+
+

@@ -49,6 +49,6 @@ def test_json_scope_key_round_trips_through_meta():
 
 
 def test_json_scope_must_be_a_string():
-    with pytest.raises(InputError, match=r"'scope' must be a string") as err:
+    with pytest.raises(InputError, match=r"nodes\[1\]\.scope: expected a string") as err:
         parse_json(_doc(["block_0"]), "t.json")
     assert err.value.node == "y" and err.value.file == "t.json"

@@ -186,7 +186,7 @@ def test_report_says_when_the_machine_is_busy_or_noisy(report):
     text = busy_note(busy)
     assert text.startswith("the machine looks busy (other processes used 45% of 2 CPUs while "
                            "profiling, load average 2.90)")
-    assert "fused noisy" in text and "compare the min columns" in text
+    assert "fused noisy" in text and "compare the min column (each kernel's fastest run)" in text
     assert json.loads(busy.dumps())["machine"]["busy"] is True
 
 

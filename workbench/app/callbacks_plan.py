@@ -27,6 +27,12 @@ EDIT_ACTIONS = {ids.UNDO: "undo", ids.REDO: "redo", ids.RESET: "reset",
                 ids.ACCEPT_ALL: "accept"}
 #: the plan panel's message: an edit refused (red), or what an edit did (information)
 MSG_ERROR, MSG_INFO = "msg error", "msg info"
+#: buttons whose refusal is information, not an error: there was nothing to do (nothing to
+#: undo or redo, the proposal already, every group pinned already)
+NOTHING_TO_DO = (*HISTORY_BUTTONS, ids.ACCEPT_ALL)
+#: the selection line's hint (the graph's nodes, and the group table's rows)
+SELECT_HINT = ("Click a group or a node; shift-click nodes on the graph, or ctrl- or "
+               "shift-click rows of the table, to select several.")
 
 
 def plan_summary(plan, cost) -> str:
@@ -57,9 +63,10 @@ def move_options(plan, nodes: list[str]) -> list[dict]:
              "value": g.nodes[0]} for g in plan.groups if g.id != own]
 
 
-def selection_text(plan, selected: str | None, nodes: list[str]) -> str:
+def selection_text(plan, selected: str | None, nodes: list[str], rows=()) -> str:
     """The line about the selection: the selected group, or the groups of the nodes selected
-    on the graph when they are in several."""
+    on the graph when they are in several, and the rows selected in the group table when
+    there are several (``rows``: their group ids; *Merge* merges them)."""
     groups = []
     for n in nodes:
         try:
@@ -80,7 +87,11 @@ def selection_text(plan, selected: str | None, nodes: list[str]) -> str:
     if nodes:
         parts.append(f"selected on the graph: {', '.join(nodes[:8])}"
                      + (" …" if len(nodes) > 8 else ""))
-    return "; ".join(parts) or "Click a group or a node; shift-click to select several."
+    if len(rows) > 1:
+        parts.append(f"{plural(len(rows), 'row')} selected in the table: "
+                     + ", ".join(rows[:8]) + (" …" if len(rows) > 8 else "")
+                     + " (Merge merges them)")
+    return "; ".join(parts) or SELECT_HINT
 
 
 def follow_selection(old_plan, new_plan, selected: str | None) -> tuple[bool, str]:
@@ -129,8 +140,23 @@ def selected_ids(rows) -> list[str]:
     return [str(r.get("id")) for r in rows or () if isinstance(r, dict) and r.get("id")]
 
 
-def run_edit(ws, graph, trigger, nodes, selected, target):
-    """The workspace after the button ``trigger`` was pressed (raises WorkbenchError)."""
+def table_rows(want: list[str], have: list[str], triggers) -> list[str]:
+    """The group table's selected rows after a change of the selection: ``have`` (the rows
+    selected now) when the selected group (``want``: its id, or none) is among them and the
+    change was a pick of rows or of the group (``triggers``: the callback's
+    ``ctx.triggered_prop_ids``), else the selected group's row alone. New rows (an edit) or
+    a selection on the graph reset it: after an edit a row id may name another group."""
+    picked = {f"{ids.SELECTED}.data", f"{ids.ROW_PICK}.data"}
+    if want and set(want) <= set(have) and set(triggers or ()) <= picked:
+        return have
+    return want
+
+
+def run_edit(ws, graph, trigger, nodes, selected, target, rows=()):
+    """The workspace after the button ``trigger`` was pressed (raises WorkbenchError);
+    ``rows``: the group ids selected in the group table (a merge of two or more of them:
+    :func:`~workbench.app.controller.make_edit`). An edit that changes nothing returns
+    ``ws`` itself (no history step)."""
     if trigger in HISTORY_BUTTONS:
         return HISTORY_BUTTONS[trigger](ws)
     if trigger == ids.ACCEPT_ALL:
@@ -141,7 +167,8 @@ def run_edit(ws, graph, trigger, nodes, selected, target):
             target_gid = ws.plan.group_of(target).id
         except PlanError:
             raise PlanError(f"the group of {target} is gone; choose the target again") from None
-    edit = controller.make_edit(EDIT_BUTTONS[trigger], ws.plan, nodes, selected, target_gid)
+    edit = controller.make_edit(EDIT_BUTTONS[trigger], ws.plan, nodes, selected, target_gid,
+                                rows)
     return controller.apply_user_edit(ws, graph, edit)
 
 
@@ -180,6 +207,13 @@ def register(app, services) -> None:
         keep = target if target in {o["value"] for o in options} else None
         return options, keep
 
+    # the edit message is about the plan it was said of: another graph or plan clears it
+    # (a version that is not an edit's); in the browser
+    app.clientside_callback(ClientsideFunction("workbench", "clearEdit"),
+                            Output(ids.EDIT_MSG, "children", allow_duplicate=True),
+                            Output(ids.EDIT_MSG, "className", allow_duplicate=True),
+                            Input(ids.VERSION, "data"), prevent_initial_call=True)
+
     # the grid reports the row the app selected as picked: only a pick of another row asks
     # the server (``rowGate``)
     app.clientside_callback(ClientsideFunction("workbench", "rowGate"),
@@ -199,16 +233,19 @@ def register(app, services) -> None:
         changes nothing. A row picked in the table also brings its group into view: the
         layers that hold it open (the group expanded, as search does) and the canvas centres
         on its box (ids.FOUND), or on its op for a one-op kernel. A group picked clears the
-        last edit's message (it was about the group selected then)."""
+        last edit's message (it was about the group selected then). Rows added to the table's
+        selection (ctrl- or shift-click) keep the selected group when it is among them (they
+        are for *Merge*); else the first of them is the one selected."""
         ws, graph = session(version_)
         if ctx.triggered_id == ids.ROW_PICK:
-            chosen = selected_ids(rows)
-            gid = chosen[0] if chosen else None
-            if gid is None or gid not in {g.id for g in ws.plan.groups}:
+            known = {g.id for g in ws.plan.groups}
+            chosen = [gid for gid in selected_ids(rows) if gid in known]
+            if not chosen:
                 raise PreventUpdate
             now = controller.group_of_node([g.to_json() for g in ws.plan.groups], current)
-            if now is not None and now["id"] == gid:
+            if now is not None and now["id"] in chosen:
                 raise PreventUpdate
+            gid = chosen[0]
             group = ws.plan.group(gid)
             return (group.nodes[0],) + reveal_group(ws, graph, group.nodes, record) + ("",)
         if not tapped or not tapped.get("gid"):
@@ -234,21 +271,25 @@ def register(app, services) -> None:
                   Output(ids.GROUP_TABLE, "selectedRows"),
                   Output(ids.GROUP_TABLE, "scrollTo"), Output(ids.ROW_SET, "data"),
                   Input(ids.SELECTED, "data"), Input(ids.CYTO, "selectedNodeData"),
-                  Input(ids.GROUP_TABLE, "rowData"), State(ids.VERSION, "data"),
-                  State(ids.GROUP_TABLE, "selectedRows"))
-    def show_selection(selected, selected_data, rows, version_, current_rows):
+                  Input(ids.GROUP_TABLE, "rowData"), Input(ids.ROW_PICK, "data"),
+                  State(ids.VERSION, "data"), State(ids.GROUP_TABLE, "selectedRows"))
+    def show_selection(selected, selected_data, rows, _picked, version_, current_rows):
+        """The selection line, and the table's selected rows: the selected group's row. Rows
+        the user added (ctrl- or shift-click) stay selected while the selected group is among
+        them (:func:`table_rows`)."""
         ws, _ = session(version_)
         nodes = controller.selection_nodes(selected_data)
         group = controller.group_of_node([g.to_json() for g in ws.plan.groups], selected)
         listed = {r["id"] for r in rows or ()}
-        want = [{"id": group["id"]}] if group and group["id"] in listed else []
-        have = [{"id": x} for x in selected_ids(current_rows)]
-        row = want[0]["id"] if want else None
-        if want == have:
-            return selection_text(ws.plan, selected, nodes), no_update, no_update, row
+        want = [group["id"]] if group and group["id"] in listed else []
+        have = selected_ids(current_rows)
+        kept = table_rows(want, have, ctx.triggered_prop_ids)
+        row = want[0] if want else None
+        text = selection_text(ws.plan, selected, nodes, kept)
+        if kept == have:
+            return text, no_update, no_update, row
         scroll = {"rowId": group["id"]} if want else no_update
-        return (selection_text(ws.plan, selected, nodes), {"ids": [w["id"] for w in want]},
-                scroll, row)
+        return text, {"ids": kept}, scroll, row
 
     @app.callback(Output(ids.VERSION, "data", allow_duplicate=True),
                   Output(ids.EDIT_MSG, "children"),
@@ -267,7 +308,7 @@ def register(app, services) -> None:
                   State(ids.SELECTED, "data"), State(ids.MOVE_TARGET, "value"),
                   State(ids.VIEW_STATE, "data"), State(ids.REPLAY_STEP, "data"),
                   State(ids.XLA_TOGGLE, "value"), State(ids.FOUND, "data"),
-                  prevent_initial_call=True)
+                  State(ids.GROUP_TABLE, "selectedRows"), prevent_initial_call=True)
     def edit(*args):
         """Apply an edit; a refused one changes nothing, says why, and marks the path that
         makes it illegal (a cycle's way out of the group and back). The new plan's canvas
@@ -280,20 +321,34 @@ def register(app, services) -> None:
         The selection follows the selected group's ops when one group holds them all now,
         else it is cleared with a note (:func:`follow_selection`); with the new canvas comes
         its highlight, so that the old highlight (a group id: ``g5``) is never put on the new
-        drawing, where ``g5`` may be another group."""
-        sid, selected_data, selected, target, record, step, xla_value, found = args[-8:]
+        drawing, where ``g5`` may be another group.
+
+        *Merge* merges the groups of the rows selected in the table when there are two or
+        more, else those of the nodes selected on the graph. An edit that changes nothing
+        (a split of a one-op group) adds no undo step and says so; nothing to undo, redo,
+        reset or accept is said as information, not as an error."""
+        (sid, selected_data, selected, target, record, step, xla_value, found,
+         table) = args[-9:]
         with services.lock(sid):
             s = services.session(sid)
             if s is None or not ctx.triggered_id:
                 raise PreventUpdate
             ws, graph = s
-            nodes = controller.selection_nodes(selected_data)
+            nodes, rows = controller.selection_nodes(selected_data), selected_ids(table)
             try:
-                new = run_edit(ws, graph, ctx.triggered_id, nodes, selected, target)
+                new = run_edit(ws, graph, ctx.triggered_id, nodes, selected, target, rows)
             except WorkbenchError as exc:
+                if ctx.triggered_id in NOTHING_TO_DO:
+                    return (no_update, controller.error_text(exc), MSG_INFO, None,
+                            *[no_update] * 7)
+                if ctx.triggered_id == ids.MERGE:
+                    nodes = controller.merge_nodes(ws.plan, nodes, rows)
                 marks = controller.refusal_marks(graph, ws.plan, nodes, exc)
-                return (no_update, controller.error_text(exc), MSG_ERROR, marks, no_update,
-                        no_update, no_update, no_update, no_update, no_update, no_update)
+                return (no_update, controller.error_text(exc), MSG_ERROR, marks,
+                        *[no_update] * 7)
+            if new is ws:
+                return (no_update, edit_notes.edit_note("edit", ws.plan, ws.plan), MSG_INFO,
+                        None, *[no_update] * 7)
             services.store.put_workspace(sid, new)
         summary = plan_summary(new.plan, services.plan_costs(new, graph))
         keep, note = follow_selection(ws.plan, new.plan, selected)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dash import ClientsideFunction, Input, Output, State, ctx, dcc, no_update
+from dash import ClientsideFunction, Input, Output, State, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
 from workbench.app import controller, ids, profiling
@@ -60,6 +60,15 @@ def job_view(services, task) -> tuple:
                 {"sid": task.owner, "job": task.id}, *IDLE)
     message = controller.error_text(task.error) if task.error else no_update
     return (ENDED.get(task.state, task.state), "0", "1", message, no_update, *IDLE)
+
+
+def misses_list(lines: list[str]) -> list:
+    """The missed predictions under the profile table: a heading and one item each, wrapped
+    in the panel's width (nothing when none missed)."""
+    if not lines:
+        return []
+    return [html.B("Missed predictions, and which term was wrong:"),
+            html.Ul([html.Li(line) for line in lines])]
 
 
 def register(app, services) -> None:
@@ -121,6 +130,7 @@ def register(app, services) -> None:
     @app.callback(Output(ids.PROFILE_SUMMARY, "children"),
                   Output(ids.PROFILE_TABLE, "rowData"),
                   Output(ids.PROFILE_BARS, "figure"), Output(ids.CORRECTNESS, "rowData"),
+                  Output(ids.PROFILE_MISSES, "children"),
                   Input(ids.PROFILE_VERSION, "data"), Input(ids.PROFILE_TAB_VERSION, "data"),
                   Input(ids.TABS, "value"), Input(ids.PROFILE_TOP, "value"),
                   prevent_initial_call=True)
@@ -133,14 +143,14 @@ def register(app, services) -> None:
         record = services.store.report(sid)
         if not record:
             return ("Not profiled yet: press Compile & profile.", [],
-                    empty_figure("no profile yet"), [])
+                    empty_figure("no profile yet"), [], [])
         report = record["report"]
         summary = profiling.summary_text(report, record.get("requested", "auto"))
         if record["plan"] != profiling.plan_key(ws.plan):
             summary = "This report is for an earlier plan; profile again. · " + summary
         rows = profiling.kernel_rows(report, ws.plan)
         return (summary, top_rows(rows, top, "measured_s"), profile_bars(rows),
-                profiling.correctness_rows(report))
+                profiling.correctness_rows(report), misses_list(profiling.miss_lines(rows)))
 
     @app.callback(Output(ids.KERNEL_SOURCE, "children"), Input(ids.PROFILE_TAB_VERSION, "data"),
                   Input(ids.PROFILE_VERSION, "data"), Input(ids.TABS, "value"),

@@ -105,7 +105,8 @@ def replan(ws: Workspace, graph: Graph, policy: str, device: str,
 
 
 def apply_user_edit(ws: Workspace, graph: Graph, edit) -> Workspace:
-    """Apply one edit record (``workbench.editing``) to the current plan.
+    """Apply one edit record (``workbench.editing``) to the current plan; an edit that
+    changes nothing (a split of a one-op group) adds no history step: ``ws`` is returned.
 
     Raises
     ------
@@ -115,7 +116,7 @@ def apply_user_edit(ws: Workspace, graph: Graph, edit) -> Workspace:
     from workbench.editing import apply_edit
 
     plan = apply_edit(graph, ws.plan, edit)
-    return push(ws, plan)
+    return ws if plan == ws.plan else push(ws, plan)
 
 
 def undo(ws: Workspace) -> Workspace:
@@ -327,8 +328,17 @@ def group_of_node(groups, node: str | None) -> dict | None:
     return next((g for g in groups if node in g["nodes"]), None)
 
 
+def merge_nodes(plan: Plan, nodes: list[str], rows=()) -> list[str]:
+    """The nodes whose groups *Merge* merges: a member of each group of ``rows`` (group ids
+    selected in the group table; ids the plan does not have are left out) when that makes
+    two or more, else ``nodes`` (the canvas selection)."""
+    known = {g.id: g for g in plan.groups}
+    picked = [known[r].nodes[0] for r in rows if r in known]
+    return picked if len(picked) > 1 else list(nodes)
+
+
 def make_edit(action: str, plan: Plan, nodes: list[str], selected: str | None,
-              target: str | None = None):
+              target: str | None = None, rows=()):
     """The edit record for a button press, from the selection.
 
     Parameters
@@ -343,6 +353,9 @@ def make_edit(action: str, plan: Plan, nodes: list[str], selected: str | None,
         A member of the selected group (the group chosen in the list or on the canvas).
     target : str or None
         For ``move``: the id of the group to move into.
+    rows : sequence of str
+        The group ids selected in the group table; for ``merge``, two or more of them are
+        merged instead of the canvas selection's groups (:func:`merge_nodes`).
 
     Raises
     ------
@@ -352,9 +365,11 @@ def make_edit(action: str, plan: Plan, nodes: list[str], selected: str | None,
     from workbench import editing
 
     if action == "merge":
+        nodes = merge_nodes(plan, nodes, rows)
         if len({plan.group_of(n).id for n in nodes}) < 2:
-            raise PlanError("select nodes of two or more groups to merge (shift-click, or "
-                            "drag a box with shift held)")
+            raise PlanError("select nodes of two or more groups to merge (shift-click them on "
+                            "the graph, or drag a box with shift held), or two or more rows "
+                            "of the group table (ctrl- or shift-click)")
         return editing.Merge(tuple(nodes))
     if action == "forbid":
         if len(nodes) != 2:

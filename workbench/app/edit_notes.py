@@ -5,6 +5,7 @@ decisions two plans share (the replay slider keeps a step up to there)."""
 from __future__ import annotations
 
 from workbench.app.fmt import plural
+from workbench.errors import PlanError
 from workbench.planner.plan import Plan
 
 
@@ -70,6 +71,24 @@ def _last_edit(plan: Plan):
     return d if d is not None and d.action == "edit" else None
 
 
+#: the edits whose resulting group is named after their words (ids follow the kernels'
+#: order, so the merged group, or the one moved into, may have an id none of its parts had)
+NAMES_RESULT = ("merge", "move")
+
+
+def _edit_words(d, plan: Plan) -> str:
+    """An edit decision's words, with the id of the group it made in ``plan`` (the plan
+    after it) for a merge or a move: ``you merged g3, g5 into one kernel of 7 ops, now
+    group g3``."""
+    if d.reason not in NAMES_RESULT or not d.members or not d.members[-1]:
+        return d.message
+    try:
+        gid = plan.group_of(d.members[-1][0]).id
+    except PlanError:
+        return d.message
+    return f"{d.message}, now group {gid}"
+
+
 def edit_note(action: str, old: Plan, new: Plan) -> str:
     """What a taken edit did, in a line for the plan panel: the edit's own record (the
     decision it added, the words of the Explain log), or what undo took away or redo put
@@ -85,18 +104,19 @@ def edit_note(action: str, old: Plan, new: Plan) -> str:
                 else "undid the last change")
     elif action == "redo":
         d = _last_edit(new)
-        what = (f"redid the {EDIT_NAMES.get(d.reason, d.reason)} ({d.message})" if d
-                else "redid the change")
+        what = (f"redid the {EDIT_NAMES.get(d.reason, d.reason)} ({_edit_words(d, new)})"
+                if d else "redid the change")
     elif action == "reset":
         what = f"back to the planner's proposal ({plural(new.num_kernels, 'kernel')})"
     elif action == "accept":
         pinned = sum(1 for g in new.groups if g.pinned) - sum(1 for g in old.groups if g.pinned)
         what = f"accepted the plan: pinned {plural(max(pinned, 0), 'more group')}"
     elif new == old:
-        what = "the plan did not change (nothing to split, move or merge there)"
+        what = ("the plan did not change (nothing to split, move or merge there); no step "
+                "was added to undo")
     else:
         d = _last_edit(new) if len(new.decisions) > len(old.decisions) else None
-        what = d.message if d else "edited the plan"
+        what = _edit_words(d, new) if d else "edited the plan"
     return what
 
 

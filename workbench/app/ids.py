@@ -116,6 +116,7 @@ PROFILE_STATUS = "profile-status"
 PROFILE_MSG = "profile-message"  #: compile errors and mismatches
 PROFILE_SUMMARY = "profile-summary"
 PROFILE_TABLE = "profile-table"
+PROFILE_MISSES = "profile-misses"  #: each missed prediction's whole text, wrapped
 PROFILE_TOP = "profile-top"      #: dropdown: how many kernels the table and chart show
 PROFILE_BARS = "profile-bars"
 CORRECTNESS = "correctness"

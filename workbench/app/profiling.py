@@ -135,6 +135,7 @@ def kernel_rows(report: dict, plan) -> list[dict]:
         rows.append({"id": k.get("group_id"), "group": k.get("group_id"),
                      "kind": k.get("kind", "?"),
                      "measured_s": measured, "predicted_s": predicted,
+                     "min_s": _num(k.get("min_s")), "min": fmt_seconds(_num(k.get("min_s"))),
                      "spread_s": _num(k.get("spread_s")), "noisy": noisy(k),
                      "measured": fmt_seconds(measured), "predicted": fmt_seconds(predicted),
                      "ratio": f"{ratio:.2f}" if ratio else "-", "ratio_x": ratio,
@@ -146,6 +147,14 @@ def kernel_rows(report: dict, plan) -> list[dict]:
                      "gbps_x": _num(k.get("gbps")),
                      "note": note})
     return rows
+
+
+def miss_lines(rows: list[dict]) -> list[str]:
+    """Each missed prediction of :func:`kernel_rows`'s rows as a line with its kernel and
+    the whole text of which term was wrong (the table's column is cut at the panel's
+    edge; the app shows these lines, wrapped, under it)."""
+    return [f"{r['group']} (ratio {r['ratio']}): {r['miss'].removeprefix('MISS: ')}"
+            for r in rows if r.get("miss")]
 
 
 def accuracy_text(report: dict) -> str:

@@ -20,7 +20,8 @@ import argparse
 import sys
 
 from workbench.cli import capture, diff, export, graph, learn, plan, run, serve, tune
-from workbench.cli.common import READS_GRAPHS, add_limit_args, limits_of, one_line_errors
+from workbench.cli.common import (READS_GRAPHS, add_limit_args, limits_of, one_line_errors,
+                                  state_defaults)
 from workbench.errors import WorkbenchError
 
 #: the command groups, in the order ``workbench --help`` lists their commands
@@ -39,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name in READS_GRAPHS:
         add_limit_args(sub.choices[name])
     for parser in (p, *sub.choices.values()):
-        one_line_errors(parser)
+        one_line_errors(state_defaults(parser))
     return p
 
 

@@ -109,6 +109,27 @@ def max_bytes(max_memory_mib: float) -> int | None:
     return int(max_memory_mib * 2**20) if max_memory_mib else None
 
 
+class DefaultsHelpFormatter(argparse.HelpFormatter):
+    """``-h`` help that says each option's default, ``(default: 20)`` after its help, unless
+    the help says it already or there is none worth saying (``None``, a flag's ``False``, an
+    empty value). Unlike :class:`argparse.ArgumentDefaultsHelpFormatter` it never prints
+    ``(default: None)`` or a default twice."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        default = action.default
+        if (not action.option_strings or "default" in text or default is argparse.SUPPRESS
+                or default is None or default is False or default in ("", (), [])):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+def state_defaults(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Make ``parser``'s ``-h`` say its options' defaults (:class:`DefaultsHelpFormatter`)."""
+    parser.formatter_class = DefaultsHelpFormatter
+    return parser
+
+
 def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Make ``parser`` report a bad argument on one line, as every other error is (no usage
     block; ``workbench COMMAND -h`` shows it), with exit status 2."""

@@ -28,7 +28,7 @@ def register(subparsers) -> None:
     s.add_argument("--plan", help="a plan saved as JSON (default: plan with --policy)")
     s.add_argument("--policy", default=None,
                    help="planner policy (priority, xla-cpu, greedy), 'xla' for XLA's own "
-                        "grouping of an optimised module, or 'unfused'")
+                        "grouping of an optimised module, or 'unfused' (default: priority)")
     s.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda", "cuda-sim"),
                    help="numba target: auto (cuda when a GPU is usable, else cpu), cpu, cuda, "
                         "or cuda-sim (numba's CUDA simulator, for tests; slow)")
@@ -44,7 +44,8 @@ def register(subparsers) -> None:
     s.add_argument("--device", choices=DEVICES,
                    help="cost-model device profile for predictions (default: the backend's)")
     s.add_argument("--seed", type=int_at_least(0), default=0, help="seed for random inputs")
-    s.add_argument("--cache-dir", help="kernel cache directory")
+    s.add_argument("--cache-dir", help="kernel cache directory (default: $WORKBENCH_CACHE_DIR, "
+                                       "else ~/.cache/fusion-workbench/kernels)")
     s.add_argument("--max-memory-mib", type=mib, default=4096,
                    help="refuse plans whose live tensors exceed this (MiB; 0: no cap)")
     add_calibrate_arg(s)

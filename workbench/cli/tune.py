@@ -143,7 +143,8 @@ def register(subparsers) -> None:
     limit.add_argument("--budget", type=int_at_least(0), default=8,
                        help="variants to measure at most (default 8)")
     limit.add_argument("--seconds", type=positive_seconds,
-                       help="stop starting measurements after this many seconds")
+                       help="stop starting measurements after this many seconds, instead "
+                            "of after --budget variants (default: no time limit)")
     s.add_argument("--policy", choices=POLICIES, default="priority",
                    help="the plan to start from (default priority)")
     s.add_argument("--plan", help="start from this saved plan instead")

@@ -87,7 +87,7 @@ def _computation_resolver(doc, file: str, text: str, lines: dict, count: list):
         limits.check("max_nesting", len(stack) + 1, "the nesting of computations", file=file)
         sub = dict(raw[name], name=name)
         g = graph_from_json(sub, file, text, _resolver=lambda n: get(n, stack + (name,)),
-                            _lines=lines, _count=count)
+                            _lines=lines, _count=count, _path=f"computations.{name}.")
         built[name] = g.replace(meta=g.meta.set(computation=True))
         return built[name]
     return get
@@ -145,8 +145,13 @@ def _check_type(t, where: dict) -> None:
 
 
 def graph_from_json(doc, file: str = "<json>", text: str = "", _resolver=None,
-                    _lines: dict | None = None, _count: list | None = None) -> Graph:
+                    _lines: dict | None = None, _count: list | None = None,
+                    _path: str = "") -> Graph:
     """Build and verify a graph from a parsed JSON document.
+
+    A message about a node starts with the key path of the value that is wrong
+    (``nodes[3].type.shape: ...``; in a nested computation ``computations.body.nodes[1]...``),
+    after the file, the line of the node's id and the node.
 
     Raises
     ------
@@ -159,12 +164,12 @@ def graph_from_json(doc, file: str = "<json>", text: str = "", _resolver=None,
     _check_header(doc, file)
     nodes_doc = doc.get("nodes")
     if not isinstance(nodes_doc, list) or not nodes_doc:
-        raise InputError("'nodes' must be a non-empty list", file=file)
+        raise InputError(f"{_path}nodes: expected a non-empty list of nodes", file=file)
     outputs = doc.get("outputs")
     if isinstance(outputs, str):
         outputs = [outputs]
     if not isinstance(outputs, list) or not all(isinstance(o, str) for o in outputs):
-        raise InputError("'outputs' must be a list of node ids", file=file)
+        raise InputError(f"{_path}outputs: expected a list of node ids", file=file)
 
     lines = id_lines(text) if _lines is None else _lines
     count = [0] if _count is None else _count
@@ -173,52 +178,57 @@ def graph_from_json(doc, file: str = "<json>", text: str = "", _resolver=None,
     resolver = _resolver or _computation_resolver(doc, file, text, lines, count)
     raw = []
     for k, nd in enumerate(nodes_doc):
+        at = f"{_path}nodes[{k}]"
         if not isinstance(nd, Mapping):
-            raise InputError(f"nodes[{k}] is not an object", file=file)
+            raise InputError(f"{at}: expected an object, got {type(nd).__name__}", file=file)
         nid = nd.get("id")
         where = dict(file=file, node=nid if isinstance(nid, str) else None)
         if isinstance(nid, str):
             where["line"] = lines.get(nid)
         if not isinstance(nid, str) or not nid:
-            raise InputError(f"nodes[{k}] needs a non-empty string 'id'", file=file)
+            raise InputError(f"{at}.id: expected a non-empty string, got {nid!r}"[:200],
+                             file=file)
         bad = [c for c in nid if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp")]
         if bad:
-            raise InputError(f"nodes[{k}]: the id {nid!r} contains the control or invisible "
+            raise InputError(f"{at}.id: the id {nid!r} contains the control or invisible "
                              f"character {bad[0]!r} (U+{ord(bad[0]):04X})", file=file,
                              line=where.get("line"))
         unknown = set(nd) - _NODE_KEYS
         if unknown:
-            raise InputError(f"unknown key(s) {sorted(unknown)} (allowed: "
+            raise InputError(f"{at}: unknown key(s) {sorted(unknown)} (allowed: "
                              f"{sorted(_NODE_KEYS)})", **where)
         op = nd.get("op")
         if not isinstance(op, str):
-            raise InputError("'op' must be a string", **where)
+            raise InputError(f"{at}.op: expected a string, got {type(op).__name__}", **where)
         try:
             get_op(op)
         except GraphError as exc:
-            raise type(exc)(exc.message, **where) from None
+            raise type(exc)(f"{at}.op: {exc.message}", **where) from None
         operands = nd.get("operands", [])
         if not isinstance(operands, list) or not all(isinstance(o, str) for o in operands):
-            raise InputError("'operands' must be a list of node ids", **where)
+            raise InputError(f"{at}.operands: expected a list of node ids", **where)
         for key in ("attrs", "meta"):
             if key in nd and not isinstance(nd[key], Mapping):
-                raise InputError(f"'{key}' must be an object, got {type(nd[key]).__name__}",
-                                 **where)
+                raise InputError(f"{at}.{key}: expected an object, got "
+                                 f"{type(nd[key]).__name__}", **where)
         try:
-            t = type_from_json(nd["type"]) if nd.get("type") is not None else None
-            if t is not None:
-                _check_type(t, where)
+            t = type_from_json(nd["type"], f"{at}.type") if nd.get("type") is not None else None
+        except ShapeError as exc:
+            raise ShapeError(exc.message, **where) from None
+        if t is not None:
+            _check_type(t, where)
+        try:
             attrs = Attrs(_resolve(nd.get("attrs") or {}, resolver))
             if op == "constant" and "value" in attrs:
                 attrs = attrs.set(value=_nonfinite(attrs["value"]))
             meta = dict(nd.get("meta") or {})
-        except (ShapeError, TypeError, ValueError) as exc:
-            raise ShapeError(str(exc), **where) from None
+        except (TypeError, ValueError) as exc:  # a nested computation's errors name their own
+            raise ShapeError(f"{at}.attrs: {exc}", **where) from None
         if where.get("line") is not None:
             meta["line"] = where["line"]
         if "scope" in nd:
             if not isinstance(nd["scope"], str):
-                raise InputError("'scope' must be a string (a name stack such as "
+                raise InputError(f"{at}.scope: expected a string (a name stack such as "
                                  "\"block_3/attn/qk\")", **where)
             meta["scope"] = nd["scope"][:200]
         raw.append(Node(nid, op, tuple(operands), t, attrs, Attrs(meta)))
@@ -228,7 +238,15 @@ def graph_from_json(doc, file: str = "<json>", text: str = "", _resolver=None,
         meta["description"] = doc["description"]
     graph = Graph(doc.get("name", "graph"), tuple(raw), tuple(outputs), Attrs(meta))
     # verify checks ids, operands, cycles and ops, and gives the inferred types to fill in
-    types = verify_types(graph)
+    try:
+        types = verify_types(graph)
+    except GraphError as exc:
+        # the node's last entry: a duplicate id is refused at its second definition
+        k = max((k for k, n in enumerate(raw) if n.id == exc.node), default=None)
+        if k is None:
+            raise
+        raise type(exc)(f"{_path}nodes[{k}]: {exc.message}", file=exc.file or file,
+                        line=exc.line, column=exc.column, node=exc.node) from None
     for n in raw:
         if n.type is None:
             _check_type(types[n.id], dict(file=file, node=n.id, line=lines.get(n.id)))

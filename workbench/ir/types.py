@@ -119,6 +119,11 @@ def epsilon(dtype: str) -> float:
     return float(ml_dtypes.finfo(DTYPES[dtype]).eps)
 
 
+def _bad_dim(d) -> bool:
+    """Whether ``d`` is not a dimension size (an integer >= 0; a bool is not one)."""
+    return isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 0
+
+
 @dataclass(frozen=True)
 class TensorType:
     """The type of a dense tensor: its shape (elements per dimension) and dtype.
@@ -148,7 +153,7 @@ class TensorType:
     def __post_init__(self):
         shape = tuple(self.shape)
         for d in shape:
-            if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 0:
+            if _bad_dim(d):
                 raise ShapeError(f"bad dimension {d!r} in shape {list(shape)}")
         object.__setattr__(self, "shape", tuple(int(d) for d in shape))
         if self.dtype not in DTYPES:
@@ -242,22 +247,43 @@ class TupleType:
 Type = Union[TensorType, TupleType]
 
 
-def type_from_json(obj, where: str = "") -> Type:
+def type_from_json(obj, path: str = "type") -> Type:
     """Read a type written by :meth:`TensorType.to_json` or :meth:`TupleType.to_json`.
+
+    Parameters
+    ----------
+    obj : object
+        The parsed JSON value.
+    path : str
+        Where ``obj`` is in its document (``nodes[3].type``): each message starts with the
+        key path of the value that is wrong (``nodes[3].type.shape[1]: ...``).
 
     Raises
     ------
     ShapeError
         If ``obj`` is not a well-formed type.
+
+    Examples
+    --------
+    >>> str(type_from_json({"shape": [2, 3], "dtype": "f32"}))
+    'f32[2,3]'
     """
     if isinstance(obj, dict) and "tuple" in obj:
         elems = obj["tuple"]
         if not isinstance(elems, list):
-            raise ShapeError(f"{where}'tuple' must be a list of types")
-        return TupleType(tuple(type_from_json(e, where) for e in elems))
+            raise ShapeError(f"{path}.tuple: expected a list of types, got "
+                             f"{type(elems).__name__}")
+        return TupleType(tuple(type_from_json(e, f"{path}.tuple[{i}]")
+                               for i, e in enumerate(elems)))
     if not isinstance(obj, dict) or "shape" not in obj or "dtype" not in obj:
-        raise ShapeError(f"{where}a type needs 'shape' and 'dtype', got {obj!r}"[:200])
-    shape = obj["shape"]
+        raise ShapeError(f"{path}: a type needs 'shape' and 'dtype', got {obj!r}"[:200])
+    shape, dtype = obj["shape"], obj["dtype"]
     if not isinstance(shape, list):
-        raise ShapeError(f"{where}'shape' must be a list of integers, got {shape!r}"[:200])
-    return TensorType(tuple(shape), obj["dtype"])
+        raise ShapeError(f"{path}.shape: expected a list of integers, got {shape!r}"[:200])
+    bad = next((i for i, d in enumerate(shape) if _bad_dim(d)), None)
+    if bad is not None:
+        raise ShapeError(f"{path}.shape[{bad}]: bad dimension {shape[bad]!r} in shape "
+                         f"{shape!r} (expected an integer >= 0)"[:200])
+    if not isinstance(dtype, str) or dtype not in DTYPES:
+        raise ShapeError(f"{path}.dtype: unknown dtype {dtype!r} (known: {', '.join(DTYPES)})")
+    return TensorType(tuple(shape), dtype)

@@ -279,7 +279,8 @@ def drift_note(machine: dict) -> str:
 def busy_note(report) -> str:
     """A sentence when the timings are not to be trusted as they stand ('' otherwise): the
     machine was busy, or kernels or totals varied from run to run. ``profile`` appends it to
-    the report's notes, which the table prints last and the app shows."""
+    the report's notes, which the table prints last and the app shows; both show the min
+    column it points to (``workbench run``'s table, the app's profile table)."""
     m = report.machine or {}
     parts = []
     if m.get("busy"):
@@ -298,5 +299,5 @@ def busy_note(report) -> str:
         parts.append(f"run-to-run variation is large ({varied} noisy)")
     if not parts:
         return ""
-    return ("; ".join(parts) + ": medians may be inflated; compare the min columns, or run "
-            "again on a quieter machine")
+    return ("; ".join(parts) + ": medians may be inflated; compare the min column (each "
+            "kernel's fastest run), or run again on a quieter machine")

@@ -95,3 +95,22 @@ def test_the_sweep_records_what_the_planner_itself_makes_at_each_value():
     # the range stays inside the knob's own limits
     t = sweep(BY_ID["duplication-transcendental"], "cpu")
     assert t.values[-1] <= 1e4
+
+
+def test_a_sweep_clamped_at_the_knobs_bound_ends_exactly_on_it(monkeypatch):
+    # a machine whose transcendental cost times SPAN passes the knob's upper bound (10,000 FLOP:
+    # a quick probe measured 147.9 on the 2-core VM): the last log-spaced value rounded to
+    # 10000.000000000002, which the knob refused, and the app's what-if page never answered
+    import workbench.costmodel.model as model
+    from workbench.costmodel.knobs import get_knob
+    from workbench.teaching.whatif import SPAN
+
+    q = BY_ID["duplication-transcendental"]
+    high = get_knob(q.knob).high
+    slow = dataclasses.replace(get_device("cpu"), transcendental_flops=1.479 * high / SPAN * 100)
+    real = model.get_device
+    monkeypatch.setattr(model, "get_device", lambda name: slow if name == "cpu" else real(name))
+    s = sweep(q, "cpu")
+    assert slow.transcendental_flops * SPAN > high
+    assert s.values[-1] == high and s.values[0] == pytest.approx(slow.transcendental_flops / SPAN)
+    assert all(b > a for a, b in zip(s.values, s.values[1:]))

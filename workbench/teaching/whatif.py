@@ -264,7 +264,11 @@ def sweep(question: Question, device: str = "cpu") -> Sweep:
     knob = get_knob(question.knob)
     lo = max(own / SPAN, knob.low if knob.low > 0 else own / SPAN)
     hi = min(own * SPAN, knob.high)
-    values = tuple(lo * (hi / lo) ** (k / (POINTS - 1)) for k in range(POINTS))
+    # log-spaced, the ends exactly lo and hi (lo * (hi / lo) ** 1 can round past hi, and a
+    # knob refuses a value beyond its range: 10000.000000000002 FLOP on a machine whose
+    # transcendental cost, times SPAN, passed the knob's 10,000)
+    values = tuple(min(hi, max(lo, lo * (hi / lo) ** (k / (POINTS - 1))))
+                   for k in range(POINTS))
     pairs = [_times(question, device, v) for v in values]
     diff = [a - b for a, b in pairs]
     crossing = None

@@ -107,7 +107,7 @@ def test_a_sweep_clamped_at_the_knobs_bound_ends_exactly_on_it(monkeypatch):
 
     q = BY_ID["duplication-transcendental"]
     high = get_knob(q.knob).high
-    slow = dataclasses.replace(get_device("cpu"), transcendental_flops=1.479 * high / SPAN * 100)
+    slow = dataclasses.replace(get_device("cpu"), transcendental_flops=147.9)
     real = model.get_device
     monkeypatch.setattr(model, "get_device", lambda name: slow if name == "cpu" else real(name))
     s = sweep(q, "cpu")

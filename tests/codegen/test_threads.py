@@ -112,6 +112,28 @@ def test_scipy_blas_ran_multi_threaded_once_before_one_thread(kernel_cache):
     assert blas.blas_threads("scipy") == 1
 
 
+def test_every_numba_thread_ran_one_blocked_sgemm_after_compiling(kernel_cache):
+    """warm_worker_blas: a 512^3 product in row blocks on numba's threads, once per process
+    (until one had run, the probe's 256^3 dot took 1.9-2.4 ms on the 2-core VM; 0.8-0.9 ms
+    after: workbench/codegen/blas.py); the product is right and scipy's BLAS stays on one
+    thread."""
+    from small_graphs import load_sample
+
+    if blas.blas_threads("scipy") is None:
+        pytest.skip("scipy's BLAS is not controllable here")
+    g = load_sample("matmul_bias_gelu")
+    compile_plan(g, one_group_plan(g), backend="cpu", cache_dir=kernel_cache)
+    assert blas._WORKERS_WARMED == [True] and blas.warm_worker_blas() is True
+    assert blas.blas_threads("scipy") == 1
+    from workbench.codegen.blas_warm import blocks
+
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal((64, 64)).astype(np.float32) for _ in range(2))
+    c = np.zeros((64, 64), np.float32)
+    blocks(a.ctypes.data, b.ctypes.data, c.ctypes.data, 64, 4)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-4)
+
+
 def test_blas_threads_are_capped_at_the_usable_cpus():
     n = blas.usable_cpus()
     assert 1 <= n <= (os.cpu_count() or n)

@@ -103,9 +103,54 @@ def warm_scipy_blas() -> bool:
 
 
 def single_thread_scipy_blas() -> bool:
-    """Set scipy's BLAS to one thread (after :func:`warm_scipy_blas`); True if it was found."""
+    """Set scipy's BLAS to one thread (after :func:`warm_scipy_blas`), then warm it on each of
+    numba's threads (:func:`warm_worker_blas`); True if it was found."""
     warm_scipy_blas()
-    return set_scipy_blas_threads(1)
+    found = set_scipy_blas_threads(1)
+    if found:
+        warm_worker_blas()
+    return found
+
+
+#: the float32 product :func:`warm_worker_blas` splits over numba's threads (M = K = N)
+WARM_WORKER_SIZE = 512
+_WORKERS_WARMED: list = []
+
+
+def warm_worker_blas() -> bool:
+    """Run one blocked ``sgemm`` on every numba thread, once per process; True if it ran.
+
+    The CPU backend's dots call scipy's BLAS (on one thread) from inside numba's parallel
+    loops, one row block a thread. Measured on the 2-core development VM (numba 0.68, scipy's
+    OpenBLAS 0.3.30): the calibration probe's 256^3 dot, two blocks on numba's two threads,
+    took 1.9-2.4 ms in a fresh process however often it ran, and 0.83-0.92 ms once a 384^3 or
+    512^3 dot had run the same way; a 512^3 ``sgemm`` on the main thread alone, and OpenBLAS's
+    own warm-up (:func:`warm_scipy_blas`), left it at 2.4 ms. The probe measures its dots after
+    larger ones, so before this a profile's dots ran 2-5x slower than the cost model said
+    (the profile's drift check: a median of 3.9x over bench_cost_model's 63 models).
+    """
+    if _WORKERS_WARMED:
+        return _WORKERS_WARMED[0]
+    ran = False
+    try:
+        import numpy as np
+        from numba import config
+
+        threads = max(1, min(usable_cpus(), config.NUMBA_NUM_THREADS))
+        while WARM_WORKER_SIZE % threads:
+            threads -= 1
+        n = WARM_WORKER_SIZE
+        a, b = np.ones((n, n), np.float32), np.ones((n, n), np.float32)
+        c = np.zeros((n, n), np.float32)
+
+        from workbench.codegen.blas_warm import blocks
+
+        blocks(a.ctypes.data, b.ctypes.data, c.ctypes.data, n, threads)
+        ran = bool(c[0, 0] == n and c[-1, -1] == n)
+    except ImportError:
+        ran = False
+    _WORKERS_WARMED.append(ran)
+    return ran
 
 
 class numpy_blas_threads:

@@ -63,7 +63,8 @@ from dataclasses import dataclass, field
 
 from workbench.ir.graph import Graph
 from workbench.costmodel.calibrated import calibration_of, graph_traffic, node_costs_of
-from workbench.costmodel.calibration import SHORT_LOOP, cpu_terms, cpu_time, node_basis
+from workbench.costmodel.calibration import (LOAD_BYTES, SHORT_LOOP, cpu_terms, cpu_time,
+                                             node_basis)
 from workbench.costmodel.devices import (DEVICES, LEVEL_WORDS, DeviceProfile, cpu_profile,
                                          get_device, probe_cpu)
 from workbench.ir.index import GraphIndex, graph_index
@@ -186,7 +187,7 @@ def kernel_timer(device: DeviceProfile):
         if calibrated is None:
             return plain(flops, trans, nbytes, written, contraction)
         cs, ds, work, traffic = calibrated
-        compute = cs / (par if work >= min_work else 1.0) + ds
+        compute = cs / (par if work + nbytes / LOAD_BYTES >= min_work else 1.0) + ds
         if traffic is not last:
             last, last_launch = traffic, launch_of(traffic)
             last_memory = by_traffic.setdefault(traffic, {})

@@ -316,7 +316,7 @@ def bound_text(d, flops, trans, nbytes, written=None, contraction=False,
     cal = calibration_of(d)
     if cal is not None and calibrated is not None:
         cs, ds, work, traffic = calibrated
-        c, m = cs / speedup(cal, work) + ds, cal.memory(nbytes, traffic)
+        c, m = cs / speedup(cal, work, 2, nbytes) + ds, cal.memory(nbytes, traffic)
         launch = cal.launch(traffic)
     else:
         c = (flops + d.transcendental_flops * trans) / d.flop_rate(written, contraction)

@@ -138,6 +138,44 @@ def _as_f32(typingctx, i):
     return types.float32(i), codegen
 
 
+def _host_has_fma() -> bool:
+    """Whether the CPU numba compiles for (the host) has fused multiply-add instructions."""
+    try:
+        import llvmlite.binding as llvm
+
+        return bool(llvm.get_host_cpu_features().get("fma", False))
+    except Exception:  # pragma: no cover - feature query unavailable: assume none
+        return False
+
+
+#: True when :func:`_fma` is a hardware fused multiply-add (x86 FMA3: Haswell, Zen and
+#: later; AArch64 always); False: an ordinary multiply and add. The bounds in the module
+#: docstring were measured with FMA (the development host, AMD EPYC Zen 3, has it); without
+#: FMA the functions are the pre-FMA versions (same bounds, tanh with its non-FMA clamp).
+HAS_FMA = _host_has_fma()
+
+
+@intrinsic
+def _fma(typingctx, a, b, c):
+    """``a * b + c`` of three float32, rounded once (``llvm.fma.f32``) where the host has
+    FMA, else a multiply and an add (rounded twice). Explicit, not left to LLVM's
+    ``contract`` flag, so the scalar and the vectorised code round identically."""
+    if not (a == b == c == types.float32):
+        return None
+
+    def codegen(context, builder, sig, args):
+        x, y, z = args
+        if not HAS_FMA:
+            return builder.fadd(builder.fmul(x, y), z)
+        fn = builder.module.globals.get("llvm.fma.f32")
+        if fn is None:
+            fn = _llir.Function(builder.module, _llir.FunctionType(x.type, [x.type] * 3),
+                                "llvm.fma.f32")
+        return builder.call(fn, [x, y, z])
+
+    return types.float32(types.float32, types.float32, types.float32), codegen
+
+
 _ZERO = _F(0.0)
 _HALF = _F(0.5)
 _ONE = _F(1.0)
@@ -225,14 +263,15 @@ def exp_f32(x):
     NaN -> NaN.
     """
     xc = min(max(x, _EXP_LO), _EXP_HI)  # NaN passes through numba's min/max
-    t = xc * _LOG2E + _SHIFTER
+    t = _fma(xc, _LOG2E, _SHIFTER)
     n_i = np.subtract(_as_i32(t), _SHIFTER_BITS)
     n = _F(n_i)
-    r = xc - n * _LN2_HI
-    r = r - n * _LN2_LO
+    r = _fma(n, -_LN2_HI, xc)  # exact: n * C1 is exact
+    r = _fma(n, -_LN2_LO, r)
     r2 = r * r
-    p = ((((_EXP_P0 * r + _EXP_P1) * r + _EXP_P2) * r + _EXP_P3) * r + _EXP_P4) * r + _EXP_P5
-    y = p * r2 + r + _ONE
+    p = _fma(_fma(_fma(_fma(_fma(_EXP_P0, r, _EXP_P1), r, _EXP_P2), r, _EXP_P3), r, _EXP_P4),
+             r, _EXP_P5)
+    y = _fma(p, r2, r) + _ONE
     n1 = np.right_shift(n_i, _I1)
     n2 = np.subtract(n_i, n1)
     s1 = _as_f32(np.left_shift(np.add(n1, _BIAS), _I23))
@@ -257,6 +296,18 @@ _LOG_P5 = _F(-1.6668057665e-1)
 _LOG_P6 = _F(2.0000714765e-1)
 _LOG_P7 = _F(-2.4999993993e-1)
 _LOG_P8 = _F(3.3333331174e-1)
+
+
+@njit("float32(float32, float32)", **_JIT)
+def _log_poly(f, z):
+    """``f**3 * P(f)`` of Cephes ``logf.c`` (degree-8 ``P``; ``z = f*f``), the part of
+    ``log(1 + f) ~= f - f**2/2 + f**3 * P(f)`` shared by :func:`log_f32` and
+    :func:`log1p_f32`, evaluated by Horner's rule with fused multiply-adds. Valid for
+    ``sqrt(1/2) - 1 <= f < sqrt(2) - 1``."""
+    p = _fma(_fma(_fma(_fma(_fma(_fma(_fma(_fma(_LOG_P0, f, _LOG_P1), f, _LOG_P2), f, _LOG_P3),
+                                    f, _LOG_P4), f, _LOG_P5), f, _LOG_P6), f, _LOG_P7),
+             f, _LOG_P8)
+    return p * f * z
 
 
 @njit(_SIG, **_JIT)
@@ -300,10 +351,8 @@ def log_f32(x):
     f = m - _ONE
     fe = _F(e) + eadj
     z = f * f
-    p = (((((((_LOG_P0 * f + _LOG_P1) * f + _LOG_P2) * f + _LOG_P3) * f + _LOG_P4) * f
-           + _LOG_P5) * f + _LOG_P6) * f + _LOG_P7) * f + _LOG_P8
-    y = p * f * z
-    y = y + fe * _LN2_LO
+    y = _log_poly(f, z)
+    y = _fma(fe, _LN2_LO, y)
     y = y - _HALF * z
     r = f + y
     r = r + fe * _LN2_HI
@@ -370,10 +419,8 @@ def log1p_f32(x):
     f = (m - _ONE) if red else x
     fe = _F(e)
     z = f * f
-    p = (((((((_LOG_P0 * f + _LOG_P1) * f + _LOG_P2) * f + _LOG_P3) * f + _LOG_P4) * f
-           + _LOG_P5) * f + _LOG_P6) * f + _LOG_P7) * f + _LOG_P8
-    y = p * f * z
-    y = y + (fe * _LN2_LO + c)
+    y = _log_poly(f, z)
+    y = y + _fma(fe, _LN2_LO, c)
     y = y - _HALF * z
     r = f + y
     r = r + fe * _LN2_HI
@@ -388,10 +435,11 @@ def log1p_f32(x):
 # ---------------------------------------------------------------------------
 # tanh (Eigen / XLA rational)
 # ---------------------------------------------------------------------------
-# Eigen's clamp for targets without FMA: the smallest x where p(x)/q(x)
-# evaluates to exactly 1.0 in float32 (numba enables no FMA contraction).
-_TANH_CLAMP = _F(7.90531110763549805)
-_TANH_NEG_CLAMP = _F(-7.90531110763549805)
+# Eigen's clamps (generic_fast_tanh_float): the smallest x where p(x)/q(x) evaluates to
+# exactly 1.0 in float32, with FMA (7.9988...) and without (7.9053...). Beyond it the
+# rational would exceed 1 (or, clamped too late, give 1 + 1 ulp).
+_TANH_CLAMP = _F(7.99881172180175781) if HAS_FMA else _F(7.90531110763549805)
+_TANH_NEG_CLAMP = -_TANH_CLAMP
 _TANH_TINY = _F(0.0004)
 _TANH_A1 = _F(4.89352455891786e-03)
 _TANH_A3 = _F(6.37261928875436e-04)
@@ -439,10 +487,10 @@ def tanh_f32(x):
     """
     xc = min(max(x, _TANH_NEG_CLAMP), _TANH_CLAMP)
     x2 = xc * xc
-    p = (((((_TANH_A13 * x2 + _TANH_A11) * x2 + _TANH_A9) * x2 + _TANH_A7) * x2 + _TANH_A5) * x2
-         + _TANH_A3) * x2 + _TANH_A1
+    p = _fma(_fma(_fma(_fma(_fma(_fma(_TANH_A13, x2, _TANH_A11), x2, _TANH_A9), x2, _TANH_A7),
+                        x2, _TANH_A5), x2, _TANH_A3), x2, _TANH_A1)
     p = p * xc
-    q = ((_TANH_B6 * x2 + _TANH_B4) * x2 + _TANH_B2) * x2 + _TANH_B0
+    q = _fma(_fma(_fma(_TANH_B6, x2, _TANH_B4), x2, _TANH_B2), x2, _TANH_B0)
     r = np.divide(p, q)
     return x if abs(x) < _TANH_TINY else r
 
@@ -586,10 +634,10 @@ def erf_f32(x):
     within 1 ulp (not flushed), NaN -> NaN.
     """
     x2 = x * x
-    p = (((_ERF_A9 * x2 + _ERF_A7) * x2 + _ERF_A5) * x2 + _ERF_A3) * x2 + _ERF_A1
+    p = _fma(_fma(_fma(_fma(_ERF_A9, x2, _ERF_A7), x2, _ERF_A5), x2, _ERF_A3), x2, _ERF_A1)
     p = p * x
-    q = (((((_ERF_B12 * x2 + _ERF_B10) * x2 + _ERF_B8) * x2 + _ERF_B6) * x2 + _ERF_B4) * x2
-         + _ERF_B2) * x2 + _ONE
+    q = _fma(_fma(_fma(_fma(_fma(_fma(_ERF_B12, x2, _ERF_B10), x2, _ERF_B8), x2, _ERF_B6),
+                        x2, _ERF_B4), x2, _ERF_B2), x2, _ONE)
     r = np.divide(p, q)
     sgn = _ONE if x > _ZERO else -_ONE
     return sgn if abs(x) >= _ERF_CLAMP else r

@@ -22,7 +22,7 @@ function           method                                        max ulp
 exp_f32            Cody-Waite reduction + Cephes ``expf`` poly   1
 log_f32            bit-level frexp + Cephes ``logf`` poly        1
 log1p_f32          musl ``log1pf`` correction + ``logf`` poly    1
-tanh_f32           Eigen/XLA 13/6 rational (clamp +-7.905)       7
+tanh_f32           Eigen/XLA 13/6 rational (clamp +-7.9988)      5
 tanh_accurate_f32  Cephes ``tanhf``: poly / exp-based formula    1
 logistic_f32       e/(1+e) or 1/(1+e), e = exp_f32(-abs(x))      2
 erf_f32            Eigen 9/12 rational (clamp +-3.8325)          7
@@ -33,7 +33,21 @@ Special values follow IEEE/C99 (``exp(-inf) = 0``, ``log(0) = -inf``,
 library preserves them; ``log1p(-1) = -inf``, ``log1p(x < -1) = NaN``).  Denormal inputs and results are handled (not flushed):
 ``exp_f32`` underflows gradually for -103.97 < x < -87.34, ``log_f32`` is exact
 to 1 ulp for denormal inputs, ``log1p_f32`` returns them unchanged.  Results are bitwise reproducible between the
-scalar and the vectorised code (no FMA contraction is enabled).
+scalar and the vectorised code: no FMA contraction is enabled, and the fused
+multiply-adds of the polynomials are explicit (``_fma``, ``llvm.fma.f32``).
+
+Fused multiply-add
+------------------
+Every Horner step ``p * x + c`` (and the Cody-Waite products of ``exp``, ``log``) is one
+``_fma``: a hardware FMA instruction where the host has one (``HAS_FMA``: x86 FMA3 as on the
+Zen 3 development host, every AArch64), otherwise an ordinary multiply and add, i.e. the
+pre-FMA functions exactly (and tanh's non-FMA clamp +-7.905, 7 ulp). The bounds above were
+measured exhaustively with FMA; FMA halved the dependent-latency chain and the instruction
+count of each polynomial. Measured on the 2-core development VM (loaded, load average 5-6,
+serial loops over 2**22 elements, minimum CPU time, interleaved with the pre-FMA module):
+exp 0.83 -> 0.68, log 1.21 -> 0.95, log1p 1.33 -> 1.03, tanh 0.74 -> 0.52, erf 0.73 -> 0.57,
+logistic 1.17 -> 0.82 ns per element; the ``exp(tanh(x)*y) - log1p(|y|)`` chain 3.5 -> 2.7.
+``log_f32`` and ``log1p_f32`` share the Cephes polynomial (``_log_poly``).
 
 How to call them
 ----------------
@@ -138,6 +152,44 @@ def _as_f32(typingctx, i):
     return types.float32(i), codegen
 
 
+def _host_has_fma() -> bool:
+    """Whether the CPU numba compiles for (the host) has fused multiply-add instructions."""
+    try:
+        import llvmlite.binding as llvm
+
+        return bool(llvm.get_host_cpu_features().get("fma", False))
+    except Exception:  # pragma: no cover - feature query unavailable: assume none
+        return False
+
+
+#: True when :func:`_fma` is a hardware fused multiply-add (x86 FMA3: Haswell, Zen and
+#: later; AArch64 always); False: an ordinary multiply and add. The bounds in the module
+#: docstring were measured with FMA (the development host, AMD EPYC Zen 3, has it); without
+#: FMA the functions are the pre-FMA versions (same bounds, tanh with its non-FMA clamp).
+HAS_FMA = _host_has_fma()
+
+
+@intrinsic
+def _fma(typingctx, a, b, c):
+    """``a * b + c`` of three float32, rounded once (``llvm.fma.f32``) where the host has
+    FMA, else a multiply and an add (rounded twice). Explicit, not left to LLVM's
+    ``contract`` flag, so the scalar and the vectorised code round identically."""
+    if not (a == b == c == types.float32):
+        return None
+
+    def codegen(context, builder, sig, args):
+        x, y, z = args
+        if not HAS_FMA:
+            return builder.fadd(builder.fmul(x, y), z)
+        fn = builder.module.globals.get("llvm.fma.f32")
+        if fn is None:
+            fn = _llir.Function(builder.module, _llir.FunctionType(x.type, [x.type] * 3),
+                                "llvm.fma.f32")
+        return builder.call(fn, [x, y, z])
+
+    return types.float32(types.float32, types.float32, types.float32), codegen
+
+
 _ZERO = _F(0.0)
 _HALF = _F(0.5)
 _ONE = _F(1.0)
@@ -225,14 +277,15 @@ def exp_f32(x):
     NaN -> NaN.
     """
     xc = min(max(x, _EXP_LO), _EXP_HI)  # NaN passes through numba's min/max
-    t = xc * _LOG2E + _SHIFTER
+    t = _fma(xc, _LOG2E, _SHIFTER)
     n_i = np.subtract(_as_i32(t), _SHIFTER_BITS)
     n = _F(n_i)
-    r = xc - n * _LN2_HI
-    r = r - n * _LN2_LO
+    r = _fma(n, -_LN2_HI, xc)  # exact: n * C1 is exact
+    r = _fma(n, -_LN2_LO, r)
     r2 = r * r
-    p = ((((_EXP_P0 * r + _EXP_P1) * r + _EXP_P2) * r + _EXP_P3) * r + _EXP_P4) * r + _EXP_P5
-    y = p * r2 + r + _ONE
+    p = _fma(_fma(_fma(_fma(_fma(_EXP_P0, r, _EXP_P1), r, _EXP_P2), r, _EXP_P3), r, _EXP_P4),
+             r, _EXP_P5)
+    y = _fma(p, r2, r) + _ONE
     n1 = np.right_shift(n_i, _I1)
     n2 = np.subtract(n_i, n1)
     s1 = _as_f32(np.left_shift(np.add(n1, _BIAS), _I23))
@@ -257,6 +310,18 @@ _LOG_P5 = _F(-1.6668057665e-1)
 _LOG_P6 = _F(2.0000714765e-1)
 _LOG_P7 = _F(-2.4999993993e-1)
 _LOG_P8 = _F(3.3333331174e-1)
+
+
+@njit("float32(float32, float32)", **_JIT)
+def _log_poly(f, z):
+    """``f**3 * P(f)`` of Cephes ``logf.c`` (degree-8 ``P``; ``z = f*f``), the part of
+    ``log(1 + f) ~= f - f**2/2 + f**3 * P(f)`` shared by :func:`log_f32` and
+    :func:`log1p_f32`, evaluated by Horner's rule with fused multiply-adds. Valid for
+    ``sqrt(1/2) - 1 <= f < sqrt(2) - 1``."""
+    p = _fma(_fma(_fma(_fma(_fma(_fma(_fma(_fma(_LOG_P0, f, _LOG_P1), f, _LOG_P2), f, _LOG_P3),
+                                    f, _LOG_P4), f, _LOG_P5), f, _LOG_P6), f, _LOG_P7),
+             f, _LOG_P8)
+    return p * f * z
 
 
 @njit(_SIG, **_JIT)
@@ -300,10 +365,8 @@ def log_f32(x):
     f = m - _ONE
     fe = _F(e) + eadj
     z = f * f
-    p = (((((((_LOG_P0 * f + _LOG_P1) * f + _LOG_P2) * f + _LOG_P3) * f + _LOG_P4) * f
-           + _LOG_P5) * f + _LOG_P6) * f + _LOG_P7) * f + _LOG_P8
-    y = p * f * z
-    y = y + fe * _LN2_LO
+    y = _log_poly(f, z)
+    y = _fma(fe, _LN2_LO, y)
     y = y - _HALF * z
     r = f + y
     r = r + fe * _LN2_HI
@@ -370,10 +433,8 @@ def log1p_f32(x):
     f = (m - _ONE) if red else x
     fe = _F(e)
     z = f * f
-    p = (((((((_LOG_P0 * f + _LOG_P1) * f + _LOG_P2) * f + _LOG_P3) * f + _LOG_P4) * f
-           + _LOG_P5) * f + _LOG_P6) * f + _LOG_P7) * f + _LOG_P8
-    y = p * f * z
-    y = y + (fe * _LN2_LO + c)
+    y = _log_poly(f, z)
+    y = y + _fma(fe, _LN2_LO, c)
     y = y - _HALF * z
     r = f + y
     r = r + fe * _LN2_HI
@@ -388,10 +449,11 @@ def log1p_f32(x):
 # ---------------------------------------------------------------------------
 # tanh (Eigen / XLA rational)
 # ---------------------------------------------------------------------------
-# Eigen's clamp for targets without FMA: the smallest x where p(x)/q(x)
-# evaluates to exactly 1.0 in float32 (numba enables no FMA contraction).
-_TANH_CLAMP = _F(7.90531110763549805)
-_TANH_NEG_CLAMP = _F(-7.90531110763549805)
+# Eigen's clamps (generic_fast_tanh_float): the smallest x where p(x)/q(x) evaluates to
+# exactly 1.0 in float32, with FMA (7.9988...) and without (7.9053...). Beyond it the
+# rational would exceed 1 (or, clamped too late, give 1 + 1 ulp).
+_TANH_CLAMP = _F(7.99881172180175781) if HAS_FMA else _F(7.90531110763549805)
+_TANH_NEG_CLAMP = -_TANH_CLAMP
 _TANH_TINY = _F(0.0004)
 _TANH_A1 = _F(4.89352455891786e-03)
 _TANH_A3 = _F(6.37261928875436e-04)
@@ -410,7 +472,8 @@ _TANH_B6 = _F(1.19825839466702e-06)
 def tanh_f32(x):
     """Hyperbolic tangent of a float32: Eigen's / XLA's fast rational form.
 
-    Formula: clamp ``x`` to +-7.90531110763549805, then
+    Formula: clamp ``x`` to +-7.99881172180175781 (Eigen's clamp with FMA;
+    +-7.90531110763549805 on a host without FMA), then
     ``tanh(x) ~= x * P(x**2) / Q(x**2)`` with ``P`` of degree 6 and ``Q`` of
     degree 3 in ``x**2`` (a 13/6 rational); for ``|x| < 0.0004`` return ``x``
     (there ``tanh(x) = x`` to within 1 ulp).
@@ -427,22 +490,24 @@ def tanh_f32(x):
     Returns
     -------
     float32
-        ``tanh(x)``.  Max error over all float32 inputs: 7 ulp (measured
-        exhaustively; absolute error < 4e-7; mean error about 1 ulp).  The
+        ``tanh(x)``.  Max error over all float32 inputs: 5 ulp with FMA
+        (7 ulp without; measured exhaustively; absolute error < 4e-7; mean
+        error about 1 ulp).  The
         largest ulp errors are for ``|x|`` in [3, 7.9] where the result is
         close to +-1.  See :func:`tanh_accurate_f32` for a 1-ulp version.
 
     Notes
     -----
-    Special values: ``tanh(+-inf) = +-1``, ``|x| >= 7.905`` -> exactly +-1,
+    Special values: ``tanh(+-inf) = +-1``, ``|x| >= 7.9988`` (7.905 without
+    FMA) -> exactly +-1,
     ``tanh(+-0) = +-0``, denormals return ``x``, NaN -> NaN.
     """
     xc = min(max(x, _TANH_NEG_CLAMP), _TANH_CLAMP)
     x2 = xc * xc
-    p = (((((_TANH_A13 * x2 + _TANH_A11) * x2 + _TANH_A9) * x2 + _TANH_A7) * x2 + _TANH_A5) * x2
-         + _TANH_A3) * x2 + _TANH_A1
+    p = _fma(_fma(_fma(_fma(_fma(_fma(_TANH_A13, x2, _TANH_A11), x2, _TANH_A9), x2, _TANH_A7),
+                        x2, _TANH_A5), x2, _TANH_A3), x2, _TANH_A1)
     p = p * xc
-    q = ((_TANH_B6 * x2 + _TANH_B4) * x2 + _TANH_B2) * x2 + _TANH_B0
+    q = _fma(_fma(_fma(_TANH_B6, x2, _TANH_B4), x2, _TANH_B2), x2, _TANH_B0)
     r = np.divide(p, q)
     return x if abs(x) < _TANH_TINY else r
 
@@ -586,10 +651,10 @@ def erf_f32(x):
     within 1 ulp (not flushed), NaN -> NaN.
     """
     x2 = x * x
-    p = (((_ERF_A9 * x2 + _ERF_A7) * x2 + _ERF_A5) * x2 + _ERF_A3) * x2 + _ERF_A1
+    p = _fma(_fma(_fma(_fma(_ERF_A9, x2, _ERF_A7), x2, _ERF_A5), x2, _ERF_A3), x2, _ERF_A1)
     p = p * x
-    q = (((((_ERF_B12 * x2 + _ERF_B10) * x2 + _ERF_B8) * x2 + _ERF_B6) * x2 + _ERF_B4) * x2
-         + _ERF_B2) * x2 + _ONE
+    q = _fma(_fma(_fma(_fma(_fma(_fma(_ERF_B12, x2, _ERF_B10), x2, _ERF_B8), x2, _ERF_B6),
+                        x2, _ERF_B4), x2, _ERF_B2), x2, _ONE)
     r = np.divide(p, q)
     sgn = _ONE if x > _ZERO else -_ONE
     return sgn if abs(x) >= _ERF_CLAMP else r

@@ -61,11 +61,6 @@ def read_sources(doc: dict, limit: int = 1 << 20) -> dict:
     return out
 
 
-#: a kernel is flagged noisy when its timings' spread (interquartile range) is more than this
-#: times its fastest run: on a busy machine a time can then flip from run to run
-NOISY_SPREAD = 1.0
-
-
 def run_profile(graph, plan, backend="auto", progress=None, cancel=None, **options):
     """Profile ``plan`` on this machine (``workbench.profiler.profile``).
 
@@ -106,37 +101,76 @@ def _num(v):
 
 
 def noisy(timing: dict) -> bool:
-    """True when a timing's spread (``spread_s``, the interquartile range) is more than
-    :data:`NOISY_SPREAD` times its fastest run (``min_s``)."""
-    spread, fastest = _num(timing.get("spread_s")), _num(timing.get("min_s"))
-    return spread is not None and fastest is not None and spread > NOISY_SPREAD * fastest
+    """True when a timing of the report (a kernel's or a total's JSON) is noisy by THE
+    definition, :func:`workbench.profiler.report.noisy_reason` (the one ``workbench run``'s
+    table and the report's own busy note use), judged from its stored statistics."""
+    return bool(noisy_text(timing))
+
+
+def noisy_text(timing: dict) -> str:
+    """Why a timing of the report is noisy (``median 1.8x the min``), ``""`` when it is not
+    (:func:`workbench.profiler.report.noisy_reason`)."""
+    from workbench.profiler.report import noisy_reason
+
+    samples = timing.get("samples")
+    return noisy_reason(_num(timing.get("median_s")), _num(timing.get("min_s")),
+                        _num(timing.get("spread_s")),
+                        samples if isinstance(samples, int) else None)
+
+
+def typical_time(k: dict) -> float | None:
+    """The figure a kernel's prediction is compared with (seconds): the prediction check's
+    ``measured_s`` where the report has one, else what
+    :func:`workbench.profiler.accuracy.measured_time` takes from the kernel's timing (its 25th
+    percentile; in a record made before that was stored, its median or, noisy, its min)."""
+    import math
+
+    from workbench.profiler.accuracy import measured_time
+    from workbench.profiler.report import Timing
+
+    got = _num((k.get("prediction") or {}).get("measured_s"))
+    if got:
+        return got
+
+    def num(key):
+        v = _num(k.get(key))
+        return math.nan if v is None else float(v)
+
+    t = Timing(num("median_s"), num("min_s"), num("spread_s"), 0, noisy=noisy(k),
+               typical_s=num("typical_s"))
+    v = measured_time(t)
+    return v if math.isfinite(v) and v > 0 else None
 
 
 def kernel_rows(report: dict, plan) -> list[dict]:
     """Rows of the profile table and chart: one per kernel of the fused plan.
 
-    A noisy kernel (:func:`noisy`) says so in its note, with its spread; ``spread_s`` and
-    ``noisy`` are kept for the chart. A kernel outside [0.5, 2] x its prediction has ``miss``:
-    how far, and which term of the cost model was wrong (the report's
+    ``measured`` is the median, ``min`` the fastest run and ``typical`` (:func:`typical_time`,
+    the 25th percentile) the figure the ratio is made of: ``ratio`` = typical / predicted, as
+    the report's prediction check computed it. A noisy kernel (:func:`noisy`) says why in its
+    note; ``spread_s`` and ``noisy`` are kept for the chart. A kernel outside [0.5, 2] x its
+    prediction has ``miss``: how far, and which term of the cost model was wrong (the report's
     :class:`~workbench.profiler.accuracy.PredictionCheck` ``text``, what ``workbench run``
-    prints).
+    prints, quoting the same typical and predicted times).
     """
     rows = []
     for k in report.get("kernels", ()):
         measured, predicted = _num(k.get("median_s")), _num(k.get("predicted_s"))
+        typical = typical_time(k)
         check = k.get("prediction") or {}
         ratio = _num(check.get("ratio"))
         if ratio is None:
-            ratio = measured / predicted if measured and predicted else None
+            ratio = typical / predicted if typical and predicted else None
         note = "numpy fallback" if k.get("fallback") else ("cached" if k.get("cached") else "")
-        if noisy(k):
-            note = " · ".join(x for x in (f"noisy: spread {fmt_seconds(k['spread_s'])}, "
-                                          f"min {fmt_seconds(k['min_s'])}", note) if x)
+        why = noisy_text(k)
+        if why:
+            note = " · ".join(x for x in (f"noisy: {why}", note) if x)
         rows.append({"id": k.get("group_id"), "group": k.get("group_id"),
                      "kind": k.get("kind", "?"),
                      "measured_s": measured, "predicted_s": predicted,
                      "min_s": _num(k.get("min_s")), "min": fmt_seconds(_num(k.get("min_s"))),
-                     "spread_s": _num(k.get("spread_s")), "noisy": noisy(k),
+                     "typical_s": typical, "typical": fmt_seconds(typical),
+                     "spread_s": _num(k.get("spread_s")), "noisy": bool(why),
                      "measured": fmt_seconds(measured), "predicted": fmt_seconds(predicted),
                      "ratio": f"{ratio:.2f}" if ratio else "-", "ratio_x": ratio,
                      "missed": bool(check.get("missed")),
@@ -227,8 +261,9 @@ def summary_text(report: dict, requested: str = "auto") -> str:
         what.append("the totals")
     if what:
         verb = "varies" if what == [f"{plural(1, 'kernel')} (marked in the table)"] else "vary"
-        text += (f" · noisy: {' and '.join(what)} {verb} widely from run to run (spread above "
-                 "the fastest run), as on a busy machine; profile again to compare")
+        text += (f" · noisy: {' and '.join(what)} {verb} widely from run to run (median far "
+                 "above the fastest run, or a wide spread), as on a busy machine; profile "
+                 "again to compare")
     accuracy = accuracy_text(report)
     if accuracy:
         text += " · " + accuracy

@@ -16,6 +16,9 @@ from dataclasses import asdict, dataclass
 
 #: measured / predicted outside this range is a miss
 MISS_RANGE = (0.5, 2.0)
+#: what the measured figure a prediction is compared with is called where it is shown: the
+#: profile table's column (the app's and ``workbench run``'s) and a miss's text
+MEASURED_WORDS = "typical (p25)"
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,14 @@ def measured_time(timing) -> float:
     return timing.min_s if timing.noisy else timing.median_s
 
 
+def measured_words(measured_s: float, predicted_s: float) -> str:
+    """``typical (p25) 1.5 ms against the predicted 500 µs``: the two figures a ratio is made
+    of, written as the profile table's columns write them (:func:`workbench.fmt.fmt_time`)."""
+    from workbench.fmt import fmt_time
+
+    return f"{MEASURED_WORDS} {fmt_time(measured_s)} against the predicted {fmt_time(predicted_s)}"
+
+
 def check_prediction(timing, breakdown) -> PredictionCheck | None:
     """Compare a kernel's ``timing`` (:class:`~workbench.profiler.report.Timing`) with its
     cost breakdown (:class:`~workbench.costmodel.CostBreakdown`); None without either."""
@@ -77,7 +88,8 @@ def check_prediction(timing, breakdown) -> PredictionCheck | None:
         return None
     ratio = measured / predicted
     missed = not (MISS_RANGE[0] <= ratio <= MISS_RANGE[1])
-    text = f"{ratio_words(ratio)}; {miss_text(breakdown, measured)}" if missed else ""
+    text = f"{ratio_words(ratio)} ({measured_words(measured, predicted)}); " \
+        f"{miss_text(breakdown, measured)}" if missed else ""
     return PredictionCheck(measured, predicted, ratio, missed, breakdown.dominant, text)
 
 

@@ -292,3 +292,32 @@ def test_every_number_of_a_profile_row_agrees_with_its_ratio(tmp_path):
     miss = next(ln for ln in lines if ln.startswith("prediction g0: "))
     assert f"(typical (p25) {rows[0]['typical']} against the predicted " \
         f"{rows[0]['predicted']})" in miss
+
+
+def test_the_correctness_table_shows_each_output_name_whole():
+    """A long output name (an HLO module's ``broadcast_in_dim.3``, a scope) was cut at its
+    column's edge: the column wraps it (and its tooltip has it), taking the width the sized
+    columns leave."""
+    from workbench.app import ids
+    from workbench.app.layout import profile_tab
+
+    def find(c, id_):
+        if getattr(c, "id", None) == id_:
+            return c
+        kids = getattr(c, "children", None)
+        for k in (kids if isinstance(kids, (list, tuple)) else [kids] if kids else []):
+            got = find(k, id_)
+            if got is not None:
+                return got
+        return None
+
+    table = find(profile_tab(), ids.CORRECTNESS)
+    out = next(c for c in table.columnDefs if c["field"] == "output")
+    assert out["wrapText"] and out["autoHeight"] and out["tooltipField"] == "output"
+    assert out["cellStyle"]["wordBreak"] == "break-all"   # a name has no spaces to wrap at
+    assert "output" not in table.columnSizeOptions["keys"]
+    assert set(table.columnSizeOptions["keys"]) == {c["field"] for c in table.columnDefs} - {
+        "output"}
+    name = "fusion.12/jit(f)/block_3/attn/dot_general.42"
+    doc = {"outputs": [{"index": 0, "node": name, "ok": True}]}
+    assert profiling.correctness_rows(doc)[0]["output"] == f"out0 {name}"

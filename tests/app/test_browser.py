@@ -237,7 +237,20 @@ def test_compile_and_profile_on_the_cpu_shows_times_and_the_check(dash_duo, make
     record = services.store.report(session_key(dash_duo))
     report = record["report"]
     assert report["backend"] == "cpu" and report["ok"] is True
-    assert all(note in summary for note in report["notes"])  # e.g. why the CPU was used
+    # the key figures in at most four lines; the notes (e.g. why the CPU was used) under the
+    # collapsed details, shown when it is opened
+    lines = dash_duo.find_elements(f"#{ids.PROFILE_SUMMARY} .summary-line")
+    assert 2 <= len(lines) <= 4
+    height = dash_duo.driver.execute_script(
+        "return document.getElementById(arguments[0]).getBoundingClientRect().height",
+        ids.PROFILE_SUMMARY)
+    assert height < 6 * 18, f"the summary is {height} px high"   # four lines and details
+    if report["notes"]:
+        assert not any(note in summary for note in report["notes"])
+        dash_duo.find_element(f"#{ids.PROFILE_SUMMARY} details summary").click()
+        summary = wait_for(dash_duo, lambda: (lambda t: t if report["notes"][0] in t else None)(
+            text_of(dash_duo, ids.PROFILE_SUMMARY)), 10, "the details opened")
+    assert all(note in summary for note in report["notes"])
     measured = wait_for(dash_duo, lambda: grid_column(dash_duo, ids.PROFILE_TABLE,
                                                       "measured_s"), 20, "the kernel rows")
     assert len(measured) == ws.plan.num_kernels

@@ -321,3 +321,42 @@ def test_the_correctness_table_shows_each_output_name_whole():
     name = "fusion.12/jit(f)/block_3/attn/dot_general.42"
     doc = {"outputs": [{"index": 0, "node": name, "ok": True}]}
     assert profiling.correctness_rows(doc)[0]["output"] == f"out0 {name}"
+
+
+def test_the_summary_is_four_short_lines_with_the_rest_collapsed(tmp_path):
+    """The summary was one paragraph of about 12 lines in the side panel: now the key figures,
+    at most four lines, and the predicted totals, what noisy means and the notes under a
+    collapsed *details*."""
+    from workbench.app.callbacks_profile import summary_view
+
+    doc = report(tmp_path)
+    doc["kernels"][0].update(min_s=1.0e-3, spread_s=1.2e-3, prediction={
+        "measured_s": 1.5e-3, "predicted_s": 5e-4, "ratio": 3.0, "missed": True, "text": "x"})
+    long_note = "the machine looks busy (other processes used 76% of 2 CPUs) " * 3
+    doc["notes"] = ["no GPU: ran on cpu", long_note]
+    lines = profiling.summary_lines(doc, "cpu")
+    assert lines == ["measured fused 2 ms vs unfused 3 ms: 1.50x speedup (predicted 2.00x)",
+                     "predictions: 0 of 1 kernel within [0.5, 2] x; missed: g0",
+                     "noisy: 1 kernel (marked in the table) varies widely from run to run",
+                     "backend cpu (as chosen)"]
+    assert all(len(line) <= 90 for line in lines)   # one line each in the side panel
+    details = profiling.summary_details(doc)
+    assert details[0] == "predicted 1 ms fused vs 2 ms unfused (2.00x)"
+    assert details[1].startswith("noisy: 1 kernel (marked in the table) varies widely")
+    assert details[2].startswith("predictions: 0 of 1 kernel within [0.5, 2] x")
+    assert details[3:] == doc["notes"]
+    *shown, more = summary_view(lines, details)
+    assert [d.children for d in shown] == lines
+    assert getattr(more, "open", None) in (None, False)   # collapsed
+    head, items = more.children
+    assert head.children == "details (5)" and [li.children for li in items.children] == details
+    # nothing of the whole text is lost: every part of summary_text is in one or the other
+    whole = profiling.summary_text(doc, "cpu")
+    assert all(n in whole for n in doc["notes"]) and "1.50x speedup" in whole
+    quiet = report(tmp_path)
+    quiet["notes"] = []
+    quiet["totals"].pop("predicted_s")
+    assert profiling.summary_lines(quiet) == [
+        "measured fused 2 ms vs unfused 3 ms: 1.50x speedup",
+        "backend cpu (auto: no usable CUDA GPU here)"]
+    assert [d.children for d in summary_view(["a"], [])] == ["a"]   # no empty details

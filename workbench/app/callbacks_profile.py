@@ -71,6 +71,17 @@ def misses_list(lines: list[str]) -> list:
             html.Ul([html.Li(line) for line in lines])]
 
 
+def summary_view(lines: list[str], details: list[str]) -> list:
+    """The profile summary: its key lines (:func:`profiling.summary_lines`, at most four) and
+    the rest collapsed under *details* (:func:`profiling.summary_details`), one item each."""
+    kids = [html.Div(line, className="summary-line") for line in lines]
+    if details:
+        kids.append(html.Details([html.Summary(f"details ({len(details)})"),
+                                  html.Ul([html.Li(d) for d in details])],
+                                 className="summary-details"))
+    return kids
+
+
 def register(app, services) -> None:
     """Attach the profile panel's callbacks: the job runs in a worker process
     (:mod:`workbench.app.jobs`); a ``dcc.Interval`` reads its progress while it is in flight."""
@@ -145,9 +156,10 @@ def register(app, services) -> None:
             return ("Not profiled yet: press Compile & profile.", [],
                     empty_figure("no profile yet"), [], [])
         report = record["report"]
-        summary = profiling.summary_text(report, record.get("requested", "auto"))
+        lines = profiling.summary_lines(report, record.get("requested", "auto"))
         if record["plan"] != profiling.plan_key(ws.plan):
-            summary = "This report is for an earlier plan; profile again. · " + summary
+            lines[0] = "This report is for an earlier plan; profile again. · " + lines[0]
+        summary = summary_view(lines, profiling.summary_details(report))
         rows = profiling.kernel_rows(report, ws.plan)
         return (summary, top_rows(rows, top, "measured_s"), profile_bars(rows),
                 profiling.correctness_rows(report), misses_list(profiling.miss_lines(rows)))

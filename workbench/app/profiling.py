@@ -243,8 +243,71 @@ def backend_text(report: dict, requested: str = "auto") -> str:
     return f"backend {backend}"
 
 
+def _noisy_subjects(report: dict) -> list[str]:
+    """What is noisy (:func:`noisy`): ``["2 kernels (marked in the table)", "the totals"]``."""
+    totals = report.get("totals", {})
+    shaky = [k.get("group_id") for k in report.get("kernels", ()) if noisy(k)]
+    what = [f"{plural(len(shaky), 'kernel')} (marked in the table)"] if shaky else []
+    if noisy(totals.get("fused", {})) or noisy(totals.get("unfused", {})):
+        what.append("the totals")
+    return what
+
+
+def _noisy_sentence(what: list[str]) -> str:
+    verb = "varies" if what == [f"{plural(1, 'kernel')} (marked in the table)"] else "vary"
+    return f"noisy: {' and '.join(what)} {verb} widely from run to run"
+
+
+def summary_lines(report: dict, requested: str = "auto") -> list[str]:
+    """The profile's key figures, at most four short lines: the measured totals and the
+    speedup (with the predicted one), how many kernels ran within their predictions, what
+    was noisy, and the backend (the rest is :func:`summary_details`)."""
+    totals = report.get("totals", {})
+    fused = _num(totals.get("fused", {}).get("median_s"))
+    unfused = _num(totals.get("unfused", {}).get("median_s"))
+    pf, pu = _num(totals.get("predicted_s")), _num(totals.get("predicted_unfused_s"))
+    lines = []
+    if fused and unfused:
+        line = (f"measured fused {fmt_seconds(fused)} vs unfused {fmt_seconds(unfused)}: "
+                f"{fmt_ratio(unfused / fused)} speedup")
+        lines.append(line + (f" (predicted {fmt_ratio(pu / pf)})" if pf and pu else ""))
+    checks = [k["prediction"] for k in report.get("kernels", ()) if k.get("prediction")]
+    if checks:
+        missed = [k.get("group_id") for k in report.get("kernels", ())
+                  if (k.get("prediction") or {}).get("missed")]
+        lines.append(f"predictions: {len(checks) - len(missed)} of "
+                     f"{plural(len(checks), 'kernel')} within [0.5, 2] x"
+                     + (f"; missed: {', '.join(missed)}" if missed else ""))
+    what = _noisy_subjects(report)
+    if what:
+        lines.append(_noisy_sentence(what))
+    lines.append(backend_text(report, requested))
+    return lines
+
+
+def summary_details(report: dict) -> list[str]:
+    """The rest of the summary, for its collapsed details: the predicted totals, what noisy
+    means here, the predictions' whole sentence, and the profiler's notes."""
+    totals = report.get("totals", {})
+    out = []
+    pf, pu = _num(totals.get("predicted_s")), _num(totals.get("predicted_unfused_s"))
+    if pf and pu:
+        out.append(f"predicted {fmt_seconds(pf)} fused vs {fmt_seconds(pu)} unfused "
+                   f"({fmt_ratio(pu / pf)})")
+    what = _noisy_subjects(report)
+    if what:
+        out.append(f"{_noisy_sentence(what)} (median above 1.5x the fastest run, or a spread "
+                   "above half the median), as on a busy machine; profile again to compare")
+    accuracy = accuracy_text(report)
+    if accuracy:
+        out.append(accuracy)
+    return out + [str(n) for n in report.get("notes") or ()]
+
+
 def summary_text(report: dict, requested: str = "auto") -> str:
-    """Fused vs unfused measured totals, the speedup, the prediction, the backend and notes."""
+    """The whole summary on one line: the backend, fused vs unfused measured totals and the
+    speedup, the prediction, what was noisy, the predictions' accuracy and the notes (the app
+    shows :func:`summary_lines` with the rest, :func:`summary_details`, collapsed)."""
     totals = report.get("totals", {})
     fused = _num(totals.get("fused", {}).get("median_s"))
     unfused = _num(totals.get("unfused", {}).get("median_s"))
@@ -255,18 +318,11 @@ def summary_text(report: dict, requested: str = "auto") -> str:
     pf, pu = _num(totals.get("predicted_s")), _num(totals.get("predicted_unfused_s"))
     if pf and pu:
         text += f" · predicted {fmt_seconds(pf)} vs {fmt_seconds(pu)} ({fmt_ratio(pu / pf)})"
-    shaky = [k.get("group_id") for k in report.get("kernels", ()) if noisy(k)]
-    what = [f"{plural(len(shaky), 'kernel')} (marked in the table)"] if shaky else []
-    if noisy(totals.get("fused", {})) or noisy(totals.get("unfused", {})):
-        what.append("the totals")
-    if what:
-        verb = "varies" if what == [f"{plural(1, 'kernel')} (marked in the table)"] else "vary"
-        text += (f" · noisy: {' and '.join(what)} {verb} widely from run to run (median far "
-                 "above the fastest run, or a wide spread), as on a busy machine; profile "
-                 "again to compare")
+    what = _noisy_subjects(report)
     accuracy = accuracy_text(report)
-    if accuracy:
-        text += " · " + accuracy
+    for part in ([summary_details(report)[1 if pf and pu else 0]] if what else []) \
+            + ([accuracy] if accuracy else []):
+        text += " · " + part
     notes = report.get("notes") or ()
     if notes:
         text += " · " + "; ".join(str(n) for n in notes)

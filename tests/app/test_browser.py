@@ -247,9 +247,11 @@ def test_compile_and_profile_on_the_cpu_shows_times_and_the_check(dash_duo, make
     assert height < 6 * 18, f"the summary is {height} px high"   # four lines and details
     if report["notes"]:
         assert not any(note in summary for note in report["notes"])
-        dash_duo.find_element(f"#{ids.PROFILE_SUMMARY} details summary").click()
+        assert not any(note in text_of(dash_duo, ids.PROFILE_DETAILS)
+                       for note in report["notes"])   # collapsed
+        dash_duo.find_element(f"#{ids.PROFILE_DETAILS} summary").click()
         summary = wait_for(dash_duo, lambda: (lambda t: t if report["notes"][0] in t else None)(
-            text_of(dash_duo, ids.PROFILE_SUMMARY)), 10, "the details opened")
+            text_of(dash_duo, ids.PROFILE_DETAILS)), 10, "the details opened")
     assert all(note in summary for note in report["notes"])
     measured = wait_for(dash_duo, lambda: grid_column(dash_duo, ids.PROFILE_TABLE,
                                                       "measured_s"), 20, "the kernel rows")
@@ -281,6 +283,9 @@ def test_compile_and_profile_on_the_cpu_shows_times_and_the_check(dash_duo, make
     dash_duo.wait_for_contains_text(f"#{ids.KERNEL_SOURCE}", "def ")
     assert record["sources"][group.id].split("\n")[0] in text_of(dash_duo, ids.KERNEL_SOURCE)
     click(dash_duo, ids.FIT)
+    # a selection shows the report again: the details opened stay open
+    assert dash_duo.find_element(f"#{ids.PROFILE_DETAILS}").get_attribute("open") is not None \
+        or not report["notes"]
     save_screenshot(dash_duo, tmp_path, "app-profile.png")
     # downloads: the Perfetto trace and the plan
     click(dash_duo, ids.DOWNLOAD_TRACE)

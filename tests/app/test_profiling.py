@@ -327,7 +327,7 @@ def test_the_summary_is_four_short_lines_with_the_rest_collapsed(tmp_path):
     """The summary was one paragraph of about 12 lines in the side panel: now the key figures,
     at most four lines, and the predicted totals, what noisy means and the notes under a
     collapsed *details*."""
-    from workbench.app.callbacks_profile import summary_view
+    from workbench.app.callbacks_profile import details_view, summary_view
 
     doc = report(tmp_path)
     doc["kernels"][0].update(min_s=1.0e-3, spread_s=1.2e-3, prediction={
@@ -345,11 +345,15 @@ def test_the_summary_is_four_short_lines_with_the_rest_collapsed(tmp_path):
     assert details[1].startswith("noisy: 1 kernel (marked in the table) varies widely")
     assert details[2].startswith("predictions: 0 of 1 kernel within [0.5, 2] x")
     assert details[3:] == doc["notes"]
-    *shown, more = summary_view(lines, details)
-    assert [d.children for d in shown] == lines
-    assert getattr(more, "open", None) in (None, False)   # collapsed
-    head, items = more.children
+    assert [d.children for d in summary_view(lines)] == lines
+    (head, items), style = details_view(details)
     assert head.children == "details (5)" and [li.children for li in items.children] == details
+    assert style == {} and details_view([]) == ([], {"display": "none"})   # none: hidden
+    # collapsed, and kept (not made anew) when a report is shown again, so it stays open
+    from workbench.app import ids
+    from workbench.app.layout import profile_tab
+    box = next(c for c in profile_tab().children if getattr(c, "id", None) == ids.PROFILE_DETAILS)
+    assert type(box).__name__ == "Details" and getattr(box, "open", None) in (None, False)
     # nothing of the whole text is lost: every part of summary_text is in one or the other
     whole = profiling.summary_text(doc, "cpu")
     assert all(n in whole for n in doc["notes"]) and "1.50x speedup" in whole
@@ -359,4 +363,3 @@ def test_the_summary_is_four_short_lines_with_the_rest_collapsed(tmp_path):
     assert profiling.summary_lines(quiet) == [
         "measured fused 2 ms vs unfused 3 ms: 1.50x speedup",
         "backend cpu (auto: no usable CUDA GPU here)"]
-    assert [d.children for d in summary_view(["a"], [])] == ["a"]   # no empty details

@@ -71,15 +71,18 @@ def misses_list(lines: list[str]) -> list:
             html.Ul([html.Li(line) for line in lines])]
 
 
-def summary_view(lines: list[str], details: list[str]) -> list:
-    """The profile summary: its key lines (:func:`profiling.summary_lines`, at most four) and
-    the rest collapsed under *details* (:func:`profiling.summary_details`), one item each."""
-    kids = [html.Div(line, className="summary-line") for line in lines]
-    if details:
-        kids.append(html.Details([html.Summary(f"details ({len(details)})"),
-                                  html.Ul([html.Li(d) for d in details])],
-                                 className="summary-details"))
-    return kids
+def summary_view(lines: list[str]) -> list:
+    """The profile summary: its key lines (:func:`profiling.summary_lines`, at most four)."""
+    return [html.Div(line, className="summary-line") for line in lines]
+
+
+def details_view(details: list[str]) -> tuple[list, dict]:
+    """(children, style) of the collapsed *details* under the summary
+    (:func:`profiling.summary_details`, one item each); hidden when there are none."""
+    if not details:
+        return [], {"display": "none"}
+    return [html.Summary(f"details ({len(details)})"),
+            html.Ul([html.Li(d) for d in details])], {}
 
 
 def register(app, services) -> None:
@@ -139,6 +142,7 @@ def register(app, services) -> None:
                             prevent_initial_call=True)
 
     @app.callback(Output(ids.PROFILE_SUMMARY, "children"),
+                  Output(ids.PROFILE_DETAILS, "children"), Output(ids.PROFILE_DETAILS, "style"),
                   Output(ids.PROFILE_TABLE, "rowData"),
                   Output(ids.PROFILE_BARS, "figure"), Output(ids.CORRECTNESS, "rowData"),
                   Output(ids.PROFILE_MISSES, "children"),
@@ -153,15 +157,14 @@ def register(app, services) -> None:
         ws, _ = s
         record = services.store.report(sid)
         if not record:
-            return ("Not profiled yet: press Compile & profile.", [],
+            return ("Not profiled yet: press Compile & profile.", *details_view([]), [],
                     empty_figure("no profile yet"), [], [])
         report = record["report"]
         lines = profiling.summary_lines(report, record.get("requested", "auto"))
         if record["plan"] != profiling.plan_key(ws.plan):
             lines[0] = "This report is for an earlier plan; profile again. · " + lines[0]
-        summary = summary_view(lines, profiling.summary_details(report))
         rows = profiling.kernel_rows(report, ws.plan)
-        return (summary, top_rows(rows, top, "measured_s"), profile_bars(rows),
+        return (summary_view(lines), *details_view(profiling.summary_details(report)), top_rows(rows, top, "measured_s"), profile_bars(rows),
                 profiling.correctness_rows(report), misses_list(profiling.miss_lines(rows)))
 
     @app.callback(Output(ids.KERNEL_SOURCE, "children"), Input(ids.PROFILE_TAB_VERSION, "data"),

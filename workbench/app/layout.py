@@ -368,6 +368,10 @@ def profile_tab() -> html.Div:
             html.Span(id=ids.PROFILE_STATUS, className="status")]),
         html.Div(id=ids.PROFILE_MSG, className="msg error", role="alert"),
         html.Div(id=ids.PROFILE_SUMMARY, className="summary"),
+        # the rest of the summary, collapsed; one element kept across reports (its children
+        # change), so that it stays open while the report is shown again
+        html.Details(id=ids.PROFILE_DETAILS, className="summary-details",
+                     style={"display": "none"}),
         html.Div([html.Span("Kernels:", className="bar-label wide"), top_choice(ids.PROFILE_TOP),
                   html.Span("top N: the slowest measured; the chart adds the rest as one bar",
                             className="hint")], className="edit-bar"),

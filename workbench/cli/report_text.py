@@ -27,8 +27,9 @@ def format_report(report) -> str:
     ``ops`` counts the plan's ops (a composite such as ``layer_norm`` is one op, as in
     ``workbench plan`` and the app), with the kernel's primitive ops in brackets when the
     expansion differs; ``typical (p25)`` is the time ``typical/pred`` is made of (the 25th
-    percentile of the runs, what the calibration fits), and a miss's line quotes it; a kernel or total whose runs disagree is marked ``noisy`` (see
-    :class:`~workbench.profiler.report.Timing`); when the machine was busy or timings were noisy
+    percentile of the runs, what the calibration fits), and a miss's line quotes it; a kernel
+    or total whose runs disagree is marked ``noisy``, with why
+    (:func:`~workbench.profiler.report.noisy_reason`); when the machine was busy or timings were noisy
     the last note (added by ``profile``, see :func:`~workbench.profiler.report.busy_note`) says so.
     """
     cached = sum(1 for k in report.kernels if k.cached)

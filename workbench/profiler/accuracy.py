@@ -1,9 +1,9 @@
 """Predicted against measured, per kernel: which predictions missed, and which term was wrong.
 
 A kernel's prediction *misses* when its measured time is outside ``[0.5, 2]`` times the
-prediction (:data:`MISS_RANGE`, the issue's "within 2x"). The measured time is the one the
-profile stands behind: the median of its runs, or their minimum when the runs were noisy (the
-run least disturbed by other work, :class:`~workbench.profiler.report.Timing`). A miss names the
+prediction (:data:`MISS_RANGE`, the issue's "within 2x"). The measured time is the 25th
+percentile of its runs (:func:`measured_time`), shown as the profile tables' ``typical (p25)``
+column (:data:`MEASURED_WORDS`) and quoted by a miss's text. A miss names the
 cost model's dominant term and the rate the kernel achieved against the rate the model assumed
 (the words are :func:`workbench.costmodel.text.miss_text`'s); the profile table, the app and
 ``bench/bench_cost_model.py`` all show these records.

@@ -45,3 +45,28 @@ def test_a_stray_line_that_is_no_header_gets_no_truncation_hint(tmp_path):
     _, err = _cut(tmp_path, "HloModule m\n\nthis is not hlo\n\nENTRY %e () -> f32[] {\n"
                             "  ROOT %c = f32[] constant(1)\n}\n")
     assert "expected 'HloModule'" in str(err) and "truncated" not in str(err)
+
+
+@pytest.mark.parametrize("newline", ["", "\n"])
+def test_a_file_cut_mid_instruction_names_the_file_line_and_instruction(tmp_path, newline):
+    """Cut inside the dot's attributes (with or without a last newline): the message names
+    the instruction it was parsing, as well as the file and line, and says it may be cut off."""
+    text = (shared_hlo_dir() / "mlp.before.hlo").read_text()
+    at = text.index("dot_general.3 = ")
+    end = text.index("\n", at)
+    line = text[:at].count("\n") + 1
+    for cut in (text[:at + (end - at) // 2], text[:end - 10]):
+        p, err = _cut(tmp_path, cut + newline)
+        msg = str(err)
+        assert err.node == "dot_general.3" and err.line == line, msg
+        assert "\n" not in msg and msg.startswith(f"{p}:{line}:")
+        assert f":{err.column}: node 'dot_general.3': " in msg
+        assert "the file ends on this line, inside computation 'main.3'" in msg
+        assert msg.endswith("is it truncated?")
+
+
+def test_an_instruction_that_does_not_parse_is_named_mid_file(tmp_path):
+    _, err = _cut(tmp_path, "HloModule m\n\nENTRY %e () -> f32[] {\n"
+                            "  %c.1 = f32[] constant(1)\n  ROOT %bad.2 = f32[] add(%c.1,, %c.1)\n"
+                            "}\n")
+    assert err.node == "bad.2" and err.line == 5 and "truncated" not in str(err)

@@ -71,6 +71,20 @@ def misses_list(lines: list[str]) -> list:
             html.Ul([html.Li(line) for line in lines])]
 
 
+def summary_view(lines: list[str]) -> list:
+    """The profile summary: its key lines (:func:`profiling.summary_lines`, at most four)."""
+    return [html.Div(line, className="summary-line") for line in lines]
+
+
+def details_view(details: list[str]) -> tuple[list, dict]:
+    """(children, style) of the collapsed *details* under the summary
+    (:func:`profiling.summary_details`, one item each); hidden when there are none."""
+    if not details:
+        return [], {"display": "none"}
+    return [html.Summary(f"details ({len(details)})"),
+            html.Ul([html.Li(d) for d in details])], {}
+
+
 def register(app, services) -> None:
     """Attach the profile panel's callbacks: the job runs in a worker process
     (:mod:`workbench.app.jobs`); a ``dcc.Interval`` reads its progress while it is in flight."""
@@ -128,6 +142,7 @@ def register(app, services) -> None:
                             prevent_initial_call=True)
 
     @app.callback(Output(ids.PROFILE_SUMMARY, "children"),
+                  Output(ids.PROFILE_DETAILS, "children"), Output(ids.PROFILE_DETAILS, "style"),
                   Output(ids.PROFILE_TABLE, "rowData"),
                   Output(ids.PROFILE_BARS, "figure"), Output(ids.CORRECTNESS, "rowData"),
                   Output(ids.PROFILE_MISSES, "children"),
@@ -142,14 +157,14 @@ def register(app, services) -> None:
         ws, _ = s
         record = services.store.report(sid)
         if not record:
-            return ("Not profiled yet: press Compile & profile.", [],
+            return ("Not profiled yet: press Compile & profile.", *details_view([]), [],
                     empty_figure("no profile yet"), [], [])
         report = record["report"]
-        summary = profiling.summary_text(report, record.get("requested", "auto"))
+        lines = profiling.summary_lines(report, record.get("requested", "auto"))
         if record["plan"] != profiling.plan_key(ws.plan):
-            summary = "This report is for an earlier plan; profile again. · " + summary
+            lines[0] = "This report is for an earlier plan; profile again. · " + lines[0]
         rows = profiling.kernel_rows(report, ws.plan)
-        return (summary, top_rows(rows, top, "measured_s"), profile_bars(rows),
+        return (summary_view(lines), *details_view(profiling.summary_details(report)), top_rows(rows, top, "measured_s"), profile_bars(rows),
                 profiling.correctness_rows(report), misses_list(profiling.miss_lines(rows)))
 
     @app.callback(Output(ids.KERNEL_SOURCE, "children"), Input(ids.PROFILE_TAB_VERSION, "data"),

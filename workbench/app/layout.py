@@ -29,10 +29,13 @@ UPLOAD_MAX_BYTES = 16 << 20
 
 
 
-#: the profile table's ratio: the figure the prediction check compares (the measured column
-#: shows the median; workbench.profiler.accuracy.measured_time)
-RATIO_TIP = ("the 25th percentile of the kernel's runs (what the cost model is calibrated to) "
-             "/ predicted time; the measured column is the median")
+#: the profile table's ratio: the figure the prediction check compares, shown in its own
+#: column (workbench.profiler.accuracy.measured_time)
+RATIO_TIP = ("typical (p25) / predicted: the kernel's 25th-percentile time (the typical "
+             "column, what the cost model is calibrated to) over the predicted time")
+#: the profile table's typical column
+TYPICAL_TIP = ("the 25th percentile of the kernel's runs: the statistic the cost model's "
+               "calibration fits, so the time the ratio and a MISS compare with the prediction")
 #: the profile table's measured and min columns (what a busy machine's note compares)
 MEDIAN_TIP = "the median of the kernel's runs"
 MIN_TIP = ("the kernel's fastest run: on a busy machine, compare it with the median (the "
@@ -183,7 +186,7 @@ def grid(id_, columns, height="320px", row_ids: bool = True, **kw) -> dag.AgGrid
             col["type"] = "numericColumn"
         defs.append(col)
     return dag.AgGrid(
-        id=id_, columnDefs=defs, rowData=[], columnSize="autoSize",
+        id=id_, columnDefs=defs, rowData=[], columnSize=kw.pop("columnSize", "autoSize"),
         defaultColDef={"sortable": True, "resizable": True, "minWidth": 60,
                        "cellStyle": {"fontSize": "12px"}},
         **({"getRowId": "params.data.id"} if row_ids else {}),
@@ -262,15 +265,22 @@ def plan_tab() -> html.Div:
                             "rows (Merge merges them); click a column to sort; top N: the "
                             "slowest by predicted time", className="hint")],
                  className="edit-bar"),
+        # the columns share the panel's width in these proportions (responsiveSizeToFit):
+        # sized to their text, the widths stayed those of the first rows shown, and a merged
+        # group's member list or a pattern's kind ran the table past the panel's edge; a cut
+        # cell is whole in its tooltip
         grid(ids.GROUP_TABLE, [
-            ("id", "group", {"comparator": {"function": "groupOrder"}, "width": 80}),
-            ("kind", "kind", {"headerTooltip": KIND_TOOLTIPS["kind"]}),
-            ("state", "state", {"width": 90}),
-            ("n_ops", "ops", {"type": "numericColumn", "width": 70}),
-            ("predicted", "predicted", {"sort_by": "predicted_s"}),
-            ("bound", "bound", {"width": 90, "headerTooltip": KIND_TOOLTIPS["bound"]}),
-            ("saving", "saving", {"sort_by": "saving_s"}),
-            ("ops", "members", {"tooltipField": "ops"})],
+            ("id", "group", {"comparator": {"function": "groupOrder"}, "width": 68}),
+            ("kind", "kind", {"headerTooltip": KIND_TOOLTIPS["kind"], "tooltipField": "kind",
+                              "width": 84}),
+            ("state", "state", {"width": 58, "minWidth": 44}),
+            ("n_ops", "ops", {"type": "numericColumn", "width": 56, "minWidth": 44}),
+            ("predicted", "predicted", {"sort_by": "predicted_s", "width": 86}),
+            ("bound", "bound", {"width": 84, "headerTooltip": KIND_TOOLTIPS["bound"],
+                                "tooltipField": "bound"}),
+            ("saving", "saving", {"sort_by": "saving_s", "width": 76}),
+            ("ops", "members", {"tooltipField": "ops", "width": 96})],
+            columnSize="responsiveSizeToFit",
             # a click selects a group; ctrl-click adds a row, shift-click a range (for Merge)
             height="420px", options={"rowSelection": {"mode": "multiRow", "checkboxes": False,
                                                       "headerCheckbox": False,
@@ -338,6 +348,10 @@ def explain_tab() -> html.Div:
     ])
 
 
+#: the correctness table's columns sized to their text (the output's name wraps in the rest)
+CORRECTNESS_SIZED = ("max_abs_error", "max_rel_error", "nonfinite", "ok")
+
+
 def profile_tab() -> html.Div:
     """Compile & profile: progress, results, correctness, kernel source and downloads."""
     return html.Div(className="tab-body", children=[
@@ -354,6 +368,10 @@ def profile_tab() -> html.Div:
             html.Span(id=ids.PROFILE_STATUS, className="status")]),
         html.Div(id=ids.PROFILE_MSG, className="msg error", role="alert"),
         html.Div(id=ids.PROFILE_SUMMARY, className="summary"),
+        # the rest of the summary, collapsed; one element kept across reports (its children
+        # change), so that it stays open while the report is shown again
+        html.Details(id=ids.PROFILE_DETAILS, className="summary-details",
+                     style={"display": "none"}),
         html.Div([html.Span("Kernels:", className="bar-label wide"), top_choice(ids.PROFILE_TOP),
                   html.Span("top N: the slowest measured; the chart adds the rest as one bar",
                             className="hint")], className="edit-bar"),
@@ -368,6 +386,10 @@ def profile_tab() -> html.Div:
             # the fastest run: what a busy machine's note says to compare (busy_note)
             ("min", "min", {"sort_by": "min_s", "width": 80, "suppressAutoSize": True,
                             "headerTooltip": MIN_TIP}),
+            # the time the ratio is made of (ratio = typical / predicted)
+            ("typical", "typical (p25)", {"sort_by": "typical_s", "width": 104,
+                                          "suppressAutoSize": True,
+                                          "headerTooltip": TYPICAL_TIP}),
             ("predicted", "predicted", {"sort_by": "predicted_s", "width": 90,
                                         "suppressAutoSize": True}),
             ("ratio", "ratio", {"sort_by": "ratio_x", "tooltipField": "miss",
@@ -390,11 +412,18 @@ def profile_tab() -> html.Div:
         # the column's text is cut at the panel's edge: each miss whole, wrapped, under it
         html.Div(id=ids.PROFILE_MISSES, className="misses"),
         html.H4("Correctness against the reference interpreter"),
-        grid(ids.CORRECTNESS, [("output", "output", {"flex": 2}),
+        # an output's name whole: wrapped in its cell (and in the tooltip), never cut
+        grid(ids.CORRECTNESS, [("output", "output", {"flex": 2, "minWidth": 160,
+                                                     "wrapText": True, "autoHeight": True,
+                                                     "tooltipField": "output",
+                                                     "cellStyle": {"fontSize": "12px",
+                                                                   "lineHeight": "18px",
+                                                                   "wordBreak": "break-all"}}),
                                ("max_abs_error", "max abs error"),
                                ("max_rel_error", "max rel error"),
                                ("nonfinite", "NaN / inf"), ("ok", "ok")],
-             height="160px"),
+             # sized to their text, but not the output: it takes the width left, and wraps
+             columnSizeOptions={"keys": list(CORRECTNESS_SIZED)}, height="160px"),
         html.H4("Generated source of the selected group's kernel"),
         html.Pre(id=ids.KERNEL_SOURCE, className="source"),
         html.Div(className="downloads", children=[

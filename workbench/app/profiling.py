@@ -61,11 +61,6 @@ def read_sources(doc: dict, limit: int = 1 << 20) -> dict:
     return out
 
 
-#: a kernel is flagged noisy when its timings' spread (interquartile range) is more than this
-#: times its fastest run: on a busy machine a time can then flip from run to run
-NOISY_SPREAD = 1.0
-
-
 def run_profile(graph, plan, backend="auto", progress=None, cancel=None, **options):
     """Profile ``plan`` on this machine (``workbench.profiler.profile``).
 
@@ -106,37 +101,76 @@ def _num(v):
 
 
 def noisy(timing: dict) -> bool:
-    """True when a timing's spread (``spread_s``, the interquartile range) is more than
-    :data:`NOISY_SPREAD` times its fastest run (``min_s``)."""
-    spread, fastest = _num(timing.get("spread_s")), _num(timing.get("min_s"))
-    return spread is not None and fastest is not None and spread > NOISY_SPREAD * fastest
+    """True when a timing of the report (a kernel's or a total's JSON) is noisy by THE
+    definition, :func:`workbench.profiler.report.noisy_reason` (the one ``workbench run``'s
+    table and the report's own busy note use), judged from its stored statistics."""
+    return bool(noisy_text(timing))
+
+
+def noisy_text(timing: dict) -> str:
+    """Why a timing of the report is noisy (``median 1.8x the min``), ``""`` when it is not
+    (:func:`workbench.profiler.report.noisy_reason`)."""
+    from workbench.profiler.report import noisy_reason
+
+    samples = timing.get("samples")
+    return noisy_reason(_num(timing.get("median_s")), _num(timing.get("min_s")),
+                        _num(timing.get("spread_s")),
+                        samples if isinstance(samples, int) else None)
+
+
+def typical_time(k: dict) -> float | None:
+    """The figure a kernel's prediction is compared with (seconds): the prediction check's
+    ``measured_s`` where the report has one, else what
+    :func:`workbench.profiler.accuracy.measured_time` takes from the kernel's timing (its 25th
+    percentile; in a record made before that was stored, its median or, noisy, its min)."""
+    import math
+
+    from workbench.profiler.accuracy import measured_time
+    from workbench.profiler.report import Timing
+
+    got = _num((k.get("prediction") or {}).get("measured_s"))
+    if got:
+        return got
+
+    def num(key):
+        v = _num(k.get(key))
+        return math.nan if v is None else float(v)
+
+    t = Timing(num("median_s"), num("min_s"), num("spread_s"), 0, noisy=noisy(k),
+               typical_s=num("typical_s"))
+    v = measured_time(t)
+    return v if math.isfinite(v) and v > 0 else None
 
 
 def kernel_rows(report: dict, plan) -> list[dict]:
     """Rows of the profile table and chart: one per kernel of the fused plan.
 
-    A noisy kernel (:func:`noisy`) says so in its note, with its spread; ``spread_s`` and
-    ``noisy`` are kept for the chart. A kernel outside [0.5, 2] x its prediction has ``miss``:
-    how far, and which term of the cost model was wrong (the report's
+    ``measured`` is the median, ``min`` the fastest run and ``typical`` (:func:`typical_time`,
+    the 25th percentile) the figure the ratio is made of: ``ratio`` = typical / predicted, as
+    the report's prediction check computed it. A noisy kernel (:func:`noisy`) says why in its
+    note; ``spread_s`` and ``noisy`` are kept for the chart. A kernel outside [0.5, 2] x its
+    prediction has ``miss``: how far, and which term of the cost model was wrong (the report's
     :class:`~workbench.profiler.accuracy.PredictionCheck` ``text``, what ``workbench run``
-    prints).
+    prints, quoting the same typical and predicted times).
     """
     rows = []
     for k in report.get("kernels", ()):
         measured, predicted = _num(k.get("median_s")), _num(k.get("predicted_s"))
+        typical = typical_time(k)
         check = k.get("prediction") or {}
         ratio = _num(check.get("ratio"))
         if ratio is None:
-            ratio = measured / predicted if measured and predicted else None
+            ratio = typical / predicted if typical and predicted else None
         note = "numpy fallback" if k.get("fallback") else ("cached" if k.get("cached") else "")
-        if noisy(k):
-            note = " · ".join(x for x in (f"noisy: spread {fmt_seconds(k['spread_s'])}, "
-                                          f"min {fmt_seconds(k['min_s'])}", note) if x)
+        why = noisy_text(k)
+        if why:
+            note = " · ".join(x for x in (f"noisy: {why}", note) if x)
         rows.append({"id": k.get("group_id"), "group": k.get("group_id"),
                      "kind": k.get("kind", "?"),
                      "measured_s": measured, "predicted_s": predicted,
                      "min_s": _num(k.get("min_s")), "min": fmt_seconds(_num(k.get("min_s"))),
-                     "spread_s": _num(k.get("spread_s")), "noisy": noisy(k),
+                     "typical_s": typical, "typical": fmt_seconds(typical),
+                     "spread_s": _num(k.get("spread_s")), "noisy": bool(why),
                      "measured": fmt_seconds(measured), "predicted": fmt_seconds(predicted),
                      "ratio": f"{ratio:.2f}" if ratio else "-", "ratio_x": ratio,
                      "missed": bool(check.get("missed")),
@@ -209,8 +243,71 @@ def backend_text(report: dict, requested: str = "auto") -> str:
     return f"backend {backend}"
 
 
+def _noisy_subjects(report: dict) -> list[str]:
+    """What is noisy (:func:`noisy`): ``["2 kernels (marked in the table)", "the totals"]``."""
+    totals = report.get("totals", {})
+    shaky = [k.get("group_id") for k in report.get("kernels", ()) if noisy(k)]
+    what = [f"{plural(len(shaky), 'kernel')} (marked in the table)"] if shaky else []
+    if noisy(totals.get("fused", {})) or noisy(totals.get("unfused", {})):
+        what.append("the totals")
+    return what
+
+
+def _noisy_sentence(what: list[str]) -> str:
+    verb = "varies" if what == [f"{plural(1, 'kernel')} (marked in the table)"] else "vary"
+    return f"noisy: {' and '.join(what)} {verb} widely from run to run"
+
+
+def summary_lines(report: dict, requested: str = "auto") -> list[str]:
+    """The profile's key figures, at most four short lines: the measured totals and the
+    speedup (with the predicted one), how many kernels ran within their predictions, what
+    was noisy, and the backend (the rest is :func:`summary_details`)."""
+    totals = report.get("totals", {})
+    fused = _num(totals.get("fused", {}).get("median_s"))
+    unfused = _num(totals.get("unfused", {}).get("median_s"))
+    pf, pu = _num(totals.get("predicted_s")), _num(totals.get("predicted_unfused_s"))
+    lines = []
+    if fused and unfused:
+        line = (f"measured fused {fmt_seconds(fused)} vs unfused {fmt_seconds(unfused)}: "
+                f"{fmt_ratio(unfused / fused)} speedup")
+        lines.append(line + (f" (predicted {fmt_ratio(pu / pf)})" if pf and pu else ""))
+    checks = [k["prediction"] for k in report.get("kernels", ()) if k.get("prediction")]
+    if checks:
+        missed = [k.get("group_id") for k in report.get("kernels", ())
+                  if (k.get("prediction") or {}).get("missed")]
+        lines.append(f"predictions: {len(checks) - len(missed)} of "
+                     f"{plural(len(checks), 'kernel')} within [0.5, 2] x"
+                     + (f"; missed: {', '.join(missed)}" if missed else ""))
+    what = _noisy_subjects(report)
+    if what:
+        lines.append(_noisy_sentence(what))
+    lines.append(backend_text(report, requested))
+    return lines
+
+
+def summary_details(report: dict) -> list[str]:
+    """The rest of the summary, for its collapsed details: the predicted totals, what noisy
+    means here, the predictions' whole sentence, and the profiler's notes."""
+    totals = report.get("totals", {})
+    out = []
+    pf, pu = _num(totals.get("predicted_s")), _num(totals.get("predicted_unfused_s"))
+    if pf and pu:
+        out.append(f"predicted {fmt_seconds(pf)} fused vs {fmt_seconds(pu)} unfused "
+                   f"({fmt_ratio(pu / pf)})")
+    what = _noisy_subjects(report)
+    if what:
+        out.append(f"{_noisy_sentence(what)} (median above 1.5x the fastest run, or a spread "
+                   "above half the median), as on a busy machine; profile again to compare")
+    accuracy = accuracy_text(report)
+    if accuracy:
+        out.append(accuracy)
+    return out + [str(n) for n in report.get("notes") or ()]
+
+
 def summary_text(report: dict, requested: str = "auto") -> str:
-    """Fused vs unfused measured totals, the speedup, the prediction, the backend and notes."""
+    """The whole summary on one line: the backend, fused vs unfused measured totals and the
+    speedup, the prediction, what was noisy, the predictions' accuracy and the notes (the app
+    shows :func:`summary_lines` with the rest, :func:`summary_details`, collapsed)."""
     totals = report.get("totals", {})
     fused = _num(totals.get("fused", {}).get("median_s"))
     unfused = _num(totals.get("unfused", {}).get("median_s"))
@@ -221,17 +318,11 @@ def summary_text(report: dict, requested: str = "auto") -> str:
     pf, pu = _num(totals.get("predicted_s")), _num(totals.get("predicted_unfused_s"))
     if pf and pu:
         text += f" · predicted {fmt_seconds(pf)} vs {fmt_seconds(pu)} ({fmt_ratio(pu / pf)})"
-    shaky = [k.get("group_id") for k in report.get("kernels", ()) if noisy(k)]
-    what = [f"{plural(len(shaky), 'kernel')} (marked in the table)"] if shaky else []
-    if noisy(totals.get("fused", {})) or noisy(totals.get("unfused", {})):
-        what.append("the totals")
-    if what:
-        verb = "varies" if what == [f"{plural(1, 'kernel')} (marked in the table)"] else "vary"
-        text += (f" · noisy: {' and '.join(what)} {verb} widely from run to run (spread above "
-                 "the fastest run), as on a busy machine; profile again to compare")
+    what = _noisy_subjects(report)
     accuracy = accuracy_text(report)
-    if accuracy:
-        text += " · " + accuracy
+    for part in ([summary_details(report)[1 if pf and pu else 0]] if what else []) \
+            + ([accuracy] if accuracy else []):
+        text += " · " + part
     notes = report.get("notes") or ()
     if notes:
         text += " · " + "; ".join(str(n) for n in notes)

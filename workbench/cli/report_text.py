@@ -6,6 +6,7 @@ import math
 
 from workbench.fmt import fmt_seconds as fmt_time
 from workbench.fmt import plural
+from workbench.profiler.accuracy import MEASURED_WORDS
 
 
 
@@ -25,15 +26,18 @@ def format_report(report) -> str:
 
     ``ops`` counts the plan's ops (a composite such as ``layer_norm`` is one op, as in
     ``workbench plan`` and the app), with the kernel's primitive ops in brackets when the
-    expansion differs; a kernel or total whose runs disagree is marked ``noisy`` (see
-    :class:`~workbench.profiler.report.Timing`); when the machine was busy or timings were noisy
+    expansion differs; ``typical (p25)`` is the time ``typical/pred`` is made of (the 25th
+    percentile of the runs, what the calibration fits), and a miss's line quotes it; a kernel
+    or total whose runs disagree is marked ``noisy``, with why
+    (:func:`~workbench.profiler.report.noisy_reason`); when the machine was busy or timings were noisy
     the last note (added by ``profile``, see :func:`~workbench.profiler.report.busy_note`) says so.
     """
     cached = sum(1 for k in report.kernels if k.cached)
     lines = [f"graph {report.graph}  backend {report.backend}  policy {report.policy}  "
              f"({plural(len(report.kernels), 'kernel')}, {len(report.unfused_kernels)} unfused; compile "
              f"{report.compile_s:.2f} s, {cached} fused kernels from the cache)"]
-    head = ("group", "kind", "ops", "median", "min", "spread", "predicted", "meas/pred",
+    head = ("group", "kind", "ops", "median", "min", "spread", MEASURED_WORDS, "predicted",
+            "typical/pred",
             "arg GB/s", "GFLOP/s", "regs", "spill B", "note", "plan ops")
     rows = [head]
     for k in report.kernels:
@@ -43,7 +47,8 @@ def format_report(report) -> str:
         if k.role == "offline":
             notes.append("offline (once, not per call)")
         if k.timing.noisy:
-            notes.append(f"noisy (median/min {k.timing.median_s / k.timing.min_s:.1f})")
+            why = k.timing.noisy_reason
+            notes.append(f"noisy ({why})" if why else "noisy")
         pred = k.prediction or {}
         if pred.get("missed"):
             notes.append("MISS")
@@ -54,7 +59,7 @@ def format_report(report) -> str:
             n_ops += f" ({k.primitive_ops} primitive)"
         rows.append((k.group_id, k.kind, n_ops, fmt_time(k.timing.median_s),
                      fmt_time(k.timing.min_s), fmt_time(k.timing.spread_s),
-                     fmt_time(k.predicted_s), _ratio_cell(pred),
+                     fmt_time(_typical(k, pred)), fmt_time(k.predicted_s), _ratio_cell(pred),
                      _num(k.gbps, ".1f"), _num(k.gflops, ".2f"),
                      _num(k.registers, "d"), _num(k.spill_bytes, "d"), " ".join(notes),
                      _op_names(k.ops)))
@@ -89,6 +94,15 @@ def format_report(report) -> str:
     return "\n".join(lines)
 
 
+def _typical(k, pred: dict):
+    """The time the kernel's ratio is made of: its prediction check's measured figure (the 25th
+    percentile of its runs, :func:`workbench.profiler.accuracy.measured_time`)."""
+    from workbench.profiler.accuracy import measured_time
+
+    got = pred.get("measured_s")
+    return got if isinstance(got, float) and math.isfinite(got) else measured_time(k.timing)
+
+
 def _ratio_cell(pred: dict) -> str:
     r = pred.get("ratio")
     return "-" if not isinstance(r, float) else f"{r:.2f}"
@@ -106,8 +120,9 @@ def _miss_lines(report) -> list[str]:
     if checks:
         lo, hi = MISS_RANGE
         lines.append(f"predictions: {len(checks) - len(missed)} of {len(checks)} kernels within "
-                     f"[{lo:g}, {hi:g}] x their prediction (measured: the 25th percentile of "
-                     "the runs, the statistic the calibration fits)")
+                     f"[{lo:g}, {hi:g}] x their prediction (measured: the {MEASURED_WORDS} "
+                     "column, the 25th percentile of the runs, the statistic the calibration "
+                     "fits)")
     return lines
 
 

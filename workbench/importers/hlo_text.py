@@ -464,6 +464,19 @@ _HEADER_START = re.compile(r"^\s*(ENTRY\b|%?[A-Za-z_][\w.\-]*\s*(\(|$))")
 _HEADER = re.compile(r"^\s*(ENTRY\s+)?%?([A-Za-z_][\w.\-]*)\s*(\(.*\))?\s*(->\s*.*?)?\s*\{\s*$")
 
 
+#: the name an instruction line starts with (``ROOT %add.3 = ...``), read even when the rest
+#: of the line does not parse
+_INSTRUCTION_NAME = re.compile(r"^\s*(?:ROOT\s+)?%?([A-Za-z_][\w.\-]*)\s*=")
+
+
+def _name_instruction(exc: ParseError, raw: str) -> None:
+    """Name the instruction ``raw`` defines in ``exc`` (its ``node``), where the line gets
+    as far as ``name =`` and the error names no node yet."""
+    m = _INSTRUCTION_NAME.match(raw)
+    if m and exc.node is None:
+        exc.node = m.group(1)
+
+
 def parse_hlo_module(text: str, file: str = "<hlo>") -> HloModule:
     """Parse HLO module text into computations of raw instructions.
 
@@ -478,7 +491,8 @@ def parse_hlo_module(text: str, file: str = "<hlo>") -> HloModule:
     ------
     ParseError
         With file, line and column, for any syntax error or a file that ends inside a
-        computation (a truncated dump).
+        computation (a truncated dump); an error in an instruction names it (``node``), and one
+        on the file's last line says the file may be cut off there.
     """
     max_count, count = limits.current().max_instructions, 0
     lines = text.splitlines()
@@ -504,11 +518,12 @@ def parse_hlo_module(text: str, file: str = "<hlo>") -> HloModule:
             try:
                 ins = _parse_instruction(raw, i, file)
             except ParseError as exc:
-                if i == len(lines) and not text.endswith("\n"):  # cut off in the middle
+                _name_instruction(exc, raw)
+                if not any(s.strip() for s in lines[i:]):  # cut off in the middle
                     exc.message += (f"; the file ends on this line, inside computation "
                                     f"{current.name!r} (opened at line {current.line}): is it "
                                     "truncated?")
-                    exc.args = (str(exc),)
+                exc.args = (str(exc),)
                 raise
             current.add(ins, file)
             count += 1

@@ -20,13 +20,58 @@ class Cancelled(WorkbenchError):
     code = "cancelled"
 
 
-#: a measurement is *noisy* when its median is this many times its minimum (the typical run
-#: is far from the best, so something else took the CPU during many runs) ...
+#: a measurement is *noisy* when its median is more than this many times its minimum (the
+#: typical run is far from the best, so something else took the CPU during many runs) ...
 NOISY_MEDIAN_OVER_MIN = 1.5
-#: ... or its interquartile range is this fraction of its median (the runs scatter widely)
+#: ... or its interquartile range is more than this fraction of its median (the runs scatter
+#: widely: a quartile coefficient of dispersion, the robust form of pyperf's check that the
+#: standard deviation stays within 10 % of the mean, loosened for a shared machine)
 NOISY_IQR_OVER_MEDIAN = 0.5
 #: differences below this (seconds) are timer and scheduling jitter, never called noisy
 NOISY_FLOOR_S = 2e-6
+#: fewer runs than this have no spread to judge
+NOISY_MIN_SAMPLES = 3
+
+
+def noisy_reason(median_s, min_s, spread_s, samples=None) -> str:
+    """Why a timing is *noisy*, or ``""`` when it is not: THE definition of noisy, used by
+    :class:`Timing` (so the CLI's table and :func:`busy_note`) and by the app's table and
+    summary (:func:`workbench.app.profiling.noisy`), so that every count of noisy kernels agrees.
+
+    A timing is noisy when its median is more than :data:`NOISY_MEDIAN_OVER_MIN` times its
+    fastest run, or its interquartile range more than :data:`NOISY_IQR_OVER_MEDIAN` of its
+    median, by more than :data:`NOISY_FLOOR_S`; with at least :data:`NOISY_MIN_SAMPLES` runs.
+    Rationale: the median far above the minimum says other work took the CPU during many runs
+    (Python's ``timeit`` docs advise the minimum for that reason); a wide IQR says the runs
+    scatter (pyperf's ``check`` command warns on the same, with the standard deviation and
+    the mean, https://pyperf.readthedocs.io/en/latest/analyze.html). Either way the median is
+    no reliable figure.
+
+    Parameters
+    ----------
+    median_s, min_s, spread_s : float or None
+        Seconds: the median, the fastest run, the interquartile range (75th minus 25th
+        percentile). A missing or non-finite one is not judged.
+    samples : int or None
+        Runs; None when not known (then taken as enough).
+
+    Returns
+    -------
+    str
+        ``median 1.8x the min`` or ``spread (IQR) 0.7x the median``; ``""`` when steady.
+    """
+    def ok(v):
+        return isinstance(v, (int, float)) and math.isfinite(v)
+
+    if samples is not None and samples < NOISY_MIN_SAMPLES:
+        return ""
+    if ok(median_s) and ok(min_s) and min_s > 0 and median_s > NOISY_MEDIAN_OVER_MIN * min_s \
+            and median_s - min_s > NOISY_FLOOR_S:
+        return f"median {median_s / min_s:.1f}x the min"
+    if ok(median_s) and ok(spread_s) and median_s > 0 \
+            and spread_s > NOISY_IQR_OVER_MEDIAN * median_s and spread_s > NOISY_FLOOR_S:
+        return f"spread (IQR) {spread_s / median_s:.1f}x the median"
+    return ""
 
 
 @dataclass
@@ -36,11 +81,10 @@ class Timing:
     ``typical_s`` is the 25th percentile of the runs: the statistic the CPU probe fits its
     terms to (:data:`workbench.profiler.calibrate.TYPICAL_PERCENTILE`), so the one a prediction
     is compared with (:func:`workbench.profiler.accuracy.measured_time`); NaN in records made
-    before it was stored. ``spread_s`` is the interquartile range (75th minus 25th percentile). ``noisy`` is true
-    when ``median_s / min_s > NOISY_MEDIAN_OVER_MIN`` or ``spread_s / median_s >
-    NOISY_IQR_OVER_MEDIAN`` (and the difference exceeds ``NOISY_FLOOR_S``): the runs disagree
-    too much for the median to be a reliable figure, and ``min_s`` (the run least disturbed
-    by other work, as ``timeit`` advises) is the one to compare.
+    before it was stored. ``spread_s`` is the interquartile range (75th minus 25th
+    percentile). ``noisy``: :func:`noisy_reason` found the runs disagree too much for the
+    median to be a reliable figure (the one definition, which the app uses too); ``min_s``
+    (the run least disturbed by other work, as ``timeit`` advises) is then the one to compare.
     """
 
     median_s: float
@@ -60,10 +104,13 @@ class Timing:
             return Timing(math.nan, math.nan, math.nan, 0)
         q25, q50, q75 = np.percentile(s, [25, 50, 75])
         lo, iqr = float(s.min()), float(q75 - q25)
-        noisy = bool(s.size >= 3 and (
-            (q50 > NOISY_MEDIAN_OVER_MIN * lo and q50 - lo > NOISY_FLOOR_S)
-            or (iqr > NOISY_IQR_OVER_MEDIAN * q50 and iqr > NOISY_FLOOR_S)))
+        noisy = bool(noisy_reason(float(q50), lo, iqr, int(s.size)))
         return Timing(float(q50), lo, iqr, int(s.size), float(s.max()), noisy, float(q25))
+
+    @property
+    def noisy_reason(self) -> str:
+        """Why the timing is noisy (:func:`noisy_reason`), ``""`` when it is not."""
+        return noisy_reason(self.median_s, self.min_s, self.spread_s, self.samples)
 
 
 @dataclass

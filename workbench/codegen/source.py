@@ -148,7 +148,13 @@ def arg_names(kir: KernelIR, scratch_args: bool = False) -> list[str]:
 
 
 def emit_stmts(w: Writer, stmts, table, cx: EmitContext, reduce_hook=None):
-    """Write statements; ``reduce_hook(w, stmt)`` may take over a Reduce (returns True)."""
+    """Write statements; ``reduce_hook(w, stmt)`` may take over a Reduce (returns True).
+
+    The arguments of staged sines and cosines that the fast reduction cannot take are counted
+    into ``p_bad`` by one update after the statements (each argument once): numba refuses a
+    ``prange`` body that updates its reduction variable twice, as a horizontal sin + cos
+    kernel over one input did (it fell back to numpy, 2x slower)."""
+    checks: list = []
     for s in stmts:
         if isinstance(s, Let):
             if s.op == "contraction":
@@ -156,8 +162,7 @@ def emit_stmts(w: Writer, stmts, table, cx: EmitContext, reduce_hook=None):
                 continue
             expr = render_let(table, s.op, [operand(a) for a in s.args], s.dtype, s.attrs, cx)
             w.line(f"{s.name} = {expr}", s.op, s.node)
-            for arg in cx.range_checks:      # arguments the fast reduction cannot take
-                w.line(f"p_bad += np.int64(abs({arg}) >= TRIG_LIMIT)")
+            checks += [a for a in cx.range_checks if a not in checks]
             cx.range_checks.clear()
         elif isinstance(s, Load):
             w.line(f"{s.name} = {load_expr(s.buffer, address(s.addr, cx), s.dtype, cx)}")
@@ -173,6 +178,9 @@ def emit_stmts(w: Writer, stmts, table, cx: EmitContext, reduce_hook=None):
                 emit_reduce_serial(w, s, table, cx, reduce_hook)
         else:
             raise TypeError(f"unknown statement {s!r}")
+    if checks:                               # arguments the fast reduction cannot take
+        cond = " | ".join(f"(abs({a}) >= TRIG_LIMIT)" for a in checks)
+        w.line(f"p_bad += np.int64({cond})")
 
 
 def merge_address(addr: Ix, merged) -> Ix:

@@ -171,15 +171,21 @@ def test_the_step_through_slider_redraws_the_groups(dash_duo, make_app):
     assert text_of(dash_duo, ids.BANNER) == ""
 
 
-def test_merging_two_nodes_of_a_chain_changes_the_group_count(dash_duo, make_app):
-    """XLA:CPU's policy leaves each matmul alone; merging it with its bias makes one kernel."""
+def _mlp_on_xla_cpu(dash_duo, make_app):
+    """The app on the mlp sample under XLA:CPU's policy (each matmul a kernel of its own):
+    its services and workspace once the plan is in."""
     services = start(dash_duo, make_app())
     choose(dash_duo, ids.GRAPH_CHOICE, "sample: mlp")
     wait_for(dash_duo, lambda: vertex_of(dash_duo, "matmul1"), 20, "the mlp drawn")
     choose(dash_duo, ids.POLICY, "xla-cpu")
     wait_for(dash_duo, lambda: session_state(dash_duo, services)[0].policy == "xla-cpu", 20,
              "the xla-cpu plan")
-    ws, _ = session_state(dash_duo, services)
+    return services, session_state(dash_duo, services)[0]
+
+
+def test_merging_two_nodes_of_a_chain_changes_the_group_count(dash_duo, make_app):
+    """XLA:CPU's policy leaves each matmul alone; merging it with its bias makes one kernel."""
+    services, ws = _mlp_on_xla_cpu(dash_duo, make_app)
     assert ws.plan.group_of("matmul1").id != ws.plan.group_of("bias_add1").id
     dash_duo.wait_for_contains_text(f"#{ids.PLAN_SUMMARY}", f"{ws.plan.num_kernels} kernels")
     n = multi_groups(ws.plan)
@@ -563,13 +569,7 @@ def _sideways(dash_duo, grid_id: str) -> int:
 def test_the_group_table_fits_its_panel_after_a_merge(dash_duo, make_app, tmp_path):
     """A merged group's member list is long: its column takes the width the others leave
     (whole in its tooltip) instead of widening the table past the panel's edge."""
-    services = start(dash_duo, make_app())
-    choose(dash_duo, ids.GRAPH_CHOICE, "sample: mlp")
-    wait_for(dash_duo, lambda: vertex_of(dash_duo, "matmul1"), 20, "the mlp drawn")
-    choose(dash_duo, ids.POLICY, "xla-cpu")
-    wait_for(dash_duo, lambda: session_state(dash_duo, services)[0].policy == "xla-cpu", 20,
-             "the xla-cpu plan")
-    ws, _ = session_state(dash_duo, services)
+    services, ws = _mlp_on_xla_cpu(dash_duo, make_app)
     wait_for(dash_duo, lambda: len(grid_column(dash_duo, ids.GROUP_TABLE, "ops"))
              == ws.plan.num_kernels, 20, "the group rows")
     assert _sideways(dash_duo, ids.GROUP_TABLE) == 0

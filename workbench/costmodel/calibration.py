@@ -608,14 +608,11 @@ def node_work(index, i: int) -> int:
     three of composite ops (sample graphs' ``layer_norm``, ``gelu``); two per node, the
     measure before, chose wrongly for 10, among them the fused chains of ``chain10`` and
     ``chain10_transc`` (predicted parallel, run serial: 2.6x slower than predicted)."""
-    if index.source[i] or index.free[i]:
+    if index.source[i] or index.free[i] or _no_statement(index, i):
         return 0
-    op = index.ops[i]
-    if op in ("reshape", "bitcast"):
-        return 0
-    if op == "broadcast":
+    if index.ops[i] == "broadcast":
         o = index.operands[i][0] if index.operands[i] else None
-        if o is None or index.ops[o] != "parameter" or index.elements[o] <= 1:
+        if o is None or index.ops[o] != "parameter":
             return 0
         # the load sits in the loop of the operand's innermost dimension (hoisted out of the
         # loops inside it): once per element of the result's leading dimensions up to there
